@@ -1,0 +1,211 @@
+/**
+ * Accounts and their API tokens in SQL: create, list, issue, revoke, and the look-up that
+ * authenticates a request. Plaintext tokens exist only in the value `issueToken` returns.
+ */
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { randomInt } from "node:crypto"
+import { type Tier, TIERS } from "../metering/Tiers.ts"
+import * as Token from "./Token.ts"
+
+/** An account as stored. */
+export interface Account {
+  readonly id: string
+  readonly name: string
+  readonly tier: Tier
+  /** Per-account override of the tier's daily limit (null = the tier's). */
+  readonly dailyLimit: number | null
+  /** Per-account override of the tier's burst limit (null = the tier's). */
+  readonly burstLimit: number | null
+  readonly createdAt: string
+}
+
+/** A token's metadata; never its plaintext or hash. */
+export interface TokenInfo {
+  readonly id: string
+  readonly accountId: string
+  readonly label: string
+  readonly createdAt: string
+  readonly expiresAt: string | null
+  readonly revokedAt: string | null
+}
+
+/** Who a valid token belongs to. */
+export interface Principal {
+  readonly account: Account
+  readonly tokenId: string
+}
+
+/** Why a credential was refused; `missing` is told apart because RFC 6750 answers it differently. */
+export type AuthFailureReason = "missing" | "malformed" | "unknown" | "revoked" | "expired"
+
+/** A refused credential. */
+export class AuthFailure extends Schema.TaggedError<AuthFailure>()("AuthFailure", {
+  reason: Schema.Literals(["missing", "malformed", "unknown", "revoked", "expired"])
+}) {}
+
+/** A CLI or admin operation named an account that does not exist. */
+export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {
+  id: Schema.String
+}) {}
+
+/** A CLI or admin operation named a token that does not exist. */
+export class TokenNotFound extends Schema.TaggedError<TokenNotFound>()("TokenNotFound", {
+  id: Schema.String
+}) {}
+
+const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+/** A random id such as `acc_3k9x…`: 16 characters of base36 from the CSPRNG. */
+const randomId = (prefix: string): string => {
+  let s = prefix + "_"
+  for (let i = 0; i < 16; i++) s += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
+  return s
+}
+
+const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+interface AccountRow {
+  readonly id: string
+  readonly name: string
+  readonly tier: string
+  readonly daily_limit: number | null
+  readonly burst_limit: number | null
+  readonly created_at: string
+}
+interface TokenRow {
+  readonly id: string
+  readonly account_id: string
+  readonly label: string
+  readonly created_at: string
+  readonly expires_at: string | null
+  readonly revoked_at: string | null
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  tier: (TIERS as ReadonlyArray<string>).includes(r.tier) ? (r.tier as Tier) : "starter",
+  dailyLimit: r.daily_limit,
+  burstLimit: r.burst_limit,
+  createdAt: r.created_at
+})
+const toTokenInfo = (r: TokenRow): TokenInfo => ({
+  id: r.id,
+  accountId: r.account_id,
+  label: r.label,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at
+})
+
+/** Account and token storage. */
+export class Accounts extends Context.Service<Accounts, {
+  /** Creates an account. */
+  readonly create: (input: {
+    readonly name: string
+    readonly tier: Tier
+    readonly dailyLimit?: number | undefined
+    readonly burstLimit?: number | undefined
+  }) => Effect.Effect<Account, SqlError.SqlError>
+  /** All accounts, oldest first. */
+  readonly list: Effect.Effect<ReadonlyArray<Account>, SqlError.SqlError>
+  /** Issues a token; the returned plaintext is never stored and cannot be shown again. */
+  readonly issueToken: (input: {
+    readonly accountId: string
+    readonly label: string
+    readonly expiresAt?: Date | undefined
+  }) => Effect.Effect<{ readonly token: string; readonly info: TokenInfo }, SqlError.SqlError | AccountNotFound>
+  /** Tokens of one account, or of all accounts. */
+  readonly listTokens: (accountId?: string) => Effect.Effect<ReadonlyArray<TokenInfo>, SqlError.SqlError>
+  /** Revokes a token (idempotent: revoking twice keeps the first time). */
+  readonly revokeToken: (tokenId: string) => Effect.Effect<TokenInfo, SqlError.SqlError | TokenNotFound>
+  /** Resolves a presented credential to its account, or says why not. */
+  readonly authenticate: (credential: string) => Effect.Effect<Principal, AuthFailure | SqlError.SqlError>
+}>()("hcc/Accounts") {
+  /** The SQL implementation. */
+  static readonly layer = Layer.effect(
+    Accounts,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+
+      const create = Effect.fn("Accounts.create")(function*(input: {
+        readonly name: string
+        readonly tier: Tier
+        readonly dailyLimit?: number | undefined
+        readonly burstLimit?: number | undefined
+      }) {
+        const row = {
+          id: randomId("acc"),
+          name: input.name,
+          tier: input.tier,
+          daily_limit: input.dailyLimit ?? null,
+          burst_limit: input.burstLimit ?? null,
+          created_at: yield* nowIso
+        }
+        yield* sql`INSERT INTO accounts ${sql.insert(row)}`
+        return toAccount(row)
+      })
+
+      const list = sql<AccountRow>`SELECT * FROM accounts ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(toAccount))
+      )
+
+      const issueToken = Effect.fn("Accounts.issueToken")(function*(input: {
+        readonly accountId: string
+        readonly label: string
+        readonly expiresAt?: Date | undefined
+      }) {
+        const found = yield* sql<{ id: string }>`SELECT id FROM accounts WHERE id = ${input.accountId}`
+        if (found.length === 0) return yield* new AccountNotFound({ id: input.accountId })
+        const token = Token.generate()
+        const row = {
+          id: randomId("tok"),
+          account_id: input.accountId,
+          token_hash: Token.hash(token),
+          label: input.label,
+          created_at: yield* nowIso,
+          expires_at: input.expiresAt === undefined ? null : input.expiresAt.toISOString(),
+          revoked_at: null
+        }
+        yield* sql`INSERT INTO tokens ${sql.insert(row)}`
+        return { token, info: toTokenInfo(row) }
+      })
+
+      const listTokens = (accountId?: string) =>
+        (accountId === undefined
+          ? sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`
+          : sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at FROM tokens
+              WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toTokenInfo)))
+
+      const revokeToken = Effect.fn("Accounts.revokeToken")(function*(tokenId: string) {
+        const now = yield* nowIso
+        yield* sql`UPDATE tokens SET revoked_at = ${now} WHERE id = ${tokenId} AND revoked_at IS NULL`
+        const rows = yield* sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at
+          FROM tokens WHERE id = ${tokenId}`
+        const row = rows[0]
+        if (row === undefined) return yield* new TokenNotFound({ id: tokenId })
+        return toTokenInfo(row)
+      })
+
+      type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }
+      const authenticate = Effect.fnUntraced(function*(credential: string) {
+        if (credential === "") return yield* new AuthFailure({ reason: "missing" })
+        // The checksum rejects typos and noise without touching the database.
+        if (!Token.isWellFormed(credential)) return yield* new AuthFailure({ reason: "malformed" })
+        const rows = yield* sql<AuthRow>`SELECT t.id AS token_id, t.expires_at, t.revoked_at,
+            a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at
+          FROM tokens t JOIN accounts a ON a.id = t.account_id
+          WHERE t.token_hash = ${Token.hash(credential)}`
+        const row = rows[0]
+        if (row === undefined) return yield* new AuthFailure({ reason: "unknown" })
+        if (row.revoked_at !== null) return yield* new AuthFailure({ reason: "revoked" })
+        if (row.expires_at !== null && Date.parse(row.expires_at) <= (yield* Clock.currentTimeMillis)) {
+          return yield* new AuthFailure({ reason: "expired" })
+        }
+        return { account: toAccount(row), tokenId: row.token_id }
+      })
+
+      return Accounts.of({ create, list, issueToken, listTokens, revokeToken, authenticate })
+    })
+  )
+}

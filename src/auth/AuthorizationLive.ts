@@ -1,0 +1,67 @@
+/**
+ * The Authorization middleware: resolves the bearer token (RFC 6750 answers), takes a burst slot,
+ * provides `CurrentPrincipal`, and puts the RateLimit headers on every authenticated response.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { Authorization } from "../http/Api.ts"
+import { InternalError, Unauthorized } from "../http/Problems.ts"
+import { RequestContext } from "../http/RequestContext.ts"
+import { rateLimited } from "../http/respond.ts"
+import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
+import { Accounts, type AuthFailureReason } from "./Accounts.ts"
+import { CurrentPrincipal } from "./CurrentPrincipal.ts"
+
+const DETAILS: Readonly<Record<AuthFailureReason, string>> = {
+  missing: "Send Authorization: Bearer <HCC token>.",
+  malformed: "The token is not a well-formed HCC token (wrong shape or checksum).",
+  unknown: "The token is not known to this service.",
+  revoked: "The token has been revoked.",
+  expired: "The token has expired."
+}
+
+/** Implementation of {@link Authorization}. */
+export const AuthorizationLive = Layer.effect(
+  Authorization,
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const metering = yield* Metering
+
+    const refuse = (reason: AuthFailureReason) =>
+      Effect.gen(function*() {
+        const info = yield* RequestContext
+        const challenge = reason === "missing" ? `Bearer realm="hcc"` : `Bearer realm="hcc", error="invalid_token"`
+        yield* HttpEffect.appendPreResponseHandler((_req, res) =>
+          Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", challenge)))
+        return yield* new Unauthorized({
+          code: reason === "missing" ? "missing_token" : "invalid_token",
+          detail: DETAILS[reason],
+          request_id: info.requestId,
+          hcc_cost: 0
+        })
+      })
+
+    return Authorization.of({
+      bearer: (httpEffect, { credential }) =>
+        Effect.gen(function*() {
+          const info = yield* RequestContext
+          const principal = yield* accounts.authenticate(Redacted.value(credential)).pipe(
+            Effect.catchTag("AuthFailure", (e) => refuse(e.reason)),
+            Effect.catchTag("SqlError", (e) =>
+              Effect.andThen(
+                Effect.logError("token look-up failed", e),
+                new InternalError({ code: "internal_error", detail: "The token could not be checked.", request_id: info.requestId, hcc_cost: 0 })
+              ))
+          )
+          info.accountId = principal.account.id
+          yield* HttpEffect.appendPreResponseHandler((_req, res) =>
+            Effect.map(metering.snapshot(principal), (snapshot) => {
+              const h = rateLimitHeaders(snapshot)
+              return HttpServerResponse.setHeaders(res, { "ratelimit-policy": h.policy, ratelimit: h.current })
+            }))
+          yield* metering.admit(principal).pipe(Effect.catchTag("LimitExceeded", rateLimited))
+          return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        })
+    })
+  })
+)

@@ -1,0 +1,67 @@
+/**
+ * Every setting the service reads, from the environment through effect `Config` (decisions §9).
+ * README.md documents each variable; a test keeps that table and this file in step.
+ */
+import { Config, Context, Layer, Option } from "effect"
+
+/** The settings after parsing and defaults. */
+export interface AppSettings {
+  /** TCP port the HTTP server listens on. */
+  readonly port: number
+  /** Interface the HTTP server binds to. */
+  readonly host: string
+  /** Folder for the database and the demo token. */
+  readonly dataDir: string
+  /** Third-party plugin module specifiers (paths or package names). */
+  readonly plugins: ReadonlyArray<string>
+  /** Minimum level of log lines. */
+  readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error" | "Fatal" | "None"
+  /** Patients generated for the default dataset. */
+  readonly population: number
+  /** Seed of the default dataset's generator. */
+  readonly seed: number
+  /** Seconds in-flight requests get to finish after SIGTERM. */
+  readonly shutdownGraceSeconds: number
+  /** PostgreSQL URL; when set, state moves there (not yet supported: start-up refuses it). */
+  readonly databaseUrl: Option.Option<string>
+}
+
+const LogLevels = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
+
+/** The `Config` description of every variable, with its default. */
+export const settingsConfig: Config.Config<AppSettings> = Config.all({
+  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  dataDir: Config.String("HCC_DATA_DIR").pipe(Config.withDefault("./data")),
+  plugins: Config.String("HCC_PLUGINS").pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
+  ),
+  logLevel: Config.Literals(LogLevels, "HCC_LOG_LEVEL").pipe(
+    Config.withDefault("info" as const),
+    Config.map((s) => (s.charAt(0).toUpperCase() + s.slice(1)) as AppSettings["logLevel"])
+  ),
+  population: Config.Int("HCC_POPULATION").pipe(Config.withDefault(50_000)),
+  seed: Config.Int("HCC_SEED").pipe(Config.withDefault(20_240_601)),
+  shutdownGraceSeconds: Config.Int("HCC_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),
+  databaseUrl: Config.option(Config.String("DATABASE_URL"))
+})
+
+/** The parsed settings as a service, so every layer reads one value. */
+export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/AppConfig") {
+  /** Reads the environment (or the current ConfigProvider). */
+  static readonly layer = Layer.effect(AppConfig, settingsConfig)
+  /** Fixed settings, for tests. */
+  static readonly layerTest = (settings: Partial<AppSettings> & Pick<AppSettings, "dataDir">) =>
+    Layer.succeed(AppConfig, {
+      port: 0,
+      host: "127.0.0.1",
+      plugins: [],
+      logLevel: "None",
+      population: 1000,
+      seed: 1,
+      shutdownGraceSeconds: 2,
+      databaseUrl: Option.none(),
+      ...settings
+    })
+}

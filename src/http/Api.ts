@@ -1,0 +1,103 @@
+/**
+ * The HTTP contract, built from the loaded plugins: one HttpApi value drives the router, the
+ * OpenAPI document and the docs page. Contract only: no server, data or WASM code here.
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import { CatalogResponse, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
+import type { Plugin } from "../plugin/Plugin.ts"
+import {
+  BadRequest,
+  InternalError,
+  PayloadTooLarge,
+  TooManyRequests,
+  Unauthorized,
+  Unavailable,
+  UnsupportedMediaType,
+  Unprocessable
+} from "./Problems.ts"
+
+/** Bearer authentication, burst limit, and the caller as `CurrentPrincipal`. */
+export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
+  "hcc/Authorization",
+  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthorized, TooManyRequests, InternalError] }
+) {}
+
+/** Liveness and readiness, without a token. */
+export const SystemGroup = HttpApiGroup.make("system").add(
+  HttpApiEndpoint.get("healthz", "/healthz", { success: HealthResponse }).annotateMerge(
+    OpenApi.annotations({ summary: "Liveness: the process answers" })
+  ),
+  HttpApiEndpoint.get("readyz", "/readyz", { success: HealthResponse, error: Unavailable }).annotateMerge(
+    OpenApi.annotations({ summary: "Readiness: database reachable and data loaded" })
+  )
+)
+
+/** Catalog and usage: authenticated, free. */
+export const PlatformGroup = HttpApiGroup.make("platform").add(
+  HttpApiEndpoint.get("catalog", "/v1/catalog", { success: CatalogResponse }).annotateMerge(
+    OpenApi.annotations({ summary: "Domains, axes, vocabularies, endpoints and their costs (free)" })
+  ),
+  HttpApiEndpoint.get("usage", "/v1/usage", { success: UsageResponse }).annotateMerge(
+    OpenApi.annotations({ summary: "The caller's usage today and what is left of each limit (free)" })
+  )
+).middleware(Authorization)
+
+/** The success schema of a plugin endpoint: its response fields plus the declared `hcc_cost`. */
+export const successSchema = (plugin: Plugin) =>
+  Schema.Struct({
+    ...plugin.response.fields,
+    hcc_cost: Schema.Literal(plugin.hcc_cost).annotate({ description: "HCC credits this call cost" })
+  })
+
+/** The POST endpoint of one plugin. */
+export const pluginEndpoint = (plugin: Plugin) =>
+  HttpApiEndpoint.post(plugin.name, plugin.path as `/${string}`, {
+    payload: plugin.request,
+    success: successSchema(plugin),
+    error: [BadRequest, Unprocessable, UnsupportedMediaType, PayloadTooLarge, Unavailable, InternalError]
+  }).annotateMerge(
+    OpenApi.annotations({
+      summary: plugin.summary,
+      description: [
+        plugin.description ?? plugin.summary,
+        `Costs ${plugin.hcc_cost} HCC credits per successful call.`,
+        plugin.experimental === true ? "**Experimental**: this endpoint may change without a major version." : ""
+      ].filter((s) => s !== "").join("\n\n")
+    })
+  )
+
+/** Builds the whole API for a set of plugins. */
+export const makeApi = (plugins: ReadonlyArray<Plugin>, info: { readonly version: string }) => {
+  const base = HttpApi.make("hcc").add(SystemGroup).add(PlatformGroup)
+  const endpoints = plugins.map(pluginEndpoint)
+  const [first, ...rest] = endpoints
+  // Plugin endpoints are only known at run time, so their group is typed loosely; the platform's
+  // own groups keep full types for the handlers and a typed client.
+  const withDomains = first === undefined
+    ? base
+    : (base.add(HttpApiGroup.make("domains").add(first, ...rest).middleware(Authorization)) as unknown as typeof base)
+  return withDomains.annotateMerge(
+    OpenApi.annotations({
+      title: "HCC Medical Intelligence API",
+      version: info.version,
+      description:
+        "Health-analytics queries over eight wellness axes. Every response carries `hcc_cost` (HCC credits); " +
+        "errors are RFC 9457 problem+json with a stable `code`. Authenticate with `Authorization: Bearer <HCC token>`.",
+      transform: (spec) => addExamples(spec, plugins)
+    })
+  )
+}
+
+/** Puts each plugin's examples on its operation's request body (OpenAPI `examples` map). */
+const addExamples = (spec: Record<string, any>, plugins: ReadonlyArray<Plugin>): Record<string, any> => {
+  for (const plugin of plugins) {
+    const content = spec.paths?.[plugin.path]?.post?.requestBody?.content?.["application/json"]
+    if (content === undefined || plugin.examples === undefined || plugin.examples.length === 0) continue
+    content.examples = Object.fromEntries(
+      plugin.examples.map((ex) => [ex.name, { summary: ex.summary, value: ex.request }])
+    )
+  }
+  return spec
+}

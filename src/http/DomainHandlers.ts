@@ -1,0 +1,113 @@
+/**
+ * Serves every plugin endpoint. For each call: JSON content type, daily reservation, body (≤ 1 MiB),
+ * JSON parse, strict decode (unknown fields rejected, every issue reported with its JSON pointer),
+ * the plugin's handler, encode with the plugin's response schema, `hcc_cost` added, ledger row
+ * committed — and only then the 200. Any failure after the reservation releases it.
+ */
+import { Effect, Exit, Layer, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import { HttpApiBuilder } from "effect/http-api"
+import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import { Metering } from "../metering/Metering.ts"
+import type { Plugin } from "../plugin/Plugin.ts"
+import type { makeApi } from "./Api.ts"
+import { fieldIssues } from "./issues.ts"
+import { BadRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
+import { RequestContext } from "./RequestContext.ts"
+import { domainProblem, isJsonContentType, rateLimited } from "./respond.ts"
+
+/** Maximum request body, in bytes (decisions §2). */
+export const MAX_BODY_BYTES = 1_048_576
+
+/** The raw handler of one plugin endpoint. */
+const pluginHandler = (plugin: Plugin, metering: Metering["Service"]) => {
+  const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
+    onExcessProperty: "error",
+    errors: "all"
+  })
+  const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
+
+  const answer = (request: HttpServerRequest, requestId: string) =>
+    Effect.gen(function*() {
+      const text = yield* request.text.pipe(
+        Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
+          e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
+            ? Effect.fail(new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 }))
+            : Effect.fail(new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 }))
+        )
+      )
+      const json = yield* Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () =>
+          new BadRequest({
+            code: "malformed_json",
+            detail: text.trim() === "" ? "The body is empty; send a JSON object." : "The body is not valid JSON.",
+            request_id: requestId,
+            hcc_cost: 0
+          })
+      })
+      const input = yield* decode(json).pipe(
+        Effect.catch((e) => {
+          const { issues, onlyUnknown } = fieldIssues(e.issue)
+          return new BadRequest({
+            code: onlyUnknown ? "unknown_field" : "invalid_request",
+            detail: onlyUnknown
+              ? `The body has ${issues.length === 1 ? "a field" : "fields"} this endpoint does not define.`
+              : "The body does not match the request schema; see errors.",
+            errors: issues,
+            request_id: requestId,
+            hcc_cost: 0
+          })
+        })
+      )
+      const value = yield* plugin.handler(input).pipe(Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)))
+      const encoded = yield* encode(value).pipe(
+        Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
+        Effect.orDie
+      )
+      return { ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }
+    }).pipe(Effect.annotateLogs({ plugin: plugin.name }))
+
+  return ({ request }: { readonly request: HttpServerRequest }) =>
+    Effect.gen(function*() {
+      const info = yield* RequestContext
+      const principal = yield* CurrentPrincipal
+      if (!isJsonContentType(request.headers["content-type"])) {
+        return yield* new UnsupportedMediaType({
+          code: "unsupported_media_type",
+          detail: "Send the body as Content-Type: application/json.",
+          request_id: info.requestId,
+          hcc_cost: 0
+        })
+      }
+      const reservation = yield* metering.reserve(principal).pipe(Effect.catchTag("LimitExceeded", rateLimited))
+      const body = yield* answer(request, info.requestId).pipe(
+        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation)))
+      )
+      yield* metering.commit(reservation, {
+        principal,
+        endpoint: plugin.path,
+        hccCost: plugin.hcc_cost,
+        status: 200,
+        requestId: info.requestId
+      }).pipe(
+        Effect.catchTag("SqlError", (e) =>
+          Effect.andThen(
+            Effect.logError("usage ledger write failed", e),
+            new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
+          ))
+      )
+      return HttpServerResponse.jsonUnsafe(body)
+    })
+}
+
+/** Handlers of the `domains` group, one per loaded plugin. */
+export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: ReadonlyArray<Plugin>) =>
+  plugins.length === 0 ? Layer.empty : HttpApiBuilder.group(api as any, "domains", (handlers: any) =>
+    Effect.gen(function*() {
+      const metering = yield* Metering
+      let h = handlers
+      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering))
+      return h
+    })) as unknown as Layer.Layer<never, never, Metering>

@@ -1,0 +1,71 @@
+/** Handlers of the platform's own endpoints: catalog and usage (authenticated, free), liveness and readiness. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import type { CatalogResponse } from "../catalog/CatalogSchema.ts"
+import { Metering } from "../metering/Metering.ts"
+import { TIER_LIMITS } from "../metering/Tiers.ts"
+import type { makeApi } from "./Api.ts"
+import { Unavailable } from "./Problems.ts"
+import { Readiness } from "./Readiness.ts"
+import { RequestContext } from "./RequestContext.ts"
+
+type Api = ReturnType<typeof makeApi>
+
+/** Catalog (precomputed) and usage. */
+export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type) =>
+  HttpApiBuilder.group(api, "platform", (handlers) =>
+    Effect.gen(function*() {
+      const metering = yield* Metering
+      return handlers
+        .handle("catalog", () => Effect.succeed(catalog))
+        .handle("usage", () =>
+          Effect.gen(function*() {
+            const principal = yield* CurrentPrincipal
+            const s = yield* metering.snapshot(principal)
+            const limit = (l: NonNullable<typeof s.daily>) => ({
+              limit: l.quota,
+              used: l.used,
+              remaining: l.remaining,
+              window_seconds: l.windowSeconds,
+              reset_seconds: l.resetSeconds
+            })
+            return {
+              account_id: principal.account.id,
+              tier: TIER_LIMITS[principal.account.tier].title,
+              day: s.day,
+              limits: { burst: limit(s.burst), daily: s.daily === undefined ? null : limit(s.daily) },
+              queries_today: s.dailyQueries,
+              hcc_cost_today: Math.round(s.dailyHccCost * 1e6) / 1e6,
+              hcc_cost: 0 as const
+            }
+          }))
+    }))
+
+/** Liveness (always ok while the process serves) and readiness (every registered check passes). */
+export const systemHandlers = (api: Api) =>
+  HttpApiBuilder.group(api, "system", (handlers) =>
+    Effect.gen(function*() {
+      const readiness = yield* Readiness
+      return handlers
+        .handle("healthz", () => Effect.succeed({ status: "ok" as const, hcc_cost: 0 as const }))
+        .handle("readyz", () =>
+          Effect.gen(function*() {
+            const results = yield* readiness.run
+            const failing = results.filter((r) => !r.ok)
+            if (failing.length > 0) {
+              const info = yield* RequestContext
+              return yield* new Unavailable({
+                code: "unavailable",
+                detail: `Not ready: ${failing.map((r) => `${r.name} (${r.reason})`).join(", ")}.`,
+                request_id: info.requestId,
+                hcc_cost: 0
+              })
+            }
+            return {
+              status: "ready" as const,
+              checks: Object.fromEntries(results.map((r) => [r.name, r.reason])),
+              hcc_cost: 0 as const
+            }
+          }))
+    }))

@@ -1,0 +1,40 @@
+/**
+ * Composes the HTTP server from the loaded plugins: the HttpApi (routes + /v1/openapi.json), the
+ * offline docs page, the handlers and middleware, and the outer guard.
+ */
+import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { AuthorizationLive } from "../auth/AuthorizationLive.ts"
+import { buildCatalog } from "../catalog/Catalog.ts"
+import { PluginRegistry } from "../plugin/PluginRegistry.ts"
+import { SERVICE_VERSION } from "../version.ts"
+import { makeApi } from "./Api.ts"
+import { domainHandlers } from "./DomainHandlers.ts"
+import { guardLayer, routeTable } from "./Guard.ts"
+import { platformHandlers, systemHandlers } from "./PlatformHandlers.ts"
+
+/** Path of the OpenAPI document. */
+export const OPENAPI_PATH = "/v1/openapi.json"
+/** Path of the human-readable reference (Swagger UI, bundled: no CDN). */
+export const DOCS_PATH = "/docs"
+
+/** The routes and handlers for whatever the registry loaded; needs an HttpServer to serve on. */
+export const httpLayer = Layer.unwrap(
+  Effect.gen(function*() {
+    const { plugins } = yield* PluginRegistry
+    const api = makeApi(plugins.map((l) => l.plugin), { version: SERVICE_VERSION })
+    const catalog = buildCatalog(plugins, SERVICE_VERSION)
+    const routes = routeTable(api, [["GET", OPENAPI_PATH], ["GET", DOCS_PATH]])
+    const handlers = Layer.mergeAll(
+      systemHandlers(api),
+      platformHandlers(api, catalog),
+      domainHandlers(api, plugins.map((l) => l.plugin))
+    ).pipe(Layer.provide(AuthorizationLive))
+    const apiLayer = HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers))
+    return HttpRouter.serve(
+      Layer.mergeAll(apiLayer, HttpApiSwagger.layer(api, { path: DOCS_PATH }), guardLayer(routes)),
+      { disableLogger: true, disableListenLog: true }
+    )
+  })
+)

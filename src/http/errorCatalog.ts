@@ -1,0 +1,53 @@
+/**
+ * The one catalogue of error codes the service answers with (decisions §4). docs/errors.md holds the
+ * same table for readers; a test keeps the two in step in both directions.
+ */
+
+/** One catalogued error. */
+export interface CatalogedError {
+  readonly code: string
+  readonly status: number
+  /** Whose fault: the caller's request, the platform, or a plugin/downstream. */
+  readonly fault: "caller" | "service"
+  readonly meaning: string
+  readonly action: string
+}
+
+/** Every code, grouped by status. */
+export const ERROR_CATALOG: ReadonlyArray<CatalogedError> = [
+  { code: "invalid_request", status: 400, fault: "caller", meaning: "The body is JSON but does not match the endpoint's schema (wrong type, missing field, value out of range or not in a vocabulary).", action: "Fix the fields named in `errors` (JSON pointers into your body)." },
+  { code: "malformed_json", status: 400, fault: "caller", meaning: "The body is not valid JSON.", action: "Send a syntactically valid JSON document." },
+  { code: "unknown_field", status: 400, fault: "caller", meaning: "The body has a field the endpoint does not define (often a typo).", action: "Remove or correct the fields named in `errors`." },
+  { code: "missing_token", status: 401, fault: "caller", meaning: "No `Authorization: Bearer` token was sent.", action: "Send `Authorization: Bearer <HCC token>`." },
+  { code: "invalid_token", status: 401, fault: "caller", meaning: "The token is malformed, unknown, revoked or expired.", action: "Check the token, or issue a new one with `hcc tokens issue`." },
+  { code: "not_found", status: 404, fault: "caller", meaning: "No endpoint has this path.", action: "See GET /v1/catalog or /docs for the paths." },
+  { code: "method_not_allowed", status: 405, fault: "caller", meaning: "The path exists but not with this method.", action: "Use a method from the `Allow` header." },
+  { code: "payload_too_large", status: 413, fault: "caller", meaning: "The body is larger than 1 MiB.", action: "Send a smaller body." },
+  { code: "unsupported_media_type", status: 415, fault: "caller", meaning: "The body is not declared as `application/json`.", action: "Send `Content-Type: application/json`." },
+  { code: "cohort_too_small", status: 422, fault: "caller", meaning: "The matching cohort is smaller than the requested `population_size`.", action: "Lower `population_size` or widen the cohort; `context` gives both numbers." },
+  { code: "unknown_drug", status: 422, fault: "caller", meaning: "The drug is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
+  { code: "unknown_device", status: 422, fault: "caller", meaning: "The device category is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
+  { code: "unknown_condition", status: 422, fault: "caller", meaning: "The condition is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
+  { code: "unknown_species", status: 422, fault: "caller", meaning: "The animal species is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
+  { code: "unknown_region", status: 422, fault: "caller", meaning: "The region is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
+  { code: "rate_limited", status: 429, fault: "caller", meaning: "A daily or burst limit of the account's tier is used up; `limit` says which.", action: "Wait `Retry-After` seconds, or move to a higher tier." },
+  { code: "internal_error", status: 500, fault: "service", meaning: "A defect in the service or a plugin; details are in the server log under the request id.", action: "Retry later and report the `request_id` if it persists." },
+  { code: "unavailable", status: 503, fault: "service", meaning: "The service is starting, shutting down, or a dependency (database, dataset) is not ready.", action: "Retry after a short wait." }
+]
+
+/** Looks a code up. */
+export const catalogedError = (code: string): CatalogedError | undefined => ERROR_CATALOG.find((e) => e.code === code)
+
+/** Standard reason phrases, used as the problem `title`. */
+export const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}

@@ -1,0 +1,59 @@
+/** Small helpers shared by the handlers and middleware for turning failures into problems. */
+import { Effect } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import type { LimitExceeded } from "../metering/Metering.ts"
+import type { DomainError, Plugin } from "../plugin/Plugin.ts"
+import { BadRequest, TooManyRequests, Unavailable, Unprocessable } from "./Problems.ts"
+import { RequestContext } from "./RequestContext.ts"
+
+/** True for `application/json` with or without parameters (`; charset=utf-8`). */
+export const isJsonContentType = (value: string | undefined): boolean => {
+  if (value === undefined) return false
+  const media = value.split(";")[0]!.trim().toLowerCase()
+  return media === "application/json"
+}
+
+/** Fails with a 429 problem and sets `Retry-After` on the response that carries it. */
+export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyRequests, HttpServerRequest> =>
+  Effect.gen(function*() {
+    const info = yield* RequestContext
+    yield* HttpEffect.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfter))))
+    return yield* new TooManyRequests({
+      code: "rate_limited",
+      limit: e.limit,
+      retry_after_seconds: e.retryAfter,
+      detail: e.limit === "burst"
+        ? `Burst limit reached: ${e.quota} requests in any 60 seconds. Retry in ${e.retryAfter} s.`
+        : `Daily limit reached: ${e.quota} charged queries per UTC day. It resets in ${e.retryAfter} s.`,
+      request_id: info.requestId,
+      hcc_cost: 0
+    })
+  })
+
+/** The problem for a plugin's declared domain error; an undeclared code is the plugin's defect. */
+export const domainProblem = (
+  plugin: Plugin,
+  e: DomainError
+): Effect.Effect<never, BadRequest | Unprocessable | Unavailable> =>
+  Effect.gen(function*() {
+    const info = yield* RequestContext
+    const declared = plugin.errors?.find((d) => d.code === e.code)
+    if (declared === undefined) {
+      return yield* Effect.die(new Error(`plugin "${plugin.name}" raised undeclared error code "${e.code}"`))
+    }
+    const common = { code: e.code, detail: e.detail, request_id: info.requestId, hcc_cost: 0 as const }
+    switch (declared.status) {
+      case 400:
+        return yield* new BadRequest(common)
+      case 503:
+        return yield* new Unavailable(common)
+      case 422:
+        return yield* new Unprocessable({
+          ...common,
+          ...(e.suggestions === undefined ? {} : { suggestions: e.suggestions }),
+          ...(e.context === undefined ? {} : { context: e.context })
+        })
+    }
+  })

@@ -1,0 +1,26 @@
+/**
+ * One JSON object per line on stdout: `time`, `level`, `msg`, the fiber's log annotations, and a
+ * rendered `cause` for failures. Nothing here reads requests: callers decide what is annotated,
+ * and the platform never annotates tokens, bodies or patient data.
+ */
+import { Cause, Layer, Logger, References } from "effect"
+import type { AppSettings } from "../config/AppConfig.ts"
+
+/** The JSON-lines logger. */
+export const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logLevel, message }) => {
+  const line: Record<string, unknown> = {
+    time: date.toISOString(),
+    level: logLevel.toLowerCase(),
+    msg: Array.isArray(message) ? message.map(String).join(" ") : String(message)
+  }
+  for (const [key, value] of Object.entries(fiber.getRef(References.CurrentLogAnnotations))) line[key] = value
+  if (cause.reasons.length > 0) line.cause = Cause.pretty(cause)
+  process.stdout.write(JSON.stringify(line) + "\n")
+})
+
+/** Replaces the default logger and sets the minimum level. */
+export const layer = (level: AppSettings["logLevel"]) =>
+  Layer.mergeAll(
+    Logger.layer([jsonLogger]),
+    Layer.succeed(References.MinimumLogLevel, level === "None" ? "None" : level)
+  )

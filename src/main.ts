@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/**
+ * Server entry and composition root: configuration, state database, accounts, metering, plugins,
+ * HTTP. `npm start` and `hcc serve` both run {@link serve}.
+ */
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Cause, Duration, Effect, Exit, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import { NetAddress } from "effect/net"
+import { createServer } from "node:http"
+import builtins from "../plugins/index.ts"
+import { Accounts } from "./auth/Accounts.ts"
+import { ensureDemoAccount } from "./auth/demoAccount.ts"
+import { AppConfig } from "./config/AppConfig.ts"
+import * as Database from "./data/Database.ts"
+import { Readiness } from "./http/Readiness.ts"
+import { httpLayer } from "./http/Server.ts"
+import * as JsonLogger from "./log/JsonLogger.ts"
+import { Ledger } from "./metering/Ledger.ts"
+import { Metering } from "./metering/Metering.ts"
+import { PluginRegistry } from "./plugin/PluginRegistry.ts"
+import { SERVICE_VERSION } from "./version.ts"
+
+/** Accounts, ledger, metering and readiness over the migrated state database. */
+export const StateLive = Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer).pipe(
+  Layer.provideMerge(Ledger.layer),
+  Layer.provideMerge(Database.layer)
+)
+
+/** First start on an empty database: the demo account and its token file. */
+const DemoAccountLive = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    yield* ensureDemoAccount(config.dataDir)
+  })
+)
+
+/** The Node HTTP server on PORT/HOST, with a bounded graceful shutdown. */
+const NodeServerLive = Layer.unwrap(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    return NodeHttpServer.layer(createServer, {
+      port: config.port,
+      host: config.host,
+      gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
+    })
+  })
+)
+
+/** Logs the bound address once the server listens (tests read the port from this line). */
+const ListeningLog = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    const address = server.address
+    const where = address._tag === "UnixPathAddress"
+      ? { path: address.path }
+      : { host: NetAddress.formatHost(address), port: address.port }
+    yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ ...where, version: SERVICE_VERSION }))
+  })
+)
+
+/** The whole service as one layer, given a configuration layer. */
+export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
+  Layer.mergeAll(httpLayer, ListeningLog).pipe(
+    Layer.provide(NodeServerLive),
+    Layer.provide(PluginRegistry.layer(builtins)),
+    Layer.provide(DemoAccountLive),
+    Layer.provideMerge(StateLive),
+    Layer.provideMerge(config)
+  )
+
+/** Runs the service until interrupted (SIGTERM/SIGINT), with the JSON logger at HCC_LOG_LEVEL. */
+export const serve = Effect.gen(function*() {
+  const config = yield* AppConfig
+  return yield* Layer.launch(ServiceLive(Layer.succeed(AppConfig, config))).pipe(
+    Effect.provide(JsonLogger.layer(config.logLevel))
+  )
+}).pipe(
+  Effect.provide(AppConfig.layer),
+  Effect.tapCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.logInfo("stopped")
+      : Effect.logError("start-up failed", cause).pipe(
+        Effect.annotateLogs({ error: Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : String(Cause.squash(cause)) })
+      )),
+  Effect.provide(JsonLogger.layer("Info"))
+)
+
+/** Exit code 0 for a clean stop (including SIGTERM), 1 for any failure. */
+export const teardown = (exit: Exit.Exit<unknown, unknown>, onExit: (code: number) => void): void =>
+  onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+
+if (import.meta.main) NodeRuntime.runMain(serve, { teardown, disableErrorReporting: true })

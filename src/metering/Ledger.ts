@@ -1,0 +1,107 @@
+/**
+ * The usage ledger: one row per charged call, durable before the response is sent.
+ *
+ * Concurrent requests queue their rows; one writer fiber takes everything queued and writes it in a
+ * single transaction (ledger rows plus the per-day totals), then releases every waiting request.
+ * Group commit keeps the one-fsync-per-commit durability of `synchronous=FULL` while the cost of
+ * that fsync is shared by every request in the batch.
+ */
+import { Array as Arr, Context, Deferred, Effect, Layer, Queue } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+
+/** One charged call. */
+export interface LedgerEntry {
+  readonly accountId: string
+  readonly tokenId: string
+  readonly endpoint: string
+  readonly hccCost: number
+  readonly status: number
+  readonly requestId: string
+  /** UTC day `YYYY-MM-DD` the call counts against. */
+  readonly day: string
+  /** ISO-8601 time of the call. */
+  readonly at: string
+}
+
+interface Pending {
+  readonly entry: LedgerEntry
+  readonly done: Deferred.Deferred<void, SqlError.SqlError>
+}
+
+/** Most rows written in one transaction. */
+const MAX_BATCH = 512
+
+/** Appends ledger rows durably. */
+export class Ledger extends Context.Service<Ledger, {
+  /** Resolves once the row (and its day total) is committed. */
+  readonly append: (entry: LedgerEntry) => Effect.Effect<void, SqlError.SqlError>
+  /** Today's totals per account, as stored (used to restore counters at start). */
+  readonly totalsForDay: (day: string) => Effect.Effect<
+    ReadonlyArray<{ readonly accountId: string; readonly queries: number; readonly hccCost: number }>,
+    SqlError.SqlError
+  >
+}>()("hcc/Ledger") {
+  /** SQL ledger with a group-commit writer fiber that lives as long as the layer. */
+  static readonly layer = Layer.effect(
+    Ledger,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const queue = yield* Queue.unbounded<Pending>()
+
+      const writeBatch = (batch: ReadonlyArray<Pending>) => {
+        const totals = new Map<string, { accountId: string; day: string; queries: number; cost: number }>()
+        for (const { entry } of batch) {
+          const key = `${entry.accountId}\u0000${entry.day}`
+          const t = totals.get(key)
+          if (t === undefined) totals.set(key, { accountId: entry.accountId, day: entry.day, queries: 1, cost: entry.hccCost })
+          else {
+            t.queries++
+            t.cost += entry.hccCost
+          }
+        }
+        const rows: Array<Record<string, unknown>> = batch.map(({ entry }) => ({
+          account_id: entry.accountId,
+          token_id: entry.tokenId,
+          endpoint: entry.endpoint,
+          hcc_cost: entry.hccCost,
+          status: entry.status,
+          request_id: entry.requestId,
+          day: entry.day,
+          at: entry.at
+        }))
+        if (!Arr.isReadonlyArrayNonEmpty(rows)) return Effect.void
+        return sql.withTransaction(
+          Effect.gen(function*() {
+            yield* sql`INSERT INTO usage_ledger ${sql.insert(rows)}`
+            for (const t of totals.values()) {
+              yield* sql`INSERT INTO usage_daily (account_id, day, queries, hcc_cost)
+                VALUES (${t.accountId}, ${t.day}, ${t.queries}, ${t.cost})
+                ON CONFLICT (account_id, day) DO UPDATE SET
+                  queries = usage_daily.queries + excluded.queries,
+                  hcc_cost = usage_daily.hcc_cost + excluded.hcc_cost`
+            }
+          })
+        )
+      }
+
+      const writer = Effect.gen(function*() {
+        const batch = yield* Queue.takeBetween(queue, 1, MAX_BATCH)
+        const exit = yield* Effect.exit(writeBatch(batch))
+        for (const p of batch) yield* Deferred.done(p.done, exit)
+      }).pipe(Effect.forever)
+      yield* Effect.forkScoped(writer)
+
+      const append = (entry: LedgerEntry) =>
+        Effect.flatMap(Deferred.make<void, SqlError.SqlError>(), (done) =>
+          Effect.andThen(Queue.offer(queue, { entry, done }), Deferred.await(done)))
+
+      const totalsForDay = (day: string) =>
+        sql<{ account_id: string; queries: number; hcc_cost: number }>`SELECT account_id, queries, hcc_cost
+          FROM usage_daily WHERE day = ${day}`.pipe(
+          Effect.map((rows) => rows.map((r) => ({ accountId: r.account_id, queries: r.queries, hccCost: r.hcc_cost })))
+        )
+
+      return Ledger.of({ append, totalsForDay })
+    })
+  )
+}

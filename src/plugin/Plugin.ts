@@ -1,0 +1,141 @@
+/**
+ * The plugin contract: the one module a third party imports to add a domain to the service.
+ *
+ * A plugin is a plain value made by {@link definePlugin}. The platform validates it when it loads,
+ * decodes each request with `request` (unknown fields rejected) before calling `handler`, encodes
+ * the handler's value with `response`, adds `hcc_cost`, meters the call and writes the ledger.
+ * The handler never sees raw input, HTTP, tokens or accounts.
+ *
+ * Versioned apart from the service (`PLUGIN_API_VERSION`, semver): new capabilities arrive as
+ * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
+ */
+import { Effect, Schema } from "effect"
+
+/** Version of this contract. A plugin states the range it was written for in `engine`. */
+export const PLUGIN_API_VERSION = "1.0.0"
+
+/** HTTP statuses a plugin may give its domain errors. */
+export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
+
+/** A domain error a plugin declares it may raise (documented in the OpenAPI document and the catalog). */
+export interface DomainErrorSpec {
+  /** Stable snake_case code, e.g. `unknown_drug`. */
+  readonly code: string
+  /** 422 (well-formed but unanswerable) in most cases. */
+  readonly status: (typeof DOMAIN_ERROR_STATUSES)[number]
+  /** One sentence: when it happens and what the caller can do. */
+  readonly description: string
+}
+
+/** Values a problem body may carry in `context` (e.g. `{ cohort_size: 312, required: 500 }`). */
+export type ContextValue = string | number | boolean | ReadonlyArray<string | number>
+
+/**
+ * The failure a handler raises for a caller-caused, well-formed but unanswerable request.
+ * Its `code` must be one of the plugin's declared `errors`; the platform renders it as
+ * `application/problem+json` with the declared status, the request id and `hcc_cost: 0`.
+ */
+export class DomainError extends Schema.TaggedError<DomainError>()("DomainError", {
+  code: Schema.String,
+  detail: Schema.String,
+  suggestions: Schema.optionalKey(Schema.Array(Schema.String)),
+  context: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+}) {}
+
+/** Fails with a {@link DomainError}: `fail("unknown_drug", "No drug named 'metfromin'.", { suggestions: ["metformin"] })`. */
+export const fail = (
+  code: string,
+  detail: string,
+  extra?: { readonly suggestions?: ReadonlyArray<string>; readonly context?: Readonly<Record<string, ContextValue>> }
+): Effect.Effect<never, DomainError> =>
+  Effect.fail(
+    new DomainError({
+      code,
+      detail,
+      ...(extra?.suggestions === undefined ? {} : { suggestions: extra.suggestions }),
+      ...(extra?.context === undefined ? {} : { context: extra.context })
+    })
+  )
+
+/** A documented sample call: shown in the OpenAPI document and run by the conformance suite. */
+export interface PluginExample<RequestEncoded> {
+  /** Short identifier, e.g. `sample`. */
+  readonly name: string
+  /** One line for the reader. */
+  readonly summary: string
+  /** The JSON body, exactly as a caller sends it. */
+  readonly request: RequestEncoded
+  /** Members the response must contain (deep partial match); checked by the conformance suite. */
+  readonly expect?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The services a handler may require. Time comes from effect's `Clock` and settings from effect's
+ * `Config` (both always available, no requirement needed). The WASM core and the health data join
+ * this union as optional capabilities when they land; a plugin that needs none of them uses `never`.
+ */
+export type PluginServices = never
+
+/** The typed description of one plugin. */
+export interface PluginSpec<
+  Req extends Schema.Top,
+  Res extends Schema.Struct<Schema.Struct.Fields>,
+  R extends PluginServices = never
+> {
+  /** Unique kebab-case name, e.g. `drug-outcomes`; listed in the catalog's `domains`. */
+  readonly name: string
+  /** The plugin's own semver version. */
+  readonly version: string
+  /** Semver range of PLUGIN_API_VERSION the plugin was written for, e.g. `^1.0.0`. */
+  readonly engine: string
+  /** `POST` path under `/v1`, e.g. `/v1/drug-outcomes`. */
+  readonly path: `/v1/${string}`
+  /** One line for the catalog and the OpenAPI document. */
+  readonly summary: string
+  /** Longer Markdown description for the OpenAPI document. */
+  readonly description?: string
+  /** Schema of the request body; decoded with unknown fields rejected. */
+  readonly request: Req
+  /** Schema of the response body, without `hcc_cost` (the platform adds it). */
+  readonly response: Res
+  /** HCC credits each successful call costs: finite, ≥ 0, fixed per plugin. */
+  readonly hcc_cost: number
+  /** Domain errors the handler may raise. */
+  readonly errors?: ReadonlyArray<DomainErrorSpec>
+  /** Closed vocabularies the request accepts (listed in the catalog), e.g. `{ outcome_type: [...] }`. */
+  readonly vocabularies?: Readonly<Record<string, ReadonlyArray<string>>>
+  /** Sample calls; the first is the OpenAPI example. */
+  readonly examples?: ReadonlyArray<PluginExample<Req["Encoded"]>>
+  /** Marks the endpoint as unstable surface in the catalog and the OpenAPI document. */
+  readonly experimental?: boolean
+  /** Answers one decoded request. */
+  readonly handler: (request: Req["Type"]) => Effect.Effect<Res["Type"], DomainError, R>
+}
+
+/** A plugin with its types erased, as the registry and the HTTP layer hold it. */
+export interface Plugin {
+  readonly name: string
+  readonly version: string
+  readonly engine: string
+  readonly path: string
+  readonly summary: string
+  readonly description?: string
+  readonly request: Schema.Top
+  readonly response: Schema.Struct<Schema.Struct.Fields>
+  readonly hcc_cost: number
+  readonly errors?: ReadonlyArray<DomainErrorSpec>
+  readonly vocabularies?: Readonly<Record<string, ReadonlyArray<string>>>
+  readonly examples?: ReadonlyArray<PluginExample<unknown>>
+  readonly experimental?: boolean
+  readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
+}
+
+/** Declares a plugin, keeping its handler fully typed against its schemas. */
+export const definePlugin = <
+  Req extends Schema.Top,
+  Res extends Schema.Struct<Schema.Struct.Fields>,
+  R extends PluginServices = never
+>(spec: PluginSpec<Req, Res, R>): Plugin => spec as unknown as Plugin
+
+export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
+export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
