@@ -47,12 +47,20 @@ export class AuthFailure extends Schema.TaggedError<AuthFailure>()("AuthFailure"
 /** A CLI or admin operation named an account that does not exist. */
 export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {
   id: Schema.String
-}) {}
+}) {
+  override get message(): string {
+    return `no account with id ${this.id}`
+  }
+}
 
 /** A CLI or admin operation named a token that does not exist. */
 export class TokenNotFound extends Schema.TaggedError<TokenNotFound>()("TokenNotFound", {
   id: Schema.String
-}) {}
+}) {
+  override get message(): string {
+    return `no token with id ${this.id}`
+  }
+}
 
 const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 /** A random id such as `acc_3k9x…`: 16 characters of base36 from the CSPRNG. */
