@@ -2,7 +2,7 @@
  * Every setting the service reads, from the environment through effect `Config` (decisions §9).
  * README.md documents each variable; a test keeps that table and this file in step.
  */
-import { Config, Context, Layer, Option } from "effect"
+import { Config, Context, Layer, Option, Schema } from "effect"
 
 /** The settings after parsing and defaults. */
 export interface AppSettings {
@@ -30,7 +30,8 @@ const LogLevels = ["trace", "debug", "info", "warn", "error", "fatal", "none"] a
 
 /** The `Config` description of every variable, with its default. */
 export const settingsConfig: Config.Config<AppSettings> = Config.all({
-  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  // 0 asks the OS for a free port (tests); the bound port is in the "listening" log line.
+  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65_535 })), "PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   dataDir: Config.String("HCC_DATA_DIR").pipe(Config.withDefault("./data")),
   plugins: Config.String("HCC_PLUGINS").pipe(

@@ -65,7 +65,7 @@ const fromCause = (cause: Cause.Cause<unknown>, info: RequestInfo) =>
     if (Cause.hasInterruptsOnly(cause)) {
       return yield* render(new Unavailable({ ...common, code: "unavailable", detail: "The service is shutting down; retry shortly." }))
     }
-    yield* Effect.logError("request failed", cause)
+    yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: info.requestId }))
     return yield* render(new InternalError({ ...common, code: "internal_error", detail: "An internal error occurred; it has been logged under this request id." }))
   })
 

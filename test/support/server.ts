@@ -1,0 +1,125 @@
+/**
+ * Starts the real service (`node src/main.ts`) as a child process on an ephemeral port, reads the
+ * bound port from its "listening" log line, and offers fetch helpers. Each server gets its own
+ * temporary data folder unless one is passed (to test restarts).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export const ROOT = resolve(import.meta.dirname, "../..")
+
+/** A running service. */
+export interface TestServer {
+  readonly url: string
+  readonly dataDir: string
+  readonly demoToken: string
+  /** Everything the process has written to stdout so far. */
+  readonly stdout: () => string
+  /** Parsed JSON log lines so far. */
+  readonly logLines: () => ReadonlyArray<Record<string, unknown>>
+  /** Sends a signal and resolves with the exit code. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+  readonly child: ChildProcess
+}
+
+/** Makes a fresh data folder. */
+export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "hcc-test-"))
+
+/** Starts `node src/main.ts` with the given environment; rejects if it exits before listening. */
+export const startServer = (options: { readonly env?: Record<string, string>; readonly dataDir?: string } = {}): Promise<TestServer> => {
+  const dataDir = options.dataDir ?? tempDataDir()
+  const child = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  let err = ""
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d))
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d))
+  const exited = new Promise<number | null>((res) => child.on("exit", (code) => res(code)))
+  const logLines = () =>
+    out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>)
+  return new Promise((resolvePromise, reject) => {
+    const timer = setInterval(() => {
+      const listening = logLines().find((l) => l.msg === "listening")
+      if (listening !== undefined) {
+        clearInterval(timer)
+        resolvePromise({
+          url: `http://127.0.0.1:${String(listening.port)}`,
+          dataDir,
+          demoToken: readFileSync(join(dataDir, "demo.token"), "utf8").trim(),
+          stdout: () => out,
+          logLines,
+          stop: (signal = "SIGTERM") => {
+            if (child.exitCode === null) child.kill(signal)
+            return exited
+          },
+          child
+        })
+      }
+    }, 20)
+    void exited.then((code) => {
+      clearInterval(timer)
+      reject(new Error(`server exited with ${String(code)} before listening:\n${out}\n${err}`))
+    })
+  })
+}
+
+/** Runs the service process to completion (for start-up failures); returns exit code and output. */
+export const runServerToExit = (env: Record<string, string>) => {
+  const r = spawnSync(process.execPath, [join(ROOT, "src/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: tempDataDir(), ...env },
+    encoding: "utf8",
+    timeout: 30_000
+  })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** Runs `hcc <args>` against a data folder and returns stdout (throws on a non-zero exit). */
+export const hcc = (dataDir: string, args: ReadonlyArray<string>): string => {
+  const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, HCC_DATA_DIR: dataDir },
+    encoding: "utf8",
+    timeout: 30_000
+  })
+  if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}${r.stdout}`)
+  return r.stdout
+}
+
+/** Creates an account through the CLI and issues it a token; returns both ids and the token. */
+export const newAccount = (
+  dataDir: string,
+  opts: { readonly tier: string; readonly dailyLimit?: number; readonly burstLimit?: number }
+): { readonly accountId: string; readonly tokenId: string; readonly token: string } => {
+  const args = ["accounts", "create", "--name", `test-${opts.tier}`, "--tier", opts.tier, "--json"]
+  if (opts.dailyLimit !== undefined) args.push("--daily-limit", String(opts.dailyLimit))
+  if (opts.burstLimit !== undefined) args.push("--burst-limit", String(opts.burstLimit))
+  const account = JSON.parse(hcc(dataDir, args)) as { id: string }
+  const issued = JSON.parse(hcc(dataDir, ["tokens", "issue", "--account", account.id, "--label", "test", "--json"])) as { id: string; token: string }
+  return { accountId: account.id, tokenId: issued.id, token: issued.token }
+}
+
+/** A fetch with the bearer token and JSON content type. */
+export const call = (
+  server: TestServer,
+  path: string,
+  init: { readonly method?: string; readonly token?: string | null; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
+): Promise<Response> => {
+  const headers: Record<string, string> = { ...init.headers }
+  const token = init.token === undefined ? server.demoToken : init.token
+  if (token !== null) headers.authorization = `Bearer ${token}`
+  let body: string | undefined
+  if (init.body !== undefined) {
+    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body)
+    headers["content-type"] ??= "application/json"
+  }
+  return fetch(server.url + path, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, ...(body === undefined ? {} : { body }) })
+}
+
+/** Path of a fixture plugin module, as HCC_PLUGINS takes it. */
+export const fixturePlugin = (name: string): string => `./test/fixtures/plugins/${name}.ts`
