@@ -77,12 +77,13 @@ export const serve = Effect.gen(function*() {
   )
 }).pipe(
   Effect.provide(AppConfig.layer),
-  Effect.tapCause((cause) =>
-    Cause.hasInterruptsOnly(cause)
-      ? Effect.logInfo("stopped")
-      : Effect.logError("start-up failed", cause).pipe(
-        Effect.annotateLogs({ error: Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : String(Cause.squash(cause)) })
-      )),
+  Effect.onExit((exit) => {
+    if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return Effect.logInfo("stopped")
+    const error = Cause.squash(exit.cause)
+    return Effect.logError("start-up failed", exit.cause).pipe(
+      Effect.annotateLogs({ error: error instanceof Error ? error.message : String(error) })
+    )
+  }),
   Effect.provide(JsonLogger.layer("Info"))
 )
 

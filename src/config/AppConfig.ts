@@ -4,6 +4,19 @@
  */
 import { Config, Context, Layer, Option, Schema } from "effect"
 
+/** Every environment variable read below; README.md's configuration table lists exactly these (a test checks). */
+export const ENV_VARS = [
+  "PORT",
+  "HOST",
+  "HCC_DATA_DIR",
+  "HCC_PLUGINS",
+  "HCC_LOG_LEVEL",
+  "HCC_POPULATION",
+  "HCC_SEED",
+  "HCC_SHUTDOWN_GRACE_SECONDS",
+  "DATABASE_URL"
+] as const
+
 /** The settings after parsing and defaults. */
 export interface AppSettings {
   /** TCP port the HTTP server listens on. */

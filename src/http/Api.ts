@@ -63,6 +63,9 @@ export const pluginEndpoint = (plugin: Plugin) =>
       description: [
         plugin.description ?? plugin.summary,
         `Costs ${plugin.hcc_cost} HCC credits per successful call.`,
+        (plugin.errors ?? []).length === 0
+          ? ""
+          : "Domain errors:\n" + (plugin.errors ?? []).map((e) => `- \`${e.code}\` (${e.status}): ${e.description}`).join("\n"),
         plugin.experimental === true ? "**Experimental**: this endpoint may change without a major version." : ""
       ].filter((s) => s !== "").join("\n\n")
     })

@@ -1,0 +1,97 @@
+/**
+ * The catalog, the OpenAPI document and the docs page are built from what the registry loaded:
+ * a third-party plugin appears in all three and answers with its declared hcc_cost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import pkg from "../../package.json" with { type: "json" }
+import builtins from "../../plugins/index.ts"
+import { call, fixturePlugin, startServer, type TestServer } from "../support/server.ts"
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats") } })
+})
+afterAll(async () => {
+  await server.stop()
+})
+
+describe("GET /v1/catalog", () => {
+  it("has the spec's fields, hcc_cost 0, the package version and the loaded domains", async () => {
+    const res = await call(server, "/v1/catalog")
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/)
+    const body = (await res.json()) as Record<string, any>
+    expect(body.axes).toEqual(["PO", "NM", "ER", "SC", "RS", "ES", "TA", "PV"])
+    expect(body.query_types).toEqual(["structured", "natural_language", "sql_like"])
+    expect(body.supported_time_ranges).toEqual(["30_days", "90_days", "6_months", "1_year", "all"])
+    expect(body.version).toBe(pkg.version)
+    expect(body.version).toMatch(/^\d+\.\d+\.\d+$/)
+    expect(body.hcc_cost).toBe(0)
+    expect(body.domains).toEqual([...builtins.map((p) => p.name), "series-stats"])
+    expect(body.endpoints).toContainEqual({
+      domain: "series-stats",
+      method: "POST",
+      path: "/v1/series-stats",
+      hcc_cost: 1.25,
+      summary: "Count, mean, sample SD, min and max of a numeric series",
+      experimental: false
+    })
+    expect(body.vocabularies.stat).toEqual(["count", "mean", "sd", "min", "max"])
+    expect(body.axis_details[1]).toEqual({ code: "NM", name: "Nutritional & Metabolic" })
+    expect(body.axis_score_range).toEqual([0, 10])
+    expect(body.tiers).toEqual([
+      { name: "Starter", daily_limit: 100, burst_per_minute: 10 },
+      { name: "Professional", daily_limit: 1000, burst_per_minute: 50 },
+      { name: "Enterprise", daily_limit: 10000, burst_per_minute: 200 },
+      { name: "Unlimited", daily_limit: null, burst_per_minute: 1000 }
+    ])
+  })
+  it("requires a token", async () => {
+    expect((await call(server, "/v1/catalog", { token: null })).status).toBe(401)
+  })
+})
+
+describe("third-party plugin", () => {
+  it("answers with its declared hcc_cost and exactly its fields", async () => {
+    const res = await call(server, "/v1/series-stats", { body: { values: [2, 4, 4, 4, 5, 5, 7, 9] } })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ label: null, count: 8, mean: 5, sd: Math.sqrt(32 / 7), min: 2, max: 9, hcc_cost: 1.25 })
+  })
+  it("is in the OpenAPI 3.1 document with its schema, example, security and problem responses", async () => {
+    const res = await call(server, "/v1/openapi.json", { token: null })
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as Record<string, any>
+    expect(doc.openapi).toMatch(/^3\.1\./)
+    expect(doc.info.version).toBe(pkg.version)
+    const op = doc.paths["/v1/series-stats"].post
+    expect(op.summary).toBe("Count, mean, sample SD, min and max of a numeric series")
+    expect(op.requestBody.content["application/json"].examples.sample.value).toEqual({ values: [2, 4, 4, 4, 5], label: "sample" })
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "413", "415", "422", "429", "500", "503"]))
+    expect(op.responses["422"].content).toHaveProperty(["application/problem+json"])
+    expect(op.security).toEqual([{ bearer: [] }])
+    for (const path of ["/v1/catalog", "/v1/usage", "/healthz", "/readyz"]) expect(doc.paths).toHaveProperty([path])
+    expect(doc.components.securitySchemes.bearer.type).toBe("http")
+    expect(String(doc.components.securitySchemes.bearer.scheme).toLowerCase()).toBe("bearer")
+  })
+})
+
+describe("GET /docs", () => {
+  it("is an HTML reference that loads nothing from another host", async () => {
+    const res = await call(server, "/docs", { token: null })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/)
+    const html = await res.text()
+    expect(html).toContain("/v1/series-stats")
+    expect(html).not.toMatch(/<script[^>]+src=/i)
+    expect(html).not.toMatch(/<link[^>]+href=["']https?:/i)
+    expect(html).not.toMatch(/@import\s+url\(["']?https?:/i)
+  })
+})
+
+describe("health", () => {
+  it("/healthz and /readyz answer without a token", async () => {
+    expect(await (await call(server, "/healthz", { token: null })).json()).toEqual({ status: "ok", hcc_cost: 0 })
+    expect(await (await call(server, "/readyz", { token: null })).json()).toEqual({ status: "ready", checks: { database: "ok" }, hcc_cost: 0 })
+  })
+})

@@ -1,0 +1,107 @@
+/**
+ * The plugin registry: each contract rule rejects the plugin that breaks it, with the plugin's name
+ * and the rule's code; a broken module stops start-up with exit code ≠ 0.
+ */
+import { Effect, Exit, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { definePlugin, PLUGIN_API_VERSION } from "../../src/plugin/Plugin.ts"
+import { PLUGIN_RULES, type PluginRule } from "../../src/plugin/PluginRejected.ts"
+import { loadPlugins, validatePlugin } from "../../src/plugin/PluginRegistry.ts"
+import { fixturePlugin, runServerToExit } from "../support/server.ts"
+
+const good = {
+  name: "good-one",
+  version: "1.0.0",
+  engine: "^1.0.0",
+  path: "/v1/good-one",
+  summary: "A valid plugin",
+  request: Schema.Struct({ x: Schema.Finite }),
+  response: Schema.Struct({ y: Schema.Finite }),
+  hcc_cost: 2,
+  errors: [{ code: "x_too_big", status: 422, description: "x is too big" }],
+  examples: [{ name: "one", summary: "x = 1", request: { x: 1 } }],
+  handler: ({ x }: { x: number }) => Effect.succeed({ y: x })
+}
+
+const ruleOf = (candidate: unknown, loaded: ReadonlyArray<any> = []): string | "accepted" => {
+  const exit = Effect.runSyncExit(validatePlugin(candidate, "test", loaded))
+  if (Exit.isSuccess(exit)) return "accepted"
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+  return (failure as any).error.rule
+}
+
+const cases: ReadonlyArray<readonly [PluginRule, unknown]> = [
+  ["export_missing", 42],
+  ["name_invalid", { ...good, name: "Bad_Name" }],
+  ["version_invalid", { ...good, version: "one" }],
+  ["engine_unsupported", { ...good, engine: "^2.0.0" }],
+  ["engine_unsupported", { ...good, engine: "not a range" }],
+  ["path_invalid", { ...good, path: "/v2/good-one" }],
+  ["path_invalid", { ...good, path: "/v1/" }],
+  ["path_duplicate", { ...good, path: "/v1/catalog" }],
+  ["summary_missing", { ...good, summary: " " }],
+  ["cost_invalid", { ...good, hcc_cost: -1 }],
+  ["cost_invalid", { ...good, hcc_cost: Number.NaN }],
+  ["cost_invalid", { ...good, hcc_cost: Number.POSITIVE_INFINITY }],
+  ["cost_invalid", { ...good, hcc_cost: "3" }],
+  ["schema_missing", { ...good, request: { x: "number" } }],
+  ["response_not_struct", { ...good, response: Schema.Array(Schema.Number) }],
+  ["response_declares_cost", { ...good, response: Schema.Struct({ y: Schema.Finite, hcc_cost: Schema.Finite }) }],
+  ["handler_missing", { ...good, handler: undefined }],
+  ["error_invalid", { ...good, errors: [{ code: "Bad Code", status: 422, description: "d" }] }],
+  ["error_invalid", { ...good, errors: [{ code: "fine", status: 404, description: "d" }] }],
+  ["error_invalid", { ...good, errors: [{ code: "rate_limited", status: 422, description: "d" }] }],
+  ["example_invalid", { ...good, examples: [{ name: "bad", summary: "s", request: { x: "one" } }] }],
+  ["example_invalid", { ...good, examples: [{ name: "extra", summary: "s", request: { x: 1, z: 2 } }] }]
+]
+
+describe("validatePlugin", () => {
+  it("accepts a valid plugin, including a shared 422 code from the catalogue", () => {
+    expect(ruleOf(good)).toBe("accepted")
+    expect(ruleOf({ ...good, errors: [{ code: "unknown_drug", status: 422, description: "d" }] })).toBe("accepted")
+    expect(ruleOf({ ...good, hcc_cost: 0 })).toBe("accepted")
+  })
+  it.each(cases)("rejects by rule %s", (rule, candidate) => {
+    expect(ruleOf(candidate)).toBe(rule)
+  })
+  it("rejects a duplicate name and a duplicate path", () => {
+    const loaded = [{ plugin: good, source: "built-in" }]
+    expect(ruleOf({ ...good, path: "/v1/other" }, loaded)).toBe("name_duplicate")
+    expect(ruleOf({ ...good, name: "other" }, loaded)).toBe("path_duplicate")
+  })
+  it("every rule is exercised by a case above (the list of rules is the contract)", () => {
+    const exercised = new Set<string>([...cases.map(([r]) => r), "name_duplicate", "module_load_failed"])
+    expect([...exercised].sort()).toEqual(Object.keys(PLUGIN_RULES).sort())
+  })
+  it("definePlugin keeps the value; the contract version is semver", () => {
+    expect(definePlugin(good as any)).toBe(good)
+    expect(PLUGIN_API_VERSION).toMatch(/^\d+\.\d+\.\d+$/)
+  })
+})
+
+describe("loadPlugins", () => {
+  it("loads a third-party module by path and reports a missing one by rule", async () => {
+    const loaded = await Effect.runPromise(loadPlugins([], [fixturePlugin("series-stats")]))
+    expect(loaded.map((l) => [l.plugin.name, l.source])).toEqual([["series-stats", fixturePlugin("series-stats")]])
+    const missing = await Effect.runPromise(Effect.flip(loadPlugins([], ["./test/fixtures/plugins/does-not-exist.ts"])))
+    expect(missing.rule).toBe("module_load_failed")
+    expect(missing.message).toContain("does-not-exist.ts")
+  })
+})
+
+describe("start-up", () => {
+  it("a broken plugin stops start-up, naming the plugin and the rule, exit code ≠ 0", () => {
+    const r = runServerToExit({ HCC_PLUGINS: fixturePlugin("broken-cost") })
+    expect(r.status).not.toBe(0)
+    expect(r.status).not.toBeNull()
+    const failure = r.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)).find((l) => l.msg === "start-up failed")
+    expect(failure.error).toContain('plugin "broken-cost"')
+    expect(failure.error).toContain("cost_invalid")
+    expect(r.stdout).not.toMatch(/"msg":"listening"/)
+  })
+  it("a module that does not exist stops start-up with module_load_failed", () => {
+    const r = runServerToExit({ HCC_PLUGINS: "./nowhere/plugin.ts" })
+    expect(r.status).toBe(1)
+    expect(r.stdout).toContain("module_load_failed")
+  })
+})
