@@ -3,6 +3,9 @@
  * Server entry and composition root: configuration, state database, accounts, metering, plugins,
  * HTTP. `npm start` and `hcc serve` both run {@link serve}.
  */
+// First: compile Schema decoders/encoders to specialised JS before any schema is built (≈10–20 %
+// less CPU per decoded request, measured with bench:http; effect4-notes §13).
+import "effect/schema/SchemaJITCompiler/enable"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
@@ -39,7 +42,14 @@ const DemoAccountLive = Layer.effectDiscard(
 const NodeServerLive = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    return NodeHttpServer.layer(createServer, {
+    return NodeHttpServer.layer(() => {
+      // Keep idle connections longer than common proxies and clients do (60 s), so a client never
+      // reuses a socket the server is closing at that moment.
+      const server = createServer()
+      server.keepAliveTimeout = 65_000
+      server.headersTimeout = 66_000
+      return server
+    }, {
       port: config.port,
       host: config.host,
       gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)

@@ -6,6 +6,8 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { randomInt } from "node:crypto"
 import { type Tier, TIERS } from "../metering/Tiers.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { PrincipalCache } from "./PrincipalCache.ts"
 import * as Token from "./Token.ts"
 
 /** An account as stored. */
@@ -34,6 +36,8 @@ export interface TokenInfo {
 export interface Principal {
   readonly account: Account
   readonly tokenId: string
+  /** ISO expiry of the token used, or null. */
+  readonly tokenExpiresAt: string | null
 }
 
 /** Why a credential was refused; `missing` is told apart because RFC 6750 answers it differently. */
@@ -127,14 +131,15 @@ export class Accounts extends Context.Service<Accounts, {
   readonly listTokens: (accountId?: string) => Effect.Effect<ReadonlyArray<TokenInfo>, SqlError.SqlError>
   /** Revokes a token (idempotent: revoking twice keeps the first time). */
   readonly revokeToken: (tokenId: string) => Effect.Effect<TokenInfo, SqlError.SqlError | TokenNotFound>
-  /** Resolves a presented credential to its account, or says why not. */
+  /** Resolves a presented credential to its account, or says why not (cached for `authCacheMs`). */
   readonly authenticate: (credential: string) => Effect.Effect<Principal, AuthFailure | SqlError.SqlError>
 }>()("hcc/Accounts") {
-  /** The SQL implementation. */
+  /** The SQL implementation; successful look-ups are cached for HCC_AUTH_CACHE_MS (see PrincipalCache). */
   static readonly layer = Layer.effect(
     Accounts,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const cache = new PrincipalCache((yield* AppConfig).authCacheMs)
 
       const create = Effect.fn("Accounts.create")(function*(input: {
         readonly name: string
@@ -200,17 +205,23 @@ export class Accounts extends Context.Service<Accounts, {
         if (credential === "") return yield* new AuthFailure({ reason: "missing" })
         // The checksum rejects typos and noise without touching the database.
         if (!Token.isWellFormed(credential)) return yield* new AuthFailure({ reason: "malformed" })
+        const tokenHash = Token.hash(credential)
+        const now = yield* Clock.currentTimeMillis
+        const cached = cache.get(tokenHash, now)
+        if (cached !== undefined) return cached
         const rows = yield* sql<AuthRow>`SELECT t.id AS token_id, t.expires_at, t.revoked_at,
             a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at
           FROM tokens t JOIN accounts a ON a.id = t.account_id
-          WHERE t.token_hash = ${Token.hash(credential)}`
+          WHERE t.token_hash = ${tokenHash}`
         const row = rows[0]
         if (row === undefined) return yield* new AuthFailure({ reason: "unknown" })
         if (row.revoked_at !== null) return yield* new AuthFailure({ reason: "revoked" })
-        if (row.expires_at !== null && Date.parse(row.expires_at) <= (yield* Clock.currentTimeMillis)) {
+        if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
           return yield* new AuthFailure({ reason: "expired" })
         }
-        return { account: toAccount(row), tokenId: row.token_id }
+        const principal: Principal = { account: toAccount(row), tokenId: row.token_id, tokenExpiresAt: row.expires_at }
+        cache.set(tokenHash, principal, row.expires_at, now)
+        return principal
       })
 
       return Accounts.of({ create, list, issueToken, listTokens, revokeToken, authenticate })

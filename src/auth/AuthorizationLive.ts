@@ -1,6 +1,6 @@
 /**
  * The Authorization middleware: resolves the bearer token (RFC 6750 answers), takes a burst slot,
- * provides `CurrentPrincipal`, and puts the RateLimit headers on every authenticated response.
+ * and provides `CurrentPrincipal` (the guard adds the RateLimit headers once the response is known).
  */
 import { Effect, Layer, Redacted } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
@@ -8,7 +8,7 @@ import { Authorization } from "../http/Api.ts"
 import { InternalError, Unauthorized } from "../http/Problems.ts"
 import { RequestContext } from "../http/RequestContext.ts"
 import { rateLimited } from "../http/respond.ts"
-import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
+import { Metering } from "../metering/Metering.ts"
 import { Accounts, type AuthFailureReason } from "./Accounts.ts"
 import { CurrentPrincipal } from "./CurrentPrincipal.ts"
 
@@ -53,12 +53,8 @@ export const AuthorizationLive = Layer.effect(
                 new InternalError({ code: "internal_error", detail: "The token could not be checked.", request_id: info.requestId, hcc_cost: 0 })
               ))
           )
-          info.accountId = principal.account.id
-          yield* HttpEffect.appendPreResponseHandler((_req, res) =>
-            Effect.map(metering.snapshot(principal), (snapshot) => {
-              const h = rateLimitHeaders(snapshot)
-              return HttpServerResponse.setHeaders(res, { "ratelimit-policy": h.policy, ratelimit: h.current })
-            }))
+          // The guard reads this to log the account and to put the RateLimit headers on the response.
+          info.principal = principal
           yield* metering.admit(principal).pipe(Effect.catchTag("LimitExceeded", rateLimited))
           return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
         })

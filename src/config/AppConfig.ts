@@ -14,6 +14,7 @@ export const ENV_VARS = [
   "HCC_POPULATION",
   "HCC_SEED",
   "HCC_SHUTDOWN_GRACE_SECONDS",
+  "HCC_AUTH_CACHE_MS",
   "DATABASE_URL"
 ] as const
 
@@ -35,6 +36,8 @@ export interface AppSettings {
   readonly seed: number
   /** Seconds in-flight requests get to finish after SIGTERM. */
   readonly shutdownGraceSeconds: number
+  /** How long a successful token look-up is reused (0 = every request asks the database). */
+  readonly authCacheMs: number
   /** PostgreSQL URL; when set, state moves there (not yet supported: start-up refuses it). */
   readonly databaseUrl: Option.Option<string>
 }
@@ -58,6 +61,9 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   population: Config.Int("HCC_POPULATION").pipe(Config.withDefault(50_000)),
   seed: Config.Int("HCC_SEED").pipe(Config.withDefault(20_240_601)),
   shutdownGraceSeconds: Config.Int("HCC_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),
+  authCacheMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 60_000 })), "HCC_AUTH_CACHE_MS").pipe(
+    Config.withDefault(1000)
+  ),
   databaseUrl: Config.option(Config.String("DATABASE_URL"))
 })
 
@@ -75,6 +81,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       population: 1000,
       seed: 1,
       shutdownGraceSeconds: 2,
+      authCacheMs: 1000,
       databaseUrl: Option.none(),
       ...settings
     })

@@ -12,10 +12,14 @@ import { randomUUID } from "node:crypto"
 import { MAX_BODY_BYTES } from "./DomainHandlers.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, Unavailable } from "./Problems.ts"
+import { RequestLogEnabled } from "../log/JsonLogger.ts"
+import { writeLine } from "../log/LogSink.ts"
+import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import { RequestContext, type RequestInfo } from "./RequestContext.ts"
 
 const PROBLEM_JSON = "application/problem+json"
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const MAX_BODY = ByteSize.bytes(MAX_BODY_BYTES)
 
 /** Path → allowed methods, for 404 and 405 (every route of this service is a static path). */
 export type RouteTable = ReadonlyMap<string, ReadonlyArray<string>>
@@ -70,20 +74,36 @@ const fromCause = (cause: Cause.Cause<unknown>, info: RequestInfo) =>
   })
 
 /** The guard for a route table, as a global router middleware (it also sees unmatched routes). */
-export const guardLayer = (routes: RouteTable) => HttpRouter.middleware(makeGuard(routes), { global: true })
+export const guardLayer = (routes: RouteTable) =>
+  HttpRouter.middleware(
+    Effect.gen(function*() {
+      const metering = yield* Metering
+      const logRequests = yield* RequestLogEnabled
+      return makeGuard(routes, metering, logRequests)
+    }),
+    { global: true }
+  )
 
-/** Builds the guard function for a route table. */
-export const makeGuard = (routes: RouteTable) =>
+/** The RateLimit headers for an authenticated caller, as of `now`. */
+const withRateLimit = (res: HttpServerResponse.HttpServerResponse, metering: Metering["Service"], info: RequestInfo, now: number) => {
+  if (info.principal === undefined) return res
+  const h = rateLimitHeaders(metering.snapshotAt(info.principal, now))
+  return HttpServerResponse.setHeaders(res, { "ratelimit-policy": h.policy, ratelimit: h.current })
+}
+
+/** Builds the guard function. */
+export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean) =>
 (
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     const req = yield* HttpServerRequest.HttpServerRequest
-    const started = yield* Clock.currentTimeNanos
+    const clock = yield* Clock.Clock
+    const started = clock.currentTimeNanosUnsafe()
     const offered = req.headers["x-request-id"]
     const info: RequestInfo = {
       requestId: offered !== undefined && REQUEST_ID.test(offered) ? offered : randomUUID(),
-      accountId: undefined
+      principal: undefined
     }
     const path = req.url.split("?", 1)[0]!
     const common = { request_id: info.requestId, hcc_cost: 0 as const }
@@ -105,22 +125,25 @@ export const makeGuard = (routes: RouteTable) =>
     } else {
       const exit = yield* app.pipe(
         Effect.provideService(RequestContext, info),
-        Effect.provideService(HttpServerRequest.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
+        Effect.provideService(HttpServerRequest.MaxBodySize, MAX_BODY),
         Effect.exit
       )
       res = Exit.isSuccess(exit) ? yield* ensureProblem(exit.value, info) : yield* fromCause(exit.cause, info)
     }
-    res = HttpServerResponse.setHeader(res, "x-request-id", info.requestId)
-    const durationMs = Number((yield* Clock.currentTimeNanos) - started) / 1e6
-    yield* Effect.logInfo("request").pipe(
-      Effect.annotateLogs({
+    const finished = clock.currentTimeNanosUnsafe()
+    res = withRateLimit(HttpServerResponse.setHeader(res, "x-request-id", info.requestId), metering, info, Number(finished / 1_000_000n))
+    if (logRequests) {
+      writeLine(JSON.stringify({
+        time: new Date(Number(finished / 1_000_000n)).toISOString(),
+        level: "info",
+        msg: "request",
         method: req.method,
         path,
         status: res.status,
-        duration_ms: Math.round(durationMs * 1000) / 1000,
+        duration_ms: Math.round(Number(finished - started) / 1000) / 1000,
         request_id: info.requestId,
-        account_id: info.accountId ?? null
-      })
-    )
+        account_id: info.principal?.account.id ?? null
+      }))
+    }
     return res
   })

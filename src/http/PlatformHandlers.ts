@@ -1,8 +1,9 @@
 /** Handlers of the platform's own endpoints: catalog and usage (authenticated, free), liveness and readiness. */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
-import type { CatalogResponse } from "../catalog/CatalogSchema.ts"
+import { CatalogResponse } from "../catalog/CatalogSchema.ts"
 import { Metering } from "../metering/Metering.ts"
 import { TIER_LIMITS } from "../metering/Tiers.ts"
 import type { makeApi } from "./Api.ts"
@@ -17,8 +18,10 @@ export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type)
   HttpApiBuilder.group(api, "platform", (handlers) =>
     Effect.gen(function*() {
       const metering = yield* Metering
+      // The catalog only changes when the process restarts: encode it once, serve the bytes.
+      const catalogBody = JSON.stringify(yield* Schema.encodeEffect(CatalogResponse)(catalog))
       return handlers
-        .handle("catalog", () => Effect.succeed(catalog))
+        .handle("catalog", () => Effect.sync(() => HttpServerResponse.text(catalogBody, { contentType: "application/json" })))
         .handle("usage", () =>
           Effect.gen(function*() {
             const principal = yield* CurrentPrincipal

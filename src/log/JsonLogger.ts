@@ -3,8 +3,9 @@
  * rendered `cause` for failures. Nothing here reads requests: callers decide what is annotated,
  * and the platform never annotates tokens, bodies or patient data.
  */
-import { Cause, Layer, Logger, References } from "effect"
+import { Cause, Context, Layer, Logger, References } from "effect"
 import type { AppSettings } from "../config/AppConfig.ts"
+import { writeLine } from "./LogSink.ts"
 
 /** The JSON-lines logger. */
 export const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logLevel, message }) => {
@@ -15,12 +16,16 @@ export const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logL
   }
   for (const [key, value] of Object.entries(fiber.getRef(References.CurrentLogAnnotations))) line[key] = value
   if (cause.reasons.length > 0) line.cause = Cause.pretty(cause)
-  process.stdout.write(JSON.stringify(line) + "\n")
+  writeLine(JSON.stringify(line))
 })
+
+/** Whether request lines are written (they are Info lines). */
+export const RequestLogEnabled = Context.Reference<boolean>("hcc/RequestLogEnabled", { defaultValue: () => true })
 
 /** Replaces the default logger and sets the minimum level. */
 export const layer = (level: AppSettings["logLevel"]) =>
   Layer.mergeAll(
     Logger.layer([jsonLogger]),
-    Layer.succeed(References.MinimumLogLevel, level === "None" ? "None" : level)
+    Layer.succeed(References.MinimumLogLevel, level === "None" ? "None" : level),
+    Layer.succeed(RequestLogEnabled, !["Warn", "Error", "Fatal", "None"].includes(level))
   )

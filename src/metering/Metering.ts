@@ -77,6 +77,8 @@ export class Metering extends Context.Service<Metering, {
   readonly release: (reservation: Reservation) => Effect.Effect<void>
   /** The account's limits and usage now. */
   readonly snapshot: (principal: Principal) => Effect.Effect<UsageSnapshot>
+  /** The same at a given time, synchronously (for response headers). */
+  readonly snapshotAt: (principal: Principal, nowMs: number) => UsageSnapshot
 }>()("hcc/Metering") {
   /** In-process counters over the SQL ledger. */
   static readonly layer = Layer.effect(
@@ -155,8 +157,7 @@ export class Metering extends Context.Service<Metering, {
           reservation.state.cost += call.hccCost
         }).pipe(Effect.ensuring(release(reservation)))
 
-      const snapshot = (principal: Principal) =>
-        Effect.map(Clock.currentTimeMillis, (now): UsageSnapshot => {
+      const snapshotAt = (principal: Principal, now: number): UsageSnapshot => {
           const limits = effectiveLimits(principal.account.tier, principal.account)
           const b = windowOf(principal).peek(now)
           const state = dayOf(principal.account.id, now)
@@ -181,9 +182,10 @@ export class Metering extends Context.Service<Metering, {
             dailyQueries: state.used,
             dailyHccCost: state.cost
           }
-        })
+        }
+      const snapshot = (principal: Principal) => Effect.map(Clock.currentTimeMillis, (now) => snapshotAt(principal, now))
 
-      return Metering.of({ admit, reserve, commit, release, snapshot })
+      return Metering.of({ admit, reserve, commit, release, snapshot, snapshotAt })
     })
   )
 }

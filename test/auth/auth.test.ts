@@ -3,12 +3,13 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, hcc, newAccount, startServer, type TestServer } from "../support/server.ts"
+import { call, hcc, newAccount, startServer, type TestServer, waitForLog } from "../support/server.ts"
 
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startServer()
+  // No principal cache here, so revocation and expiry are visible on the very next request.
+  server = await startServer({ env: { HCC_AUTH_CACHE_MS: "0" } })
 })
 afterAll(async () => {
   await server.stop()
@@ -59,6 +60,18 @@ describe("token checks", () => {
     expect(res.status).toBe(401)
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"')
   })
+  it("with the default 1 s principal cache, a revoked token is 401 within a second", async () => {
+    const cached = await startServer()
+    try {
+      const { token, tokenId } = newAccount(cached.dataDir, { tier: "enterprise" })
+      expect((await call(cached, "/v1/catalog", { token })).status).toBe(200)
+      hcc(cached.dataDir, ["tokens", "revoke", tokenId])
+      await new Promise((r) => setTimeout(r, 1100))
+      expect((await call(cached, "/v1/catalog", { token })).status).toBe(401)
+    } finally {
+      await cached.stop()
+    }
+  })
   it("an expired token is 401", async () => {
     const { token, tokenId } = newAccount(server.dataDir, { tier: "enterprise" })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
@@ -102,6 +115,8 @@ describe("secrets at rest and in logs", () => {
     const row = db.prepare("SELECT COUNT(*) AS n FROM tokens WHERE token_hash = ?").get(createHash("sha256").update(tokens[1]!).digest("hex")) as { n: number }
     db.close()
     expect(row.n).toBe(1)
+    await waitForLog(server, (l) => l.msg === "request" && l.status === 401)
+    await new Promise((r) => setTimeout(r, 100))
     const log = server.stdout()
     for (const token of tokens) expect(log.includes(token.slice(4, 34))).toBe(false)
   })

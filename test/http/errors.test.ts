@@ -3,7 +3,7 @@
  * hcc_cost 0, and the headers each row promises.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, fixturePlugin, newAccount, startServer, type TestServer } from "../support/server.ts"
+import { call, fixturePlugin, newAccount, startServer, type TestServer, waitForLog } from "../support/server.ts"
 
 let server: TestServer
 
@@ -156,7 +156,7 @@ describe("500", () => {
     const text = JSON.stringify(body)
     expect(text).not.toContain("secret internal detail")
     expect(text).not.toMatch(/at .*\.ts:\d+/)
-    const logged = server.logLines().find((l) => l.level === "error" && l.request_id === body.request_id)
+    const logged = await waitForLog(server, (l) => l.level === "error" && l.request_id === body.request_id)
     expect(String(logged?.cause)).toContain("secret internal detail")
   })
 })

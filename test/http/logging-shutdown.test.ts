@@ -1,6 +1,6 @@
 /** One JSON log line per request with the promised fields and nothing else of the request; graceful SIGTERM. */
 import { describe, expect, it } from "vitest"
-import { call, fixturePlugin, startServer } from "../support/server.ts"
+import { call, fixturePlugin, startServer, waitForLog } from "../support/server.ts"
 
 describe("request log", () => {
   it("one line per request: method, path, status, duration, request id, account id; never the token or the body", async () => {
@@ -9,6 +9,7 @@ describe("request log", () => {
       const secretLabel = "patient-jane-doe-1957"
       const ok = await call(server, "/v1/series-stats?x=1", { body: { values: [1, 2], label: secretLabel } })
       const anon = await call(server, "/v1/catalog", { token: null })
+      await waitForLog(server, (l) => l.request_id === anon.headers.get("x-request-id"))
       const requests = server.logLines().filter((l) => l.msg === "request")
       expect(requests.length).toBe(2)
       const [first, second] = requests

@@ -24,6 +24,21 @@ export interface TestServer {
   readonly child: ChildProcess
 }
 
+/** Waits until the server has logged a line matching `predicate` (log lines are flushed once per event-loop turn). */
+export const waitForLog = async (
+  server: TestServer,
+  predicate: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 5000
+): Promise<Record<string, unknown>> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = server.logLines().find(predicate)
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error("no matching log line")
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 /** Makes a fresh data folder. */
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "hcc-test-"))
 

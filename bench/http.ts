@@ -1,0 +1,127 @@
+/**
+ * `npm run bench:http`: the platform (bearer auth, burst limit, daily reservation, durable ledger,
+ * request log) against a bare node:http endpoint doing the same work, side by side in one run.
+ * The service uses an Unlimited account whose burst limit does not bind, so the limiter's cost is
+ * measured, not its refusals. Prints req/s and latency percentiles and the ratios.
+ *
+ * `runHttpBench` is exported for test harnesses; this file is also the CLI.
+ */
+import autocannon from "autocannon"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dirname, "..")
+
+/** One measured target. */
+export interface BenchRow {
+  readonly name: string
+  readonly reqPerSec: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+  readonly errors: number
+}
+
+/** Options of a run. */
+export interface HttpBenchOptions {
+  /** Seconds per target (after a warm-up of a quarter of that). */
+  readonly seconds?: number
+  /** Concurrent connections. */
+  readonly connections?: number
+}
+
+const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
+  new Promise((res, rej) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+    let buffered = ""
+    const onData = (d: Buffer) => {
+      buffered += d.toString()
+      for (const line of buffered.split("\n")) {
+        if (!line.startsWith("{")) continue
+        const parsed = JSON.parse(line) as { msg?: string; port?: number }
+        if (parsed.msg === "listening" && parsed.port !== undefined) {
+          child.stdout!.off("data", onData)
+          child.stdout!.resume() // keep draining the request log so the pipe never blocks the server
+          return res({ child, port: parsed.port })
+        }
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.on("exit", (code) => rej(new Error(`${args.join(" ")} exited with ${String(code)}`)))
+  })
+
+const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
+  const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8" })
+  if (r.status !== 0) throw new Error(r.stderr)
+  return JSON.parse(r.stdout) as Record<string, string>
+}
+
+const measure = async (name: string, options: Parameters<typeof autocannon>[0], seconds: number): Promise<BenchRow> => {
+  await autocannon({ ...options, duration: Math.max(1, Math.round(seconds / 4)) }) // warm-up (JIT, caches)
+  const r = await autocannon({ ...options, duration: seconds })
+  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
+}
+
+/** Runs both servers and all four measurements; returns the rows (service rows carry their ratio to the bare one). */
+export const runHttpBench = async (options: HttpBenchOptions = {}) => {
+  const seconds = options.seconds ?? 10
+  const connections = options.connections ?? 50
+  const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-"))
+  const service = await startProcess([join(ROOT, "src/main.ts")], {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    HCC_DATA_DIR: dataDir,
+    HCC_PLUGINS: "./test/fixtures/plugins/series-stats.ts",
+    HCC_LOG_LEVEL: "info"
+  })
+  const account = hcc(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
+  const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])
+  const serviceUrl = `http://127.0.0.1:${service.port}`
+  const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
+  const catalog = await (await fetch(`${serviceUrl}/v1/catalog`, { headers })).text()
+  const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog })
+  const bareUrl = `http://127.0.0.1:${bare.port}`
+  const body = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => Math.round(50 + 30 * Math.sin(i / 3)) / 10) })
+  try {
+    const rows: Array<BenchRow> = []
+    const common = { connections, headers }
+    rows.push(await measure("bare node:http  GET  /v1/catalog", { ...common, url: `${bareUrl}/v1/catalog` }, seconds))
+    rows.push(await measure("service         GET  /v1/catalog", { ...common, url: `${serviceUrl}/v1/catalog` }, seconds))
+    rows.push(await measure("bare node:http  POST /v1/series-stats", { ...common, url: `${bareUrl}/v1/series-stats`, method: "POST", body }, seconds))
+    rows.push(await measure("service         POST /v1/series-stats", { ...common, url: `${serviceUrl}/v1/series-stats`, method: "POST", body }, seconds))
+    const usage = await (await fetch(`${serviceUrl}/v1/usage`, { headers })).json() as { queries_today: number }
+    return { rows, ledgerRows: usage.queries_today, connections, seconds }
+  } finally {
+    service.child.kill("SIGTERM")
+    bare.child.kill("SIGTERM")
+  }
+}
+
+/** Formats the result as the table printed by the CLI (and pasted into docs/benchmarks.md). */
+export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>): string => {
+  const [bareCat, svcCat, barePost, svcPost] = result.rows
+  const line = (r: BenchRow, base?: BenchRow) =>
+    `| ${r.name} | ${Math.round(r.reqPerSec).toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${base === undefined ? "1.00 (baseline)" : (r.reqPerSec / base.reqPerSec).toFixed(2)} | ${r.non2xx + r.errors} |`
+  return [
+    `${result.connections} connections, ${result.seconds} s per target after a warm-up; node ${process.version}; ledger rows written: ${result.ledgerRows}`,
+    "",
+    "| target | req/s | p50 ms | p99 ms | ratio to bare | non-2xx + errors |",
+    "|---|---|---|---|---|---|",
+    line(bareCat!),
+    line(svcCat!, bareCat),
+    line(barePost!),
+    line(svcPost!, barePost)
+  ].join("\n")
+}
+
+if (import.meta.main) {
+  const seconds = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10)
+  runHttpBench({ seconds }).then((r) => {
+    console.log(formatHttpBench(r))
+  }, (e: unknown) => {
+    console.error(e)
+    process.exitCode = 1
+  })
+}
