@@ -1,2 +1,36 @@
-// placeholder until kernels land
+// The WASM core's export list (STYLE.md): ABI version, the arena allocator and the kernel batch
+// entry points. Only numbers and pointers cross the boundary.
+export { correlationMatrix, laggedXcorr } from "./kernels/correlation"
+export { fitTrajectories } from "./kernels/trajectory"
+export { evaluateRules } from "./kernels/decay-rules"
+export { groupStats, maskCount, maskInSet, maskRange, quantiles } from "./kernels/cohort"
+
+/** Bumped whenever an export's signature or memory layout changes; the TS loader checks it. */
 export const ABI_VERSION: i32 = 1
+
+// Arena: a bump allocator over linear memory after the static data. The TypeScript side takes a
+// mark before a batch and resets to it afterwards, so nothing outlives one call.
+let top: usize = (__heap_base + 15) & ~15
+
+/** Allocates `bytes` (16-byte aligned), growing memory when needed; returns 0 if it cannot grow. */
+export function alloc(bytes: usize): usize {
+  const ptr = top
+  const end = (ptr + bytes + 15) & ~15
+  const have = <usize>memory.size() << 16
+  if (end > have) {
+    const pages = <i32>((end - have + 0xffff) >> 16)
+    if (memory.grow(pages) < 0) return 0
+  }
+  top = end
+  return ptr
+}
+
+/** The current arena position (a mark to reset to). */
+export function mark(): usize {
+  return top
+}
+
+/** Frees everything allocated since `m` was taken. */
+export function reset(m: usize): void {
+  top = m
+}

@@ -1,0 +1,199 @@
+// Shared numeric helpers of the kernel families. Plain f64 code over linear memory, no allocation.
+// Missing values are NaN everywhere; every helper states what it does with them.
+
+/** Reads element i of an f64 array at ptr. */
+@inline export function getF(ptr: usize, i: i32): f64 {
+  return load<f64>(ptr + (<usize>i << 3))
+}
+
+/** Writes element i of an f64 array at ptr. */
+@inline export function setF(ptr: usize, i: i32, v: f64): void {
+  store<f64>(ptr + (<usize>i << 3), v)
+}
+
+/** Reads element i of an i32 array at ptr. */
+@inline export function getI(ptr: usize, i: i32): i32 {
+  return load<i32>(ptr + (<usize>i << 2))
+}
+
+/** Writes element i of an i32 array at ptr. */
+@inline export function setI(ptr: usize, i: i32, v: i32): void {
+  store<i32>(ptr + (<usize>i << 2), v)
+}
+
+/**
+ * Copies the non-NaN values of src[0..n) to vals and their indices (as f64 time) to ts.
+ * Returns how many were kept.
+ */
+export function compact(src: usize, n: i32, vals: usize, ts: usize): i32 {
+  let m = 0
+  for (let i = 0; i < n; i++) {
+    const v = getF(src, i)
+    if (!isNaN(v)) {
+      setF(vals, m, v)
+      setF(ts, m, <f64>i)
+      m++
+    }
+  }
+  return m
+}
+
+/** Mean of a[0..m); NaN when m = 0. */
+export function mean(a: usize, m: i32): f64 {
+  if (m == 0) return NaN
+  let s = 0.0
+  for (let i = 0; i < m; i++) s += getF(a, i)
+  return s / <f64>m
+}
+
+/** Sample standard deviation of a[from..to) (two-pass); 0 for fewer than 2 values. */
+export function sdRange(a: usize, from: i32, to: i32): f64 {
+  const m = to - from
+  if (m < 2) return 0.0
+  let s = 0.0
+  for (let i = from; i < to; i++) s += getF(a, i)
+  const mu = s / <f64>m
+  let ss = 0.0
+  for (let i = from; i < to; i++) {
+    const d = getF(a, i) - mu
+    ss += d * d
+  }
+  return Math.sqrt(ss / <f64>(m - 1))
+}
+
+/** Mean of a[from..to); NaN for an empty range. */
+export function meanRange(a: usize, from: i32, to: i32): f64 {
+  if (to <= from) return NaN
+  let s = 0.0
+  for (let i = from; i < to; i++) s += getF(a, i)
+  return s / <f64>(to - from)
+}
+
+/** OLS slope of y on x over [from..to) (two-pass); NaN with fewer than 2 points or no spread in x. */
+export function slopeRange(x: usize, y: usize, from: i32, to: i32): f64 {
+  const m = to - from
+  if (m < 2) return NaN
+  let sx = 0.0
+  let sy = 0.0
+  for (let i = from; i < to; i++) {
+    sx += getF(x, i)
+    sy += getF(y, i)
+  }
+  const mx = sx / <f64>m
+  const my = sy / <f64>m
+  let sxx = 0.0
+  let sxy = 0.0
+  for (let i = from; i < to; i++) {
+    const dx = getF(x, i) - mx
+    sxx += dx * dx
+    sxy += dx * (getF(y, i) - my)
+  }
+  return sxx > 0.0 ? sxy / sxx : NaN
+}
+
+/**
+ * Complementary error function, Numerical Recipes `erfcc` (Chebyshev fit; fractional error
+ * below 1.2e-7 everywhere). Used only for p-values, where that accuracy is ample.
+ */
+export function erfc(x: f64): f64 {
+  const z = Math.abs(x)
+  const t = 1.0 / (1.0 + 0.5 * z)
+  const ans = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+    t * (-0.82215223 + t * 0.17087277)))))))))
+  return x >= 0.0 ? ans : 2.0 - ans
+}
+
+/** Sorts a[0..m) ascending in place (heap sort: O(m log m), no extra memory). NaN must not be present. */
+export function heapSort(a: usize, m: i32): void {
+  for (let start = (m >> 1) - 1; start >= 0; start--) siftDown(a, start, m)
+  for (let end = m - 1; end > 0; end--) {
+    const t = getF(a, 0)
+    setF(a, 0, getF(a, end))
+    setF(a, end, t)
+    siftDown(a, 0, end)
+  }
+}
+
+function siftDown(a: usize, start: i32, end: i32): void {
+  let root = start
+  while (true) {
+    let child = 2 * root + 1
+    if (child >= end) return
+    if (child + 1 < end && getF(a, child) < getF(a, child + 1)) child++
+    if (getF(a, root) >= getF(a, child)) return
+    const t = getF(a, root)
+    setF(a, root, getF(a, child))
+    setF(a, child, t)
+    root = child
+  }
+}
+
+/** Sorts idx[0..m) (i32 indices into v) by v ascending, in place (heap sort). */
+export function heapSortIndex(idx: usize, v: usize, m: i32): void {
+  for (let start = (m >> 1) - 1; start >= 0; start--) siftDownIndex(idx, v, start, m)
+  for (let end = m - 1; end > 0; end--) {
+    const t = getI(idx, 0)
+    setI(idx, 0, getI(idx, end))
+    setI(idx, end, t)
+    siftDownIndex(idx, v, 0, end)
+  }
+}
+
+function siftDownIndex(idx: usize, v: usize, start: i32, end: i32): void {
+  let root = start
+  while (true) {
+    let child = 2 * root + 1
+    if (child >= end) return
+    if (child + 1 < end && getF(v, getI(idx, child)) < getF(v, getI(idx, child + 1))) child++
+    if (getF(v, getI(idx, root)) >= getF(v, getI(idx, child))) return
+    const t = getI(idx, root)
+    setI(idx, root, getI(idx, child))
+    setI(idx, child, t)
+    root = child
+  }
+}
+
+/**
+ * Average ranks (1-based; ties share the mean of their positions) of v[0..m) into r, using idx
+ * (m i32) as scratch. The result does not depend on the sort's stability.
+ */
+export function rankAverage(v: usize, m: i32, r: usize, idx: usize): void {
+  for (let i = 0; i < m; i++) setI(idx, i, i)
+  heapSortIndex(idx, v, m)
+  let i = 0
+  while (i < m) {
+    let j = i
+    const vi = getF(v, getI(idx, i))
+    while (j + 1 < m && getF(v, getI(idx, j + 1)) == vi) j++
+    const rank = (<f64>(i + j) + 2.0) * 0.5
+    for (let k = i; k <= j; k++) setF(r, getI(idx, k), rank)
+    i = j + 1
+  }
+}
+
+/** Pearson correlation of x[0..m), y[0..m) (two-pass); NaN with fewer than 3 points or no variance. */
+export function pearsonDense(x: usize, y: usize, m: i32): f64 {
+  if (m < 3) return NaN
+  let sx = 0.0
+  let sy = 0.0
+  for (let i = 0; i < m; i++) {
+    sx += getF(x, i)
+    sy += getF(y, i)
+  }
+  const mx = sx / <f64>m
+  const my = sy / <f64>m
+  let sxx = 0.0
+  let syy = 0.0
+  let sxy = 0.0
+  for (let i = 0; i < m; i++) {
+    const dx = getF(x, i) - mx
+    const dy = getF(y, i) - my
+    sxx += dx * dx
+    syy += dy * dy
+    sxy += dx * dy
+  }
+  if (sxx <= 0.0 || syy <= 0.0) return NaN
+  const r = sxy / Math.sqrt(sxx * syy)
+  return r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r
+}

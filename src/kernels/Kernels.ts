@@ -1,0 +1,312 @@
+/**
+ * The compute core as an Effect service. `layerWasm` runs the AssemblyScript kernels (one .wasm
+ * instance per process, memory owned by an Arena: every call is one batch whose scratch is freed
+ * when it returns); `layerReference` runs the TypeScript twins behind the same interface, for
+ * differential tests and as the benchmark baseline. Inputs are checked once here (shapes);
+ * values are the caller's business (NaN = missing).
+ */
+import { Context, Effect, Layer } from "effect"
+import { Arena } from "./Arena.ts"
+import { KernelError } from "./KernelError.ts"
+import * as RefCohort from "./reference/cohort.ts"
+import * as RefCorrelation from "./reference/correlation.ts"
+import * as RefRules from "./reference/decayRules.ts"
+import * as RefTrajectory from "./reference/trajectory.ts"
+import { instantiateCore } from "./WasmModule.ts"
+
+/** Correlations of every axis pair of every series (pairs (i,j), i<j, in row order). */
+export interface CorrelationResult {
+  readonly pearson: Float64Array
+  readonly spearman: Float64Array
+  /** Complete pairs of points each coefficient used. */
+  readonly count: Float64Array
+}
+
+/** Best lag of x leading y for each series pair. */
+export interface LaggedResult {
+  /** −1 where no lag had 3 complete pairs. */
+  readonly lag: Float64Array
+  readonly r: Float64Array
+  /** Two-sided, Bonferroni-corrected over the lags tried. */
+  readonly p: Float64Array
+  readonly n: Float64Array
+}
+
+/** Fitted and selected trajectory models with predictions. */
+export interface TrajectoryResult {
+  /** Model code per series (0 stable, 1 linear, 2 exponential_decay, 3 exponential_plateau, 4 logistic). */
+  readonly model: Float64Array
+  /** 4 per series. */
+  readonly params: Float64Array
+  /** 5 per series (NaN where a model is ineligible). */
+  readonly aicc: Float64Array
+  /** horizon per series, clamped to [0, 10]. */
+  readonly pred: Float64Array
+  readonly lo: Float64Array
+  readonly hi: Float64Array
+}
+
+/** Fired decay rules. */
+export interface RulesResult {
+  /** Per patient: bit n−1 set when rule n fired. */
+  readonly mask: Int32Array
+  /** Per patient per axis: the single-axis rules that fired on that axis. */
+  readonly axisMask: Int32Array
+}
+
+/** Per-group aggregates. */
+export interface GroupStatsResult {
+  readonly count: Float64Array
+  readonly sum: Float64Array
+  readonly mean: Float64Array
+}
+
+/** A column made resident in the core's memory once (for repeated scans). */
+export interface Column<A extends Float64Array | Int32Array> {
+  readonly data: A
+  /** Pointer in the WASM core's memory (−1 for the reference layer). */
+  readonly ptr: number
+}
+
+/** The kernels plugins may call. Every method is one batch: one boundary crossing per call. */
+export interface KernelsService {
+  /** Which implementation this is. */
+  readonly implementation: "wasm" | "reference"
+  /** data: nSeries × nAxes × nPoints. */
+  readonly correlationMatrix: (data: Float64Array, nSeries: number, nAxes: number, nPoints: number) => Effect.Effect<CorrelationResult, KernelError>
+  /** xs, ys: nSeries × n; lags 0..maxLag. */
+  readonly laggedXcorr: (xs: Float64Array, ys: Float64Array, nSeries: number, n: number, maxLag: number) => Effect.Effect<LaggedResult, KernelError>
+  /** data: nSeries × nPoints; predictions for t = nPoints − 1 + 1..horizon. */
+  readonly fitTrajectories: (data: Float64Array, nSeries: number, nPoints: number, horizon: number) => Effect.Effect<TrajectoryResult, KernelError>
+  /** data: nPatients × nAxes × nPoints; axisCodes: canonical index (0 = PO … 7 = PV) of each axis. */
+  readonly evaluateRules: (data: Float64Array, nPatients: number, nAxes: number, nPoints: number, axisCodes: Int32Array) => Effect.Effect<RulesResult, KernelError>
+  /** Makes a column resident (call at start-up, not per request). */
+  readonly columnF64: (data: Float64Array) => Effect.Effect<Column<Float64Array>, KernelError>
+  readonly columnI32: (data: Int32Array) => Effect.Effect<Column<Int32Array>, KernelError>
+  /** maskIn & (lo ≤ col ≤ hi). */
+  readonly maskRange: (col: Column<Float64Array>, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
+  /** maskIn & (set[col] ≠ 0). */
+  readonly maskInSet: (col: Column<Int32Array>, set: Uint8Array, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
+  readonly maskCount: (mask: Uint8Array) => Effect.Effect<number, KernelError>
+  readonly groupStats: (groups: Column<Int32Array>, values: Column<Float64Array>, mask: Uint8Array, nGroups: number) => Effect.Effect<GroupStatsResult, KernelError>
+  /** Type-7 quantiles of the selected present values. */
+  readonly quantiles: (values: Column<Float64Array>, mask: Uint8Array, qs: ReadonlyArray<number>) => Effect.Effect<{ readonly values: Float64Array; readonly n: number }, KernelError>
+}
+
+/** Checks that an array has the length its dimensions promise. */
+const expectLength = (kernel: string, what: string, actual: number, expected: number): void => {
+  if (!Number.isInteger(expected) || expected < 0) throw new KernelError({ kernel, reason: `${what}: dimensions must be non-negative integers` })
+  if (actual !== expected) throw new KernelError({ kernel, reason: `${what} has ${actual} values, dimensions say ${expected}` })
+}
+
+/** Runs a synchronous kernel body; a KernelError it throws is a failure, anything else a defect. */
+const run = <A>(body: () => A): Effect.Effect<A, KernelError> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(body())
+    } catch (e) {
+      return e instanceof KernelError ? Effect.fail(e) : Effect.die(e)
+    }
+  })
+
+const sameLength = (kernel: string, mask: Uint8Array, n: number) => expectLength(kernel, "mask", mask.length, n)
+
+/** The WASM implementation over one core instance. */
+export const makeWasm = (arena: Arena): KernelsService => {
+  const core = arena.core
+  return {
+    implementation: "wasm",
+    correlationMatrix: (data, nSeries, nAxes, nPoints) =>
+      run(() => {
+        expectLength("correlationMatrix", "data", data.length, nSeries * nAxes * nPoints)
+        const nPairs = (nAxes * (nAxes - 1)) / 2
+        return arena.batch((s) => {
+          const d = s.copyIn(data)
+          const op = s.alloc(nSeries * nPairs * 8)
+          const os = s.alloc(nSeries * nPairs * 8)
+          const oc = s.alloc(nSeries * nPairs * 8)
+          const scratch = s.alloc(nPoints * 36 + 64)
+          core.correlationMatrix(d, nSeries, nAxes, nPoints, op, os, oc, scratch)
+          return { pearson: s.f64(op, nSeries * nPairs), spearman: s.f64(os, nSeries * nPairs), count: s.f64(oc, nSeries * nPairs) }
+        })
+      }),
+    laggedXcorr: (xs, ys, nSeries, n, maxLag) =>
+      run(() => {
+        expectLength("laggedXcorr", "xs", xs.length, nSeries * n)
+        expectLength("laggedXcorr", "ys", ys.length, nSeries * n)
+        if (!Number.isInteger(maxLag) || maxLag < 0) throw new KernelError({ kernel: "laggedXcorr", reason: "maxLag must be an integer ≥ 0" })
+        return arena.batch((s) => {
+          const px = s.copyIn(xs)
+          const py = s.copyIn(ys)
+          const outs = [0, 1, 2, 3].map(() => s.alloc(nSeries * 8))
+          core.laggedXcorr(px, py, nSeries, n, maxLag, outs[0]!, outs[1]!, outs[2]!, outs[3]!, s.alloc(n * 16 + 32))
+          return { lag: s.f64(outs[0]!, nSeries), r: s.f64(outs[1]!, nSeries), p: s.f64(outs[2]!, nSeries), n: s.f64(outs[3]!, nSeries) }
+        })
+      }),
+    fitTrajectories: (data, nSeries, nPoints, horizon) =>
+      run(() => {
+        expectLength("fitTrajectories", "data", data.length, nSeries * nPoints)
+        if (!Number.isInteger(horizon) || horizon < 0) throw new KernelError({ kernel: "fitTrajectories", reason: "horizon must be an integer ≥ 0" })
+        return arena.batch((s) => {
+          const d = s.copyIn(data)
+          const om = s.alloc(nSeries * 8)
+          const opar = s.alloc(nSeries * 32)
+          const oa = s.alloc(nSeries * 40)
+          const [pp, pl, ph] = [0, 1, 2].map(() => s.alloc(nSeries * horizon * 8))
+          core.fitTrajectories(d, nSeries, nPoints, horizon, om, opar, oa, pp!, pl!, ph!, s.alloc(nPoints * 24 + 256))
+          return {
+            model: s.f64(om, nSeries),
+            params: s.f64(opar, nSeries * 4),
+            aicc: s.f64(oa, nSeries * 5),
+            pred: s.f64(pp!, nSeries * horizon),
+            lo: s.f64(pl!, nSeries * horizon),
+            hi: s.f64(ph!, nSeries * horizon)
+          }
+        })
+      }),
+    evaluateRules: (data, nPatients, nAxes, nPoints, axisCodes) =>
+      run(() => {
+        expectLength("evaluateRules", "data", data.length, nPatients * nAxes * nPoints)
+        expectLength("evaluateRules", "axisCodes", axisCodes.length, nAxes)
+        return arena.batch((s) => {
+          const d = s.copyIn(data)
+          const codes = s.copyIn(axisCodes)
+          const om = s.alloc(nPatients * 4)
+          const oa = s.alloc(nPatients * nAxes * 4)
+          core.evaluateRules(d, nPatients, nAxes, nPoints, codes, om, oa, s.alloc((2 * nAxes * nPoints + 4 * nPoints + 2 * nAxes) * 8 + 64))
+          return { mask: s.i32(om, nPatients), axisMask: s.i32(oa, nPatients * nAxes) }
+        })
+      }),
+    columnF64: (data) => run(() => ({ data, ptr: arena.resident(data) })),
+    columnI32: (data) => run(() => ({ data, ptr: arena.resident(data) })),
+    maskRange: (col, lo, hi, maskIn) =>
+      run(() => {
+        sameLength("maskRange", maskIn, col.data.length)
+        return arena.batch((s) => {
+          const m = s.copyIn(maskIn)
+          core.maskRange(col.ptr, col.data.length, lo, hi, m, m)
+          return s.u8(m, maskIn.length)
+        })
+      }),
+    maskInSet: (col, set, maskIn) =>
+      run(() => {
+        sameLength("maskInSet", maskIn, col.data.length)
+        return arena.batch((s) => {
+          const m = s.copyIn(maskIn)
+          core.maskInSet(col.ptr, col.data.length, s.copyIn(set), set.length, m, m)
+          return s.u8(m, maskIn.length)
+        })
+      }),
+    maskCount: (mask) => run(() => arena.batch((s) => core.maskCount(s.copyIn(mask), mask.length))),
+    groupStats: (groups, values, mask, nGroups) =>
+      run(() => {
+        sameLength("groupStats", mask, groups.data.length)
+        expectLength("groupStats", "values", values.data.length, groups.data.length)
+        return arena.batch((s) => {
+          const [c, sum, mean] = [0, 1, 2].map(() => s.alloc(nGroups * 8))
+          core.groupStats(groups.ptr, values.ptr, s.copyIn(mask), mask.length, nGroups, c!, sum!, mean!)
+          return { count: s.f64(c!, nGroups), sum: s.f64(sum!, nGroups), mean: s.f64(mean!, nGroups) }
+        })
+      }),
+    quantiles: (values, mask, qs) =>
+      run(() => {
+        sameLength("quantiles", mask, values.data.length)
+        return arena.batch((s) => {
+          const out = s.alloc(qs.length * 8)
+          const n = core.quantiles(values.ptr, s.copyIn(mask), mask.length, s.copyIn(Float64Array.from(qs)), qs.length, out, s.alloc(values.data.length * 8))
+          return { values: s.f64(out, qs.length), n }
+        })
+      })
+  }
+}
+
+/** The TypeScript twins behind the same interface. */
+export const reference: KernelsService = {
+  implementation: "reference",
+  correlationMatrix: (data, nSeries, nAxes, nPoints) =>
+    run(() => {
+      expectLength("correlationMatrix", "data", data.length, nSeries * nAxes * nPoints)
+      const nPairs = (nAxes * (nAxes - 1)) / 2
+      const out = { pearson: new Float64Array(nSeries * nPairs), spearman: new Float64Array(nSeries * nPairs), count: new Float64Array(nSeries * nPairs) }
+      RefCorrelation.correlationMatrix(data, nSeries, nAxes, nPoints, out.pearson, out.spearman, out.count)
+      return out
+    }),
+  laggedXcorr: (xs, ys, nSeries, n, maxLag) =>
+    run(() => {
+      expectLength("laggedXcorr", "xs", xs.length, nSeries * n)
+      expectLength("laggedXcorr", "ys", ys.length, nSeries * n)
+      if (!Number.isInteger(maxLag) || maxLag < 0) throw new KernelError({ kernel: "laggedXcorr", reason: "maxLag must be an integer ≥ 0" })
+      const out = { lag: new Float64Array(nSeries), r: new Float64Array(nSeries), p: new Float64Array(nSeries), n: new Float64Array(nSeries) }
+      RefCorrelation.laggedXcorr(xs, ys, nSeries, n, maxLag, out.lag, out.r, out.p, out.n)
+      return out
+    }),
+  fitTrajectories: (data, nSeries, nPoints, horizon) =>
+    run(() => {
+      expectLength("fitTrajectories", "data", data.length, nSeries * nPoints)
+      if (!Number.isInteger(horizon) || horizon < 0) throw new KernelError({ kernel: "fitTrajectories", reason: "horizon must be an integer ≥ 0" })
+      const out = {
+        model: new Float64Array(nSeries),
+        params: new Float64Array(nSeries * 4),
+        aicc: new Float64Array(nSeries * 5),
+        pred: new Float64Array(nSeries * horizon),
+        lo: new Float64Array(nSeries * horizon),
+        hi: new Float64Array(nSeries * horizon)
+      }
+      RefTrajectory.fitTrajectories(data, nSeries, nPoints, horizon, out.model, out.params, out.aicc, out.pred, out.lo, out.hi)
+      return out
+    }),
+  evaluateRules: (data, nPatients, nAxes, nPoints, axisCodes) =>
+    run(() => {
+      expectLength("evaluateRules", "data", data.length, nPatients * nAxes * nPoints)
+      expectLength("evaluateRules", "axisCodes", axisCodes.length, nAxes)
+      const out = { mask: new Int32Array(nPatients), axisMask: new Int32Array(nPatients * nAxes) }
+      RefRules.evaluateRules(data, nPatients, nAxes, nPoints, axisCodes, out.mask, out.axisMask)
+      return out
+    }),
+  columnF64: (data) => Effect.succeed({ data, ptr: -1 }),
+  columnI32: (data) => Effect.succeed({ data, ptr: -1 }),
+  maskRange: (col, lo, hi, maskIn) =>
+    run(() => {
+      sameLength("maskRange", maskIn, col.data.length)
+      const out = new Uint8Array(maskIn.length)
+      RefCohort.maskRange(col.data, lo, hi, maskIn, out)
+      return out
+    }),
+  maskInSet: (col, set, maskIn) =>
+    run(() => {
+      sameLength("maskInSet", maskIn, col.data.length)
+      const out = new Uint8Array(maskIn.length)
+      RefCohort.maskInSet(col.data, set, maskIn, out)
+      return out
+    }),
+  maskCount: (mask) => Effect.sync(() => RefCohort.maskCount(mask)),
+  groupStats: (groups, values, mask, nGroups) =>
+    run(() => {
+      sameLength("groupStats", mask, groups.data.length)
+      expectLength("groupStats", "values", values.data.length, groups.data.length)
+      const out = { count: new Float64Array(nGroups), sum: new Float64Array(nGroups), mean: new Float64Array(nGroups) }
+      RefCohort.groupStats(groups.data, values.data, mask, nGroups, out.count, out.sum, out.mean)
+      return out
+    }),
+  quantiles: (values, mask, qs) =>
+    run(() => {
+      sameLength("quantiles", mask, values.data.length)
+      const out = new Float64Array(qs.length)
+      const n = RefCohort.quantiles(values.data, mask, Float64Array.from(qs), out)
+      return { values: out, n }
+    })
+}
+
+/** The compute core, as plugins require it. */
+export class Kernels extends Context.Service<Kernels, KernelsService>()("hcc/Kernels") {
+  /** The WASM core: instantiated once when the layer is built (start-up), fails start-up if missing. */
+  static readonly layerWasm = Layer.effect(
+    Kernels,
+    Effect.try({
+      try: () => makeWasm(new Arena(instantiateCore())),
+      catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
+    })
+  )
+  /** The TypeScript twins (tests, benchmark baseline). */
+  static readonly layerReference = Layer.succeed(Kernels, reference)
+}

@@ -1,0 +1,121 @@
+/**
+ * Twin of assembly/kernels/common.ts: the same helpers over Float64Array views, in the same
+ * operation order, so WASM and TypeScript results agree to the last few ulps.
+ */
+
+/** Copies the non-NaN values of src to vals and their indices to ts; returns how many were kept. */
+export const compact = (src: Float64Array, vals: Float64Array, ts: Float64Array): number => {
+  let m = 0
+  for (let i = 0; i < src.length; i++) {
+    const v = src[i]!
+    if (!Number.isNaN(v)) {
+      vals[m] = v
+      ts[m] = i
+      m++
+    }
+  }
+  return m
+}
+
+/** Mean of a[0..m); NaN when m = 0. */
+export const mean = (a: Float64Array, m: number): number => {
+  if (m === 0) return NaN
+  let s = 0
+  for (let i = 0; i < m; i++) s += a[i]!
+  return s / m
+}
+
+/** Sample SD of a[from..to) (two-pass); 0 for fewer than 2 values. */
+export const sdRange = (a: Float64Array, from: number, to: number): number => {
+  const m = to - from
+  if (m < 2) return 0
+  let s = 0
+  for (let i = from; i < to; i++) s += a[i]!
+  const mu = s / m
+  let ss = 0
+  for (let i = from; i < to; i++) {
+    const d = a[i]! - mu
+    ss += d * d
+  }
+  return Math.sqrt(ss / (m - 1))
+}
+
+/** Mean of a[from..to); NaN for an empty range. */
+export const meanRange = (a: Float64Array, from: number, to: number): number => {
+  if (to <= from) return NaN
+  let s = 0
+  for (let i = from; i < to; i++) s += a[i]!
+  return s / (to - from)
+}
+
+/** OLS slope of y on x over [from..to); NaN with fewer than 2 points or no spread in x. */
+export const slopeRange = (x: Float64Array, y: Float64Array, from: number, to: number): number => {
+  const m = to - from
+  if (m < 2) return NaN
+  let sx = 0
+  let sy = 0
+  for (let i = from; i < to; i++) {
+    sx += x[i]!
+    sy += y[i]!
+  }
+  const mx = sx / m
+  const my = sy / m
+  let sxx = 0
+  let sxy = 0
+  for (let i = from; i < to; i++) {
+    const dx = x[i]! - mx
+    sxx += dx * dx
+    sxy += dx * (y[i]! - my)
+  }
+  return sxx > 0 ? sxy / sxx : NaN
+}
+
+/** Complementary error function (Numerical Recipes erfcc; fractional error < 1.2e-7). */
+export const erfc = (x: number): number => {
+  const z = Math.abs(x)
+  const t = 1 / (1 + 0.5 * z)
+  const ans = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+    t * (-0.82215223 + t * 0.17087277)))))))))
+  return x >= 0 ? ans : 2 - ans
+}
+
+/** Average ranks (1-based, ties share the mean position) of v[0..m) into r. */
+export const rankAverage = (v: Float64Array, m: number, r: Float64Array): void => {
+  const idx = Array.from({ length: m }, (_, i) => i).sort((a, b) => v[a]! - v[b]!)
+  let i = 0
+  while (i < m) {
+    let j = i
+    const vi = v[idx[i]!]!
+    while (j + 1 < m && v[idx[j + 1]!]! === vi) j++
+    const rank = (i + j + 2) * 0.5
+    for (let k = i; k <= j; k++) r[idx[k]!] = rank
+    i = j + 1
+  }
+}
+
+/** Pearson correlation of x[0..m), y[0..m) (two-pass); NaN with fewer than 3 points or no variance. */
+export const pearsonDense = (x: Float64Array, y: Float64Array, m: number): number => {
+  if (m < 3) return NaN
+  let sx = 0
+  let sy = 0
+  for (let i = 0; i < m; i++) {
+    sx += x[i]!
+    sy += y[i]!
+  }
+  const mx = sx / m
+  const my = sy / m
+  let sxx = 0
+  let syy = 0
+  let sxy = 0
+  for (let i = 0; i < m; i++) {
+    const dx = x[i]! - mx
+    const dy = y[i]! - my
+    sxx += dx * dx
+    syy += dy * dy
+    sxy += dx * dy
+  }
+  if (sxx <= 0 || syy <= 0) return NaN
+  const r = sxy / Math.sqrt(sxx * syy)
+  return r > 1 ? 1 : r < -1 ? -1 : r
+}
