@@ -1,6 +1,7 @@
 /** The built-in plugins, in catalog order. A test checks this list against the folders beside it. */
 import type { Plugin } from "../src/plugin/Plugin.ts"
+import temporal from "./temporal/index.ts"
 
-const builtins: ReadonlyArray<Plugin> = []
+const builtins: ReadonlyArray<Plugin> = [temporal]
 
 export default builtins

@@ -17,6 +17,7 @@ import { ensureDemoAccount } from "./auth/demoAccount.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./data/Database.ts"
 import { Readiness } from "./http/Readiness.ts"
+import { Kernels } from "./kernels/Kernels.ts"
 import { httpLayer } from "./http/Server.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { Ledger } from "./metering/Ledger.ts"
@@ -25,7 +26,7 @@ import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
 /** Accounts, ledger, metering and readiness over the migrated state database. */
-export const StateLive = Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer).pipe(
+export const StateLive = Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer, Kernels.layerWasm).pipe(
   Layer.provideMerge(Ledger.layer),
   Layer.provideMerge(Database.layer)
 )

@@ -197,3 +197,26 @@ export function pearsonDense(x: usize, y: usize, m: i32): f64 {
   const r = sxy / Math.sqrt(sxx * syy)
   return r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r
 }
+
+// exp shared bit for bit with the TypeScript twin: both use only IEEE-exact operations (+ − × ÷,
+// floor, exponent-bit construction), so the fits that call it give identical results in WASM and
+// in V8 (whose Math.exp may differ from AssemblyScript's by an ulp). Method: x = k·ln2 + r with
+// |r| ≤ ln2/2 (ln2 split in a high and a low part, fdlibm's constants), e^r by a degree-13 Taylor
+// polynomial (truncation error < 5e-18 relative), times 2^k built from its exponent bits.
+// Accuracy: within a few ulps of the true value; 0 below −708, Infinity above 709.
+const LN2_HI: f64 = 0.6931471803691238
+const LN2_LO: f64 = 1.9082149292705877e-10
+const INV_LN2: f64 = 1.4426950408889634
+
+/** e^x, identical in both twins (see above). */
+export function expK(x: f64): f64 {
+  if (x != x) return x
+  if (x > 709.0) return Infinity
+  if (x < -708.0) return 0.0
+  const k = Math.floor(x * INV_LN2 + 0.5)
+  const r = (x - k * LN2_HI) - k * LN2_LO
+  const p = 1.0 + r * (1.0 + r * (0.5 + r * (0.16666666666666666 + r * (0.041666666666666664 + r * (0.008333333333333333 +
+    r * (0.001388888888888889 + r * (0.0001984126984126984 + r * (0.0000248015873015873 + r * (0.0000027557319223985893 +
+    r * (2.755731922398589e-7 + r * (2.505210838544172e-8 + r * (2.08767569878681e-9 + r * 1.6059043836821613e-10))))))))))))
+  return p * reinterpret<f64>(<i64>(<i32>k + 1023) << 52)
+}

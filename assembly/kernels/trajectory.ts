@@ -9,7 +9,7 @@
 // exactly by least squares on a geometric k grid, then k is refined by golden-section search
 // around the best grid point (logistic: grid over k and t0). Missing points (NaN) are skipped; t is
 // the point's index. AICc = m·ln(max(SSE, m·1e-10)/m) + 2p + 2p(p+1)/(m−p−1), defined for m ≥ p+2.
-import { getF, setF, compact } from "./common"
+import { getF, setF, compact, expK } from "./common"
 
 const K_GRID_START: f64 = 0.01
 const K_GRID_RATIO: f64 = 1.1193298485718235
@@ -30,7 +30,7 @@ function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
   let sye = 0.0
   let see = 0.0
   for (let i = 0; i < m; i++) {
-    const e = Math.exp(-k * getF(t, i))
+    const e = expK(-k * getF(t, i))
     sye += getF(v, i) * e
     see += e * e
   }
@@ -38,7 +38,7 @@ function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
   const a = sye / see
   let sse = 0.0
   for (let i = 0; i < m; i++) {
-    const r = getF(v, i) - a * Math.exp(-k * getF(t, i))
+    const r = getF(v, i) - a * expK(-k * getF(t, i))
     sse += r * r
   }
   out0 = a
@@ -75,12 +75,12 @@ function basisSse(v: usize, b: usize, m: i32): f64 {
 }
 
 function plateauSse(v: usize, t: usize, m: i32, k: f64, basis: usize): f64 {
-  for (let i = 0; i < m; i++) setF(basis, i, Math.exp(-k * getF(t, i)))
+  for (let i = 0; i < m; i++) setF(basis, i, expK(-k * getF(t, i)))
   return basisSse(v, basis, m)
 }
 
 function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize): f64 {
-  for (let i = 0; i < m; i++) setF(basis, i, 1.0 / (1.0 + Math.exp(k * (getF(t, i) - t0))))
+  for (let i = 0; i < m; i++) setF(basis, i, 1.0 / (1.0 + expK(k * (getF(t, i) - t0))))
   return basisSse(v, basis, m)
 }
 
@@ -127,9 +127,9 @@ function aicc(sse: f64, m: i32, p: i32): f64 {
 function modelAt(model: i32, p0: f64, p1: f64, p2: f64, p3: f64, t: f64): f64 {
   if (model == 0) return p0
   if (model == 1) return p0 + p1 * t
-  if (model == 2) return p0 * Math.exp(-p1 * t)
-  if (model == 3) return p0 + p1 * Math.exp(-p2 * t)
-  return p0 + p1 / (1.0 + Math.exp(p2 * (t - p3)))
+  if (model == 2) return p0 * expK(-p1 * t)
+  if (model == 3) return p0 + p1 * expK(-p2 * t)
+  return p0 + p1 / (1.0 + expK(p2 * (t - p3)))
 }
 
 @inline function clamp10(x: f64): f64 {

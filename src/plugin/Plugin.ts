@@ -10,6 +10,7 @@
  * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
  */
 import { Effect, Schema } from "effect"
+import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
 export const PLUGIN_API_VERSION = "1.0.0"
@@ -70,11 +71,13 @@ export interface PluginExample<RequestEncoded> {
 }
 
 /**
- * The services a handler may require. Time comes from effect's `Clock` and settings from effect's
- * `Config` (both always available, no requirement needed). The WASM core and the health data join
- * this union as optional capabilities when they land; a plugin that needs none of them uses `never`.
+ * The services a handler may require: the WASM compute core (`Kernels`). Time comes from effect's
+ * `Clock` and settings from effect's `Config` (both always available, no requirement needed). The
+ * health data joins this union when it lands; a plugin that needs none of them uses `never`.
  */
-export type PluginServices = never
+export type PluginServices = Kernels
+
+export { Kernels, type KernelsService } from "../kernels/Kernels.ts"
 
 /** The typed description of one plugin. */
 export interface PluginSpec<

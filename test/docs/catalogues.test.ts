@@ -77,3 +77,14 @@ describe(".ci/run", () => {
     expect(script).toMatch(/npm ci[\s\S]*npm test/)
   })
 })
+
+describe("docs/temporal.md", () => {
+  it("documents every decay rule, in order, and every model", async () => {
+    const { RULE_NAMES } = await import("../../src/kernels/reference/decayRules.ts")
+    const { MODEL_NAMES } = await import("../../src/kernels/reference/trajectory.ts")
+    const rows = tableAfter(read("docs/temporal.md"), "## The 28 decay rules").map((r) => code(r[0]!))
+    expect(rows).toEqual([...RULE_NAMES])
+    const models = tableAfter(read("docs/temporal.md"), "## Models and selection").map((r) => code(r[1]!))
+    expect(models).toEqual([...MODEL_NAMES])
+  })
+})

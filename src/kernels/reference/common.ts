@@ -119,3 +119,28 @@ export const pearsonDense = (x: Float64Array, y: Float64Array, m: number): numbe
   const r = sxy / Math.sqrt(sxx * syy)
   return r > 1 ? 1 : r < -1 ? -1 : r
 }
+
+const LN2_HI = 0.6931471803691238
+const LN2_LO = 1.9082149292705877e-10
+const INV_LN2 = 1.4426950408889634
+/** 2^k for k in [−1022, 1023], built by exact doubling (index k + 1022). */
+const POW2 = (() => {
+  const t = new Float64Array(2046)
+  t[1022] = 1
+  for (let k = 1; k <= 1023; k++) t[1022 + k] = t[1022 + k - 1]! * 2
+  for (let k = 1; k <= 1022; k++) t[1022 - k] = t[1022 - k + 1]! / 2
+  return t
+})()
+
+/** e^x, bit for bit the same as the WASM core's expK (see assembly/kernels/common.ts). */
+export const expK = (x: number): number => {
+  if (x !== x) return x
+  if (x > 709) return Infinity
+  if (x < -708) return 0
+  const k = Math.floor(x * INV_LN2 + 0.5)
+  const r = (x - k * LN2_HI) - k * LN2_LO
+  const p = 1 + r * (1 + r * (0.5 + r * (0.16666666666666666 + r * (0.041666666666666664 + r * (0.008333333333333333 +
+    r * (0.001388888888888889 + r * (0.0001984126984126984 + r * (0.0000248015873015873 + r * (0.0000027557319223985893 +
+    r * (2.755731922398589e-7 + r * (2.505210838544172e-8 + r * (2.08767569878681e-9 + r * 1.6059043836821613e-10))))))))))))
+  return p * POW2[k + 1022]!
+}

@@ -9,7 +9,7 @@
  * is solved exactly by least squares for every k on a geometric grid, then k is refined by golden-
  * section search around the best grid point (logistic: grid over k and t0 only).
  */
-import { compact } from "./common.ts"
+import { compact, expK } from "./common.ts"
 
 /** Model names by code. */
 export const MODEL_NAMES = ["stable", "linear", "exponential_decay", "exponential_plateau", "logistic"] as const
@@ -35,7 +35,7 @@ const decaySse = (v: Float64Array, t: Float64Array, m: number, k: number, out: F
   let sye = 0
   let see = 0
   for (let i = 0; i < m; i++) {
-    const e = Math.exp(-k * t[i]!)
+    const e = expK(-k * t[i]!)
     sye += v[i]! * e
     see += e * e
   }
@@ -43,7 +43,7 @@ const decaySse = (v: Float64Array, t: Float64Array, m: number, k: number, out: F
   const a = sye / see
   let sse = 0
   for (let i = 0; i < m; i++) {
-    const r = v[i]! - a * Math.exp(-k * t[i]!)
+    const r = v[i]! - a * expK(-k * t[i]!)
     sse += r * r
   }
   out[0] = a
@@ -81,12 +81,12 @@ const basisSse = (v: Float64Array, b: Float64Array, m: number, out: Float64Array
 }
 
 const plateauSse = (v: Float64Array, t: Float64Array, m: number, k: number, basis: Float64Array, out: Float64Array): number => {
-  for (let i = 0; i < m; i++) basis[i] = Math.exp(-k * t[i]!)
+  for (let i = 0; i < m; i++) basis[i] = expK(-k * t[i]!)
   return basisSse(v, basis, m, out)
 }
 
 const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number => {
-  for (let i = 0; i < m; i++) basis[i] = 1 / (1 + Math.exp(k * (t[i]! - t0)))
+  for (let i = 0; i < m; i++) basis[i] = 1 / (1 + expK(k * (t[i]! - t0)))
   return basisSse(v, basis, m, out)
 }
 
@@ -131,11 +131,11 @@ export const modelAt = (model: number, p0: number, p1: number, p2: number, p3: n
     case 1:
       return p0 + p1 * t
     case 2:
-      return p0 * Math.exp(-p1 * t)
+      return p0 * expK(-p1 * t)
     case 3:
-      return p0 + p1 * Math.exp(-p2 * t)
+      return p0 + p1 * expK(-p2 * t)
     default:
-      return p0 + p1 / (1 + Math.exp(p2 * (t - p3)))
+      return p0 + p1 / (1 + expK(p2 * (t - p3)))
   }
 }
 
