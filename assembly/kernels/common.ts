@@ -172,21 +172,45 @@ export function rankAverage(v: usize, m: i32, r: usize, idx: usize): void {
   }
 }
 
-/** Pearson correlation of x[0..m), y[0..m) (two-pass); NaN with fewer than 3 points or no variance. */
+/**
+ * Pearson correlation of x[0..m), y[0..m) (two-pass); NaN with fewer than 3 points or no variance.
+ * Sums run on two lanes (even and odd indices) that are added at the end, then the odd tail; the
+ * TypeScript twin sums in exactly this order.
+ */
 export function pearsonDense(x: usize, y: usize, m: i32): f64 {
   if (m < 3) return NaN
-  let sx = 0.0
-  let sy = 0.0
-  for (let i = 0; i < m; i++) {
+  let vsx = f64x2.splat(0.0)
+  let vsy = f64x2.splat(0.0)
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    vsx = f64x2.add(vsx, v128.load(x + (<usize>i << 3)))
+    vsy = f64x2.add(vsy, v128.load(y + (<usize>i << 3)))
+  }
+  let sx = hsum(vsx)
+  let sy = hsum(vsy)
+  if (i < m) {
     sx += getF(x, i)
     sy += getF(y, i)
   }
   const mx = sx / <f64>m
   const my = sy / <f64>m
-  let sxx = 0.0
-  let syy = 0.0
-  let sxy = 0.0
-  for (let i = 0; i < m; i++) {
+  const vmx = f64x2.splat(mx)
+  const vmy = f64x2.splat(my)
+  let vxx = f64x2.splat(0.0)
+  let vyy = f64x2.splat(0.0)
+  let vxy = f64x2.splat(0.0)
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const dx = f64x2.sub(v128.load(x + (<usize>i << 3)), vmx)
+    const dy = f64x2.sub(v128.load(y + (<usize>i << 3)), vmy)
+    vxx = f64x2.add(vxx, f64x2.mul(dx, dx))
+    vyy = f64x2.add(vyy, f64x2.mul(dy, dy))
+    vxy = f64x2.add(vxy, f64x2.mul(dx, dy))
+  }
+  let sxx = hsum(vxx)
+  let syy = hsum(vyy)
+  let sxy = hsum(vxy)
+  if (i < m) {
     const dx = getF(x, i) - mx
     const dy = getF(y, i) - my
     sxx += dx * dx
@@ -219,4 +243,44 @@ export function expK(x: f64): f64 {
     r * (0.001388888888888889 + r * (0.0001984126984126984 + r * (0.0000248015873015873 + r * (0.0000027557319223985893 +
     r * (2.755731922398589e-7 + r * (2.505210838544172e-8 + r * (2.08767569878681e-9 + r * 1.6059043836821613e-10))))))))))))
   return p * reinterpret<f64>(<i64>(<i32>k + 1023) << 52)
+}
+
+const V_INV_LN2 = f64x2.splat(INV_LN2)
+const V_HALF = f64x2.splat(0.5)
+const V_LN2_HI = f64x2.splat(LN2_HI)
+const V_LN2_LO = f64x2.splat(LN2_LO)
+
+/**
+ * expK on two lanes at once; each lane is bit for bit expK of that lane (same operations in the
+ * same order). Lanes below −708 give 0 and above 709 give Infinity, as in expK.
+ */
+@inline export function expK2(x: v128): v128 {
+  const lo = f64x2.lt(x, f64x2.splat(-708.0))
+  const hi = f64x2.gt(x, f64x2.splat(709.0))
+  const xc = f64x2.min(f64x2.max(x, f64x2.splat(-708.0)), f64x2.splat(709.0))
+  const k = f64x2.floor(f64x2.add(f64x2.mul(xc, V_INV_LN2), V_HALF))
+  const r = f64x2.sub(f64x2.sub(xc, f64x2.mul(k, V_LN2_HI)), f64x2.mul(k, V_LN2_LO))
+  let p = f64x2.splat(1.6059043836821613e-10)
+  p = f64x2.add(f64x2.splat(2.08767569878681e-9), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(2.505210838544172e-8), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(2.755731922398589e-7), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.0000027557319223985893), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.0000248015873015873), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.0001984126984126984), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.001388888888888889), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.008333333333333333), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.041666666666666664), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.16666666666666666), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(0.5), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(1.0), f64x2.mul(r, p))
+  p = f64x2.add(f64x2.splat(1.0), f64x2.mul(r, p))
+  const ki = i64x2.extend_low_i32x4_s(i32x4.trunc_sat_f64x2_s_zero(k))
+  const scale = i64x2.shl(i64x2.add(ki, i64x2.splat(1023)), 52)
+  const y = f64x2.mul(p, scale)
+  return v128.bitselect(f64x2.splat(Infinity), v128.bitselect(f64x2.splat(0.0), y, lo), hi)
+}
+
+/** Sum of the two lanes (lane 0 first): how every paired-lane sum of the core ends. */
+@inline export function hsum(v: v128): f64 {
+  return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1)
 }

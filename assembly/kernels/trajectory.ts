@@ -9,7 +9,7 @@
 // exactly by least squares on a geometric k grid, then k is refined by golden-section search
 // around the best grid point (logistic: grid over k and t0). Missing points (NaN) are skipped; t is
 // the point's index. AICc = m·ln(max(SSE, m·1e-10)/m) + 2p + 2p(p+1)/(m−p−1), defined for m ≥ p+2.
-import { getF, setF, compact, expK } from "./common"
+import { getF, setF, compact, expK, expK2, hsum } from "./common"
 
 const K_GRID_START: f64 = 0.01
 const K_GRID_RATIO: f64 = 1.1193298485718235
@@ -26,18 +26,38 @@ const SSE_FLOOR: f64 = 1e-10
 let out0: f64 = 0.0
 let out1: f64 = 0.0
 
+// The least-squares loops below run on two lanes (even and odd points) with expK2, summing each
+// lane apart and adding the lanes at the end, then the odd tail; the twin sums in the same order.
+
 function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
-  let sye = 0.0
-  let see = 0.0
-  for (let i = 0; i < m; i++) {
+  const vk = f64x2.splat(-k)
+  let vye = f64x2.splat(0.0)
+  let vee = f64x2.splat(0.0)
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    const e = expK2(f64x2.mul(vk, v128.load(t + (<usize>i << 3))))
+    vye = f64x2.add(vye, f64x2.mul(v128.load(v + (<usize>i << 3)), e))
+    vee = f64x2.add(vee, f64x2.mul(e, e))
+  }
+  let sye = hsum(vye)
+  let see = hsum(vee)
+  if (i < m) {
     const e = expK(-k * getF(t, i))
     sye += getF(v, i) * e
     see += e * e
   }
   if (!(see > 0.0)) return Infinity
   const a = sye / see
-  let sse = 0.0
-  for (let i = 0; i < m; i++) {
+  const va = f64x2.splat(a)
+  let vss = f64x2.splat(0.0)
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const e = expK2(f64x2.mul(vk, v128.load(t + (<usize>i << 3))))
+    const r = f64x2.sub(v128.load(v + (<usize>i << 3)), f64x2.mul(va, e))
+    vss = f64x2.add(vss, f64x2.mul(r, r))
+  }
+  let sse = hsum(vss)
+  if (i < m) {
     const r = getF(v, i) - a * expK(-k * getF(t, i))
     sse += r * r
   }
@@ -46,17 +66,34 @@ function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
 }
 
 function basisSse(v: usize, b: usize, m: i32): f64 {
-  let sb = 0.0
-  let sy = 0.0
-  for (let i = 0; i < m; i++) {
+  let vb = f64x2.splat(0.0)
+  let vy = f64x2.splat(0.0)
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    vb = f64x2.add(vb, v128.load(b + (<usize>i << 3)))
+    vy = f64x2.add(vy, v128.load(v + (<usize>i << 3)))
+  }
+  let sb = hsum(vb)
+  let sy = hsum(vy)
+  if (i < m) {
     sb += getF(b, i)
     sy += getF(v, i)
   }
   const mb = sb / <f64>m
   const my = sy / <f64>m
-  let sbb = 0.0
-  let sby = 0.0
-  for (let i = 0; i < m; i++) {
+  const vmb = f64x2.splat(mb)
+  const vmy = f64x2.splat(my)
+  let vbb = f64x2.splat(0.0)
+  let vby = f64x2.splat(0.0)
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const db = f64x2.sub(v128.load(b + (<usize>i << 3)), vmb)
+    vbb = f64x2.add(vbb, f64x2.mul(db, db))
+    vby = f64x2.add(vby, f64x2.mul(db, f64x2.sub(v128.load(v + (<usize>i << 3)), vmy)))
+  }
+  let sbb = hsum(vbb)
+  let sby = hsum(vby)
+  if (i < m) {
     const db = getF(b, i) - mb
     sbb += db * db
     sby += db * (getF(v, i) - my)
@@ -64,8 +101,16 @@ function basisSse(v: usize, b: usize, m: i32): f64 {
   if (!(sbb > 1e-300)) return Infinity
   const a = sby / sbb
   const c = my - a * mb
-  let sse = 0.0
-  for (let i = 0; i < m; i++) {
+  const va = f64x2.splat(a)
+  const vc = f64x2.splat(c)
+  let vss = f64x2.splat(0.0)
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const r = f64x2.sub(f64x2.sub(v128.load(v + (<usize>i << 3)), vc), f64x2.mul(va, v128.load(b + (<usize>i << 3))))
+    vss = f64x2.add(vss, f64x2.mul(r, r))
+  }
+  let sse = hsum(vss)
+  if (i < m) {
     const r = getF(v, i) - c - a * getF(b, i)
     sse += r * r
   }
@@ -75,12 +120,23 @@ function basisSse(v: usize, b: usize, m: i32): f64 {
 }
 
 function plateauSse(v: usize, t: usize, m: i32, k: f64, basis: usize): f64 {
-  for (let i = 0; i < m; i++) setF(basis, i, expK(-k * getF(t, i)))
+  const vk = f64x2.splat(-k)
+  let i = 0
+  for (; i + 2 <= m; i += 2) v128.store(basis + (<usize>i << 3), expK2(f64x2.mul(vk, v128.load(t + (<usize>i << 3)))))
+  if (i < m) setF(basis, i, expK(-k * getF(t, i)))
   return basisSse(v, basis, m)
 }
 
 function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize): f64 {
-  for (let i = 0; i < m; i++) setF(basis, i, 1.0 / (1.0 + expK(k * (getF(t, i) - t0))))
+  const vk = f64x2.splat(k)
+  const vt0 = f64x2.splat(t0)
+  const one = f64x2.splat(1.0)
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    const e = expK2(f64x2.mul(vk, f64x2.sub(v128.load(t + (<usize>i << 3)), vt0)))
+    v128.store(basis + (<usize>i << 3), f64x2.div(one, f64x2.add(one, e)))
+  }
+  if (i < m) setF(basis, i, 1.0 / (1.0 + expK(k * (getF(t, i) - t0))))
   return basisSse(v, basis, m)
 }
 

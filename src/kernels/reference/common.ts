@@ -94,21 +94,54 @@ export const rankAverage = (v: Float64Array, m: number, r: Float64Array): void =
   }
 }
 
-/** Pearson correlation of x[0..m), y[0..m) (two-pass); NaN with fewer than 3 points or no variance. */
+/**
+ * Pearson correlation of x[0..m), y[0..m) (two-pass); NaN with fewer than 3 points or no variance.
+ * Sums in the WASM core's lane order: even and odd indices apart, added at the end, then the odd tail.
+ */
 export const pearsonDense = (x: Float64Array, y: Float64Array, m: number): number => {
   if (m < 3) return NaN
-  let sx = 0
-  let sy = 0
-  for (let i = 0; i < m; i++) {
+  let sx0 = 0
+  let sx1 = 0
+  let sy0 = 0
+  let sy1 = 0
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    sx0 += x[i]!
+    sx1 += x[i + 1]!
+    sy0 += y[i]!
+    sy1 += y[i + 1]!
+  }
+  let sx = sx0 + sx1
+  let sy = sy0 + sy1
+  if (i < m) {
     sx += x[i]!
     sy += y[i]!
   }
   const mx = sx / m
   const my = sy / m
-  let sxx = 0
-  let syy = 0
-  let sxy = 0
-  for (let i = 0; i < m; i++) {
+  let xx0 = 0
+  let xx1 = 0
+  let yy0 = 0
+  let yy1 = 0
+  let xy0 = 0
+  let xy1 = 0
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const dx0 = x[i]! - mx
+    const dx1 = x[i + 1]! - mx
+    const dy0 = y[i]! - my
+    const dy1 = y[i + 1]! - my
+    xx0 += dx0 * dx0
+    xx1 += dx1 * dx1
+    yy0 += dy0 * dy0
+    yy1 += dy1 * dy1
+    xy0 += dx0 * dy0
+    xy1 += dx1 * dy1
+  }
+  let sxx = xx0 + xx1
+  let syy = yy0 + yy1
+  let sxy = xy0 + xy1
+  if (i < m) {
     const dx = x[i]! - mx
     const dy = y[i]! - my
     sxx += dx * dx

@@ -30,19 +30,44 @@ const GOLDEN_STEPS = 40
 /** SSE floor per point: a residual SD of 1e-5 on the 0–10 scale counts as a perfect fit. */
 const SSE_FLOOR = 1e-10
 
+// Sums in the WASM core's lane order: even and odd points apart, added at the end, then the odd
+// tail (the core runs these loops on two SIMD lanes), so both twins give bit-identical fits.
+
 /** SSE of y ≈ A·e(k,t) with the best A; writes A to out[0]. */
 const decaySse = (v: Float64Array, t: Float64Array, m: number, k: number, out: Float64Array): number => {
-  let sye = 0
-  let see = 0
-  for (let i = 0; i < m; i++) {
+  let ye0 = 0
+  let ye1 = 0
+  let ee0 = 0
+  let ee1 = 0
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    const e0 = expK(-k * t[i]!)
+    const e1 = expK(-k * t[i + 1]!)
+    ye0 += v[i]! * e0
+    ye1 += v[i + 1]! * e1
+    ee0 += e0 * e0
+    ee1 += e1 * e1
+  }
+  let sye = ye0 + ye1
+  let see = ee0 + ee1
+  if (i < m) {
     const e = expK(-k * t[i]!)
     sye += v[i]! * e
     see += e * e
   }
   if (!(see > 0)) return Infinity
   const a = sye / see
-  let sse = 0
-  for (let i = 0; i < m; i++) {
+  let s0 = 0
+  let s1 = 0
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const r0 = v[i]! - a * expK(-k * t[i]!)
+    const r1 = v[i + 1]! - a * expK(-k * t[i + 1]!)
+    s0 += r0 * r0
+    s1 += r1 * r1
+  }
+  let sse = s0 + s1
+  if (i < m) {
     const r = v[i]! - a * expK(-k * t[i]!)
     sse += r * r
   }
@@ -52,26 +77,59 @@ const decaySse = (v: Float64Array, t: Float64Array, m: number, k: number, out: F
 
 /** SSE of y ≈ c + A·b_i (b a basis column) with the best c, A; writes c, A to out[0], out[1]. */
 const basisSse = (v: Float64Array, b: Float64Array, m: number, out: Float64Array): number => {
-  let sb = 0
-  let sy = 0
-  for (let i = 0; i < m; i++) {
+  let b0 = 0
+  let b1 = 0
+  let y0 = 0
+  let y1 = 0
+  let i = 0
+  for (; i + 2 <= m; i += 2) {
+    b0 += b[i]!
+    b1 += b[i + 1]!
+    y0 += v[i]!
+    y1 += v[i + 1]!
+  }
+  let sb = b0 + b1
+  let sy = y0 + y1
+  if (i < m) {
     sb += b[i]!
     sy += v[i]!
   }
   const mb = sb / m
   const my = sy / m
-  let sbb = 0
-  let sby = 0
-  for (let i = 0; i < m; i++) {
-    const db = b[i]! - mb
-    sbb += db * db
-    sby += db * (v[i]! - my)
+  let bb0 = 0
+  let bb1 = 0
+  let by0 = 0
+  let by1 = 0
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const d0 = b[i]! - mb
+    const d1 = b[i + 1]! - mb
+    bb0 += d0 * d0
+    bb1 += d1 * d1
+    by0 += d0 * (v[i]! - my)
+    by1 += d1 * (v[i + 1]! - my)
+  }
+  let sbb = bb0 + bb1
+  let sby = by0 + by1
+  if (i < m) {
+    const d = b[i]! - mb
+    sbb += d * d
+    sby += d * (v[i]! - my)
   }
   if (!(sbb > 1e-300)) return Infinity
   const a = sby / sbb
   const c = my - a * mb
-  let sse = 0
-  for (let i = 0; i < m; i++) {
+  let s0 = 0
+  let s1 = 0
+  i = 0
+  for (; i + 2 <= m; i += 2) {
+    const r0 = v[i]! - c - a * b[i]!
+    const r1 = v[i + 1]! - c - a * b[i + 1]!
+    s0 += r0 * r0
+    s1 += r1 * r1
+  }
+  let sse = s0 + s1
+  if (i < m) {
     const r = v[i]! - c - a * b[i]!
     sse += r * r
   }

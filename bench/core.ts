@@ -1,0 +1,144 @@
+/**
+ * `npm run bench:core`: every kernel family of the WASM core against its TypeScript twin on the
+ * same batch inputs, in one run; prints the median time of each and the ratio (twin ÷ WASM).
+ * WASM timings include copying the batch in and the results out, as the service does; cohort
+ * columns are made resident once (as the dataset is at start-up) and are not timed.
+ *
+ * `runCoreBench` is exported for test harnesses; this file is also the CLI.
+ */
+import { Effect } from "effect"
+import { performance } from "node:perf_hooks"
+import { Arena } from "../src/kernels/Arena.ts"
+import { type KernelsService, makeWasm, reference } from "../src/kernels/Kernels.ts"
+import { instantiateCore } from "../src/kernels/WasmModule.ts"
+
+/** One measured kernel family. */
+export interface CoreBenchRow {
+  readonly family: string
+  readonly workload: string
+  readonly wasmMs: number
+  readonly twinMs: number
+  /** twin ÷ WASM: how many times faster the WASM core is. */
+  readonly ratio: number
+  readonly target: number
+}
+
+/** Deterministic pseudo-random numbers (LCG), so every run measures the same inputs. */
+const lcg = (seed: number) => {
+  let s = seed >>> 0
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+/** `count` axis series of `n` points in [0, 10]: random walks with a drift, 3 % gaps. */
+const makeSeries = (count: number, n: number, seed: number): Float64Array => {
+  const rnd = lcg(seed)
+  const out = new Float64Array(count * n)
+  for (let s = 0; s < count; s++) {
+    let x = 3 + 6 * rnd()
+    const drift = (rnd() - 0.6) * 0.15
+    for (let t = 0; t < n; t++) {
+      x = Math.min(10, Math.max(0, x + drift + (rnd() - 0.5) * 0.6))
+      out[s * n + t] = rnd() < 0.03 && t > 0 ? NaN : x
+    }
+  }
+  return out
+}
+
+const median = (xs: Array<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[s.length >> 1]!
+}
+
+/** Times `f` for each implementation, alternating, `reps` times; returns the medians in ms. */
+const race = (reps: number, f: (k: KernelsService) => unknown, wasm: KernelsService): { wasmMs: number; twinMs: number } => {
+  f(wasm)
+  f(reference) // warm both (JIT, memory growth)
+  const w: Array<number> = []
+  const t: Array<number> = []
+  for (let i = 0; i < reps; i++) {
+    let t0 = performance.now()
+    f(wasm)
+    w.push(performance.now() - t0)
+    t0 = performance.now()
+    f(reference)
+    t.push(performance.now() - t0)
+  }
+  return { wasmMs: median(w), twinMs: median(t) }
+}
+
+/** Runs every family; `scale` multiplies the batch sizes (1 = the documented workloads). */
+export const runCoreBench = (options: { readonly scale?: number; readonly reps?: number } = {}): ReadonlyArray<CoreBenchRow> => {
+  const scale = options.scale ?? 1
+  const reps = options.reps ?? 7
+  const wasm = makeWasm(new Arena(instantiateCore()))
+  const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
+  const n = 36
+  const patients = Math.round(1250 * scale) // × 8 axes = 10,000 series
+  const axes8 = makeSeries(patients * 8, n, 1)
+  const rows: Array<CoreBenchRow> = []
+  const add = (family: string, workload: string, target: number, r: { wasmMs: number; twinMs: number }) =>
+    rows.push({ family, workload, target, ...r, ratio: r.twinMs / r.wasmMs })
+
+  add("correlation", `${patients * 8} series × ${n} points: Pearson + Spearman of all 28 axis pairs of ${patients} patients`, 3,
+    race(reps, (k) => run(k.correlationMatrix(axes8, patients, 8, n)), wasm))
+
+  const pairs = Math.round(2000 * scale)
+  const weeks = 104
+  const xs = makeSeries(pairs, weeks, 2)
+  const ys = makeSeries(pairs, weeks, 3)
+  add("lagged correlation", `${pairs} pairs × ${weeks} weeks, lags 0–8`, 3, race(reps, (k) => run(k.laggedXcorr(xs, ys, pairs, weeks, 8)), wasm))
+
+  add("decay rules", `${patients} patients × 8 axes × ${n} points, 28 rules`, 2,
+    race(reps, (k) => run(k.evaluateRules(axes8, patients, 8, n, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]))), wasm))
+
+  const fitSeries = Math.round(2000 * scale)
+  const fitData = axes8.subarray(0, fitSeries * n)
+  add("trajectory fits", `${fitSeries} series × ${n} points, 5 models + AICc + 6-step prediction`, 2,
+    race(Math.max(3, reps >> 1), (k) => run(k.fitTrajectories(fitData, fitSeries, n, 6)), wasm))
+
+  // Cohort scans over resident columns: 500,000 monthly rows (≈ 50k patients × 10 months).
+  const rowsN = Math.round(500_000 * scale)
+  const rnd = lcg(4)
+  const age = Float64Array.from({ length: rowsN }, () => Math.floor(rnd() * 90))
+  const region = Int32Array.from({ length: rowsN }, () => Math.floor(rnd() * 8))
+  const period = Int32Array.from({ length: rowsN }, () => Math.floor(rnd() * 40))
+  const score = Float64Array.from({ length: rowsN }, () => (rnd() < 0.05 ? NaN : rnd() * 10))
+  const all = new Uint8Array(rowsN).fill(1)
+  const regions = Uint8Array.from([1, 0, 1, 0, 0, 1, 0, 0])
+  const cols = (k: KernelsService) => ({
+    age: run(k.columnF64(age)),
+    region: run(k.columnI32(region)),
+    period: run(k.columnI32(period)),
+    score: run(k.columnF64(score))
+  })
+  const wc = cols(wasm)
+  const rc = cols(reference)
+  const colsOf = (k: KernelsService) => (k === wasm ? wc : rc)
+  add("cohort scans", `${rowsN.toLocaleString("en-US")} rows: age range ∧ region set → count → means by 40 periods → quartiles`, 3,
+    race(reps, (k) => {
+      const c = colsOf(k)
+      const m1 = run(k.maskRange(c.age, 45, 64, all))
+      const m2 = run(k.maskInSet(c.region, regions, m1))
+      run(k.maskCount(m2))
+      run(k.groupStats(c.period, c.score, m2, 40))
+      return run(k.quantiles(c.score, m2, [0.25, 0.5, 0.75]))
+    }, wasm))
+  return rows
+}
+
+/** The table printed by the CLI and pasted into docs/benchmarks.md. */
+export const formatCoreBench = (rows: ReadonlyArray<CoreBenchRow>): string =>
+  [
+    "| family | workload | WASM median ms | TS twin median ms | ratio (twin ÷ WASM) | target |",
+    "|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.family} | ${r.workload} | ${r.wasmMs.toFixed(2)} | ${r.twinMs.toFixed(2)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? "✓" : "✗"} |`)
+  ].join("\n")
+
+if (import.meta.main) {
+  const scale = Number(process.argv[2] ?? 1)
+  console.log(`node ${process.version}; medians of alternating runs\n`)
+  console.log(formatCoreBench(runCoreBench({ scale })))
+}
