@@ -201,14 +201,7 @@ export class Accounts extends Context.Service<Accounts, {
       })
 
       type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }
-      const authenticate = Effect.fnUntraced(function*(credential: string) {
-        if (credential === "") return yield* new AuthFailure({ reason: "missing" })
-        // The checksum rejects typos and noise without touching the database.
-        if (!Token.isWellFormed(credential)) return yield* new AuthFailure({ reason: "malformed" })
-        const tokenHash = Token.hash(credential)
-        const now = yield* Clock.currentTimeMillis
-        const cached = cache.get(tokenHash, now)
-        if (cached !== undefined) return cached
+      const lookup = Effect.fnUntraced(function*(tokenHash: string, now: number) {
         const rows = yield* sql<AuthRow>`SELECT t.id AS token_id, t.expires_at, t.revoked_at,
             a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at
           FROM tokens t JOIN accounts a ON a.id = t.account_id
@@ -223,6 +216,17 @@ export class Accounts extends Context.Service<Accounts, {
         cache.set(tokenHash, principal, row.expires_at, now)
         return principal
       })
+      // Cheap checks first: the empty credential, then the checksum (rejects typos and noise
+      // without touching the database), then the cache; only a miss goes to SQL.
+      const authenticate = (credential: string): Effect.Effect<Principal, AuthFailure | SqlError.SqlError> => {
+        if (credential === "") return Effect.fail(new AuthFailure({ reason: "missing" }))
+        if (!Token.isWellFormed(credential)) return Effect.fail(new AuthFailure({ reason: "malformed" }))
+        const tokenHash = Token.hash(credential)
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const cached = cache.get(tokenHash, now)
+          return cached !== undefined ? Effect.succeed(cached) : lookup(tokenHash, now)
+        })
+      }
 
       return Accounts.of({ create, list, issueToken, listTokens, revokeToken, authenticate })
     })

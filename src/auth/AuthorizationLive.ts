@@ -41,23 +41,28 @@ export const AuthorizationLive = Layer.effect(
         })
       })
 
+    const lookupFailed = (e: unknown) =>
+      Effect.flatMap(RequestContext, (info) =>
+        Effect.andThen(
+          Effect.logError("token look-up failed", e),
+          new InternalError({ code: "internal_error", detail: "The token could not be checked.", request_id: info.requestId, hcc_cost: 0 })
+        ))
+
+    // The success path is a short chain of flatMaps: it runs on every authenticated request.
     return Authorization.of({
       bearer: (httpEffect, { credential }) =>
-        Effect.gen(function*() {
-          const info = yield* RequestContext
-          const principal = yield* accounts.authenticate(Redacted.value(credential)).pipe(
-            Effect.catchTag("AuthFailure", (e) => refuse(e.reason)),
-            Effect.catchTag("SqlError", (e) =>
-              Effect.andThen(
-                Effect.logError("token look-up failed", e),
-                new InternalError({ code: "internal_error", detail: "The token could not be checked.", request_id: info.requestId, hcc_cost: 0 })
-              ))
-          )
-          // The guard reads this to log the account and to put the RateLimit headers on the response.
-          info.principal = principal
-          yield* metering.admit(principal).pipe(Effect.catchTag("LimitExceeded", rateLimited))
-          return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
-        })
+        Effect.flatMap(RequestContext, (info) =>
+          accounts.authenticate(Redacted.value(credential)).pipe(
+            Effect.catchTags({ AuthFailure: (e) => refuse(e.reason), SqlError: lookupFailed }),
+            Effect.flatMap((principal) => {
+              // The guard reads this to log the account and to put the RateLimit headers on the response.
+              info.principal = principal
+              return metering.admit(principal).pipe(
+                Effect.catchTag("LimitExceeded", rateLimited),
+                Effect.andThen(Effect.provideService(httpEffect, CurrentPrincipal, principal))
+              )
+            })
+          ))
     })
   })
 )

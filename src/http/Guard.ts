@@ -5,7 +5,7 @@
  * failure that escapes the routes (defects become a 500 without internals), `X-Request-Id` on
  * every response, and one JSON log line per request.
  */
-import { ByteSize, Cause, Clock, Effect, Exit, type Types } from "effect"
+import { ByteSize, Cause, Effect, Layer, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { randomUUID } from "node:crypto"
@@ -15,11 +15,13 @@ import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, Unavailable
 import { RequestLogEnabled } from "../log/JsonLogger.ts"
 import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
-import { RequestContext, type RequestInfo } from "./RequestContext.ts"
+import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
 
 const PROBLEM_JSON = "application/problem+json"
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-const MAX_BODY = ByteSize.bytes(MAX_BODY_BYTES)
+
+/** The body limit for every request, as a server-wide setting (give to the server's layer). */
+export const MaxBodyLive = Layer.succeed(HttpServerRequest.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES))
 
 /** Path → allowed methods, for 404 and 405 (every route of this service is a static path). */
 export type RouteTable = ReadonlyMap<string, ReadonlyArray<string>>
@@ -91,59 +93,56 @@ const withRateLimit = (res: HttpServerResponse.HttpServerResponse, metering: Met
   return HttpServerResponse.setHeaders(res, { "ratelimit-policy": h.policy, ratelimit: h.current })
 }
 
-/** Builds the guard function. */
+/** Builds the guard function. Written with plain flatMaps: it runs on every request. */
 export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean) =>
 (
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const req = yield* HttpServerRequest.HttpServerRequest
-    const clock = yield* Clock.Clock
-    const started = clock.currentTimeNanosUnsafe()
-    const offered = req.headers["x-request-id"]
-    const info: RequestInfo = {
-      requestId: offered !== undefined && REQUEST_ID.test(offered) ? offered : randomUUID(),
-      principal: undefined
-    }
-    const path = req.url.split("?", 1)[0]!
-    const common = { request_id: info.requestId, hcc_cost: 0 as const }
-    const allowed = routes.get(path)
-    const declared = Number(req.headers["content-length"] ?? "0")
-
-    let res: HttpServerResponse.HttpServerResponse
-    if (allowed === undefined) {
-      res = yield* render(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` }))
-    } else if (!allowed.includes(req.method)) {
-      res = HttpServerResponse.setHeader(
-        yield* render(new MethodNotAllowed({ ...common, code: "method_not_allowed", allow: allowed, detail: `${path} accepts ${allowed.join(", ")}, not ${req.method}.` })),
-        "allow",
-        allowed.join(", ")
-      )
-    } else if (declared > MAX_BODY_BYTES) {
-      // Refuse before reading a byte of an announced oversize body.
-      res = yield* render(new PayloadTooLarge({ ...common, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES }))
-    } else {
-      const exit = yield* app.pipe(
-        Effect.provideService(RequestContext, info),
-        Effect.provideService(HttpServerRequest.MaxBodySize, MAX_BODY),
-        Effect.exit
-      )
-      res = Exit.isSuccess(exit) ? yield* ensureProblem(exit.value, info) : yield* fromCause(exit.cause, info)
-    }
-    const finished = clock.currentTimeNanosUnsafe()
-    res = withRateLimit(HttpServerResponse.setHeader(res, "x-request-id", info.requestId), metering, info, Number(finished / 1_000_000n))
-    if (logRequests) {
-      writeLine(JSON.stringify({
-        time: new Date(Number(finished / 1_000_000n)).toISOString(),
-        level: "info",
-        msg: "request",
-        method: req.method,
-        path,
-        status: res.status,
-        duration_ms: Math.round(Number(finished - started) / 1000) / 1000,
-        request_id: info.requestId,
-        account_id: info.principal?.account.id ?? null
-      }))
-    }
-    return res
-  })
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
+    Effect.clockWith((clock) => {
+      const started = clock.currentTimeNanosUnsafe()
+      const offered = req.headers["x-request-id"]
+      const info: RequestInfo = {
+        requestId: offered !== undefined && REQUEST_ID.test(offered) ? offered : randomUUID(),
+        principal: undefined
+      }
+      attachRequestInfo(req, info)
+      const path = req.url.split("?", 1)[0]!
+      const finish = (response: HttpServerResponse.HttpServerResponse) => {
+        const finished = clock.currentTimeNanosUnsafe()
+        const res = withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info, Number(finished / 1_000_000n))
+        if (logRequests) {
+          writeLine(JSON.stringify({
+            time: new Date(Number(finished / 1_000_000n)).toISOString(),
+            level: "info",
+            msg: "request",
+            method: req.method,
+            path,
+            status: res.status,
+            duration_ms: Math.round(Number(finished - started) / 1000) / 1000,
+            request_id: info.requestId,
+            account_id: info.principal?.account.id ?? null
+          }))
+        }
+        return res
+      }
+      const common = { request_id: info.requestId, hcc_cost: 0 as const }
+      const allowed = routes.get(path)
+      if (allowed === undefined) {
+        return Effect.map(render(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` })), finish)
+      }
+      if (!allowed.includes(req.method)) {
+        return Effect.map(
+          render(new MethodNotAllowed({ ...common, code: "method_not_allowed", allow: allowed, detail: `${path} accepts ${allowed.join(", ")}, not ${req.method}.` })),
+          (res) => finish(HttpServerResponse.setHeader(res, "allow", allowed.join(", ")))
+        )
+      }
+      if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
+        // Refuse before reading a byte of an announced oversize body.
+        return Effect.map(render(new PayloadTooLarge({ ...common, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES })), finish)
+      }
+      return Effect.matchCauseEffect(app, {
+        onSuccess: (res) => Effect.map(ensureProblem(res, info), finish),
+        onFailure: (cause) => Effect.map(fromCause(cause, info), finish)
+      })
+    }))

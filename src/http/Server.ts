@@ -11,7 +11,7 @@ import { PluginRegistry } from "../plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "../version.ts"
 import { makeApi } from "./Api.ts"
 import { domainHandlers } from "./DomainHandlers.ts"
-import { guardLayer, routeTable } from "./Guard.ts"
+import { guardLayer, MaxBodyLive, routeTable } from "./Guard.ts"
 import { platformHandlers, systemHandlers } from "./PlatformHandlers.ts"
 
 /** Path of the OpenAPI document. */
@@ -35,6 +35,6 @@ export const httpLayer = Layer.unwrap(
     return HttpRouter.serve(
       Layer.mergeAll(apiLayer, HttpApiSwagger.layer(api, { path: DOCS_PATH }), guardLayer(routes)),
       { disableLogger: true, disableListenLog: true }
-    )
+    ).pipe(Layer.provide(MaxBodyLive))
   })
 )

@@ -36,7 +36,7 @@ export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyReque
 export const domainProblem = (
   plugin: Plugin,
   e: DomainError
-): Effect.Effect<never, BadRequest | Unprocessable | Unavailable> =>
+): Effect.Effect<never, BadRequest | Unprocessable | Unavailable, HttpServerRequest> =>
   Effect.gen(function*() {
     const info = yield* RequestContext
     const declared = plugin.errors?.find((d) => d.code === e.code)
