@@ -1,0 +1,112 @@
+/**
+ * An effect/sql `SqlClient` over Node's built-in `node:sqlite` (no native addon, no extra dependency).
+ *
+ * Effect 4.1 ships no working SQLite driver (effect4-notes §10), so this is ours: one `DatabaseSync`
+ * connection shared behind a semaphore that transactions hold, statements prepared once and cached,
+ * `?` placeholders from the SQLite compiler. WAL journal so readers never wait for the writer.
+ */
+import { Effect, Layer, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, SqlError, Statement } from "effect/sql"
+import type { SqlConnection } from "effect/sql"
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+
+/** Wraps a `node:sqlite` failure as an `SqlError`, keeping SQLite's code visible to the classifier. */
+const toSqlError = (operation: string) => (cause: unknown): SqlError.SqlError => {
+  // node:sqlite reports the SQLite code as `errcode`; effect's classifier reads `errno`.
+  if (cause instanceof Error && "errcode" in cause) Object.assign(cause, { errno: cause.errcode })
+  return new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message: operation, operation }) })
+}
+
+/** Options for opening the database file. */
+export interface SqliteOptions {
+  /** Path of the database file, or `:memory:`. */
+  readonly filename: string
+  /** `FULL` fsyncs the WAL on every commit; `NORMAL` survives a process crash but not a power loss. */
+  readonly synchronous?: "FULL" | "NORMAL"
+}
+
+/** Opens the database (closed when the scope closes) and returns an `SqlClient` over it. */
+export const make = (options: SqliteOptions) =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const d = new DatabaseSync(options.filename)
+          d.exec("PRAGMA journal_mode = WAL")
+          d.exec(`PRAGMA synchronous = ${process.env.XSYNC ?? options.synchronous ?? "FULL"}`)
+          d.exec("PRAGMA foreign_keys = ON")
+          d.exec("PRAGMA busy_timeout = 5000")
+          return d
+        },
+        catch: toSqlError("open")
+      }),
+      (d) => Effect.sync(() => d.isOpen && d.close())
+    )
+    // A prepared statement with what we need to know on every call, computed once:
+    // `columns()` allocates, so whether the statement returns rows is cached beside it.
+    interface Prepared {
+      readonly statement: StatementSync
+      readonly returnsRows: boolean
+      arrays: boolean
+    }
+    const statements = new Map<string, Prepared>()
+    const prepare = (sql: string): Prepared => {
+      const statement = db.prepare(sql)
+      return { statement, returnsRows: statement.columns().length > 0, arrays: false }
+    }
+    const prepared = (sql: string): Prepared => {
+      let st = statements.get(sql)
+      if (st === undefined) {
+        st = prepare(sql)
+        statements.set(sql, st)
+      }
+      return st
+    }
+    const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
+      Effect.try({
+        try: (): ReadonlyArray<any> => {
+          const st = cache ? prepared(sql) : prepare(sql)
+          if (st.arrays !== arrays) {
+            st.statement.setReturnArrays(arrays)
+            st.arrays = arrays
+          }
+          const args = params as Array<SQLInputValue>
+          if (st.returnsRows) return st.statement.all(...args)
+          st.statement.run(...args)
+          return []
+        },
+        catch: toSqlError("execute")
+      })
+    const rows = (
+      sql: string,
+      params: ReadonlyArray<unknown>,
+      transform: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined,
+      cache = true
+    ) => transform === undefined ? run(sql, params, false, cache) : Effect.map(run(sql, params, false, cache), transform)
+    const connection: SqlConnection.Connection = {
+      execute: (sql, params, transform) => rows(sql, params, transform),
+      executeUnprepared: (sql, params, transform) => rows(sql, params, transform, false),
+      executeRaw: (sql, params) => run(sql, params, false, true),
+      executeStream: (sql, params, transform) => Stream.fromIterableEffect(rows(sql, params, transform)),
+      executeValues: (sql, params) => run(sql, params, true, true),
+      executeValuesUnprepared: (sql, params) => run(sql, params, true, false)
+    }
+    const acquirers = SqlClient.makeSqliteAcquirers({
+      connection: Effect.succeed(connection),
+      semaphore: yield* Semaphore.make(1),
+      isTransaction: () => db.isTransaction
+    })
+    return yield* SqlClient.make({
+      ...acquirers,
+      compiler: Statement.makeCompilerSqlite(),
+      driver: "node-sqlite",
+      // SQLite prepares BEGIN/COMMIT/ROLLBACK like any statement; caching them saves a parse per transaction.
+      prepareTransactionControls: true,
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+  })
+
+/** The `SqlClient` layer over one SQLite file. */
+export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
+  Layer.effect(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
