@@ -1,7 +1,7 @@
 // Cohort-scan kernels over columnar arrays: filter masks (u8, 1 = selected), grouped counts /
 // sums / means, and quantiles of a masked column. Twin: src/kernels/reference/cohort.ts.
 // NaN values never pass a range filter and are skipped by aggregates.
-import { getF, setF, getI, heapSort } from "./common"
+import { getF, setF, getI } from "./common"
 
 /** maskOut[i] = maskIn[i] & (lo ≤ col[i] ≤ hi); f64 column, two lanes at a time (SIMD). In place allowed. */
 export function maskRange(col: usize, n: i32, lo: f64, hi: f64, maskIn: usize, maskOut: usize): void {
@@ -69,8 +69,42 @@ export function groupStats(
 }
 
 /**
+ * Moves the value of rank `k` (0-based, ascending) of a[lo..hi] to position k, smaller-or-equal
+ * values before it and greater-or-equal after (Hoare's quickselect, median-of-three pivot; O(n)
+ * on average). The values it returns are exactly those a full sort would put there.
+ */
+function select(a: usize, lo: i32, hi: i32, k: i32): void {
+  while (hi > lo) {
+    const mid = lo + ((hi - lo) >> 1)
+    // median of three → pivot value
+    let x = getF(a, lo)
+    let y = getF(a, mid)
+    let z = getF(a, hi)
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y)
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while (getF(a, i) < pivot) i++
+      while (getF(a, j) > pivot) j--
+      if (i <= j) {
+        const t = getF(a, i)
+        setF(a, i, getF(a, j))
+        setF(a, j, t)
+        i++
+        j--
+      }
+    }
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else return
+  }
+}
+
+/**
  * Quantiles (Hyndman–Fan type 7, linear interpolation; the R and NumPy default) of the selected,
  * present values. qs: nq probabilities in [0, 1]; out: nq f64 (NaN when nothing is selected).
+ * Each needs the values of rank ⌊h⌋ and ⌊h⌋ + 1 (h = (m − 1)·q): a quickselect for the first, the
+ * minimum of what lies above it for the second, so no full sort is needed.
  * scratch: at least n × 8 bytes. Returns the number of values used.
  */
 export function quantiles(values: usize, mask: usize, n: i32, qs: usize, nq: i32, out: usize, scratch: usize): i32 {
@@ -82,7 +116,6 @@ export function quantiles(values: usize, mask: usize, n: i32, qs: usize, nq: i32
       m++
     }
   }
-  heapSort(scratch, m)
   for (let j = 0; j < nq; j++) {
     if (m == 0) {
       setF(out, j, NaN)
@@ -90,9 +123,14 @@ export function quantiles(values: usize, mask: usize, n: i32, qs: usize, nq: i32
     }
     const h = <f64>(m - 1) * getF(qs, j)
     const lo = <i32>Math.floor(h)
-    const hi = lo + 1 < m ? lo + 1 : lo
+    select(scratch, 0, m - 1, lo)
     const a = getF(scratch, lo)
-    setF(out, j, a + (h - <f64>lo) * (getF(scratch, hi) - a))
+    let b = a
+    if (lo + 1 < m) {
+      b = getF(scratch, lo + 1)
+      for (let i = lo + 2; i < m; i++) if (getF(scratch, i) < b) b = getF(scratch, i)
+    }
+    setF(out, j, a + (h - <f64>lo) * (b - a))
   }
   return m
 }

@@ -148,4 +148,13 @@ describe("cohort scans", () => {
       return q1.n === q2.n && allClose(q1.values, q2.values)
     }), { numRuns: 150 })
   })
+  it("quantiles agree on heavily tied values (quickselect in WASM, a full sort in the twin)", () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 400 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 7 }), (ints, qs) => {
+      const vals = Float64Array.from(ints)
+      const mask = new Uint8Array(vals.length).fill(1)
+      const a = run(wasm.quantiles(run(wasm.columnF64(vals)), mask, qs))
+      const b = run(reference.quantiles(run(reference.columnF64(vals)), mask, qs))
+      return a.n === b.n && allClose(a.values, b.values)
+    }), { numRuns: 200 })
+  })
 })
