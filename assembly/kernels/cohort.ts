@@ -1,7 +1,7 @@
 // Cohort-scan kernels over columnar arrays: filter masks (u8, 1 = selected), grouped counts /
 // sums / means, and quantiles of a masked column. Twin: src/kernels/reference/cohort.ts.
 // NaN values never pass a range filter and are skipped by aggregates.
-import { getF, setF, getI } from "./common"
+import { getF, setF, getI, select } from "./common"
 
 /** maskOut[i] = maskIn[i] & (lo ≤ col[i] ≤ hi); f64 column, two lanes at a time (SIMD). In place allowed. */
 export function maskRange(col: usize, n: i32, lo: f64, hi: f64, maskIn: usize, maskOut: usize): void {
@@ -65,38 +65,6 @@ export function groupStats(
   for (let g = 0; g < nGroups; g++) {
     const c = getF(outCount, g)
     setF(outMean, g, c > 0.0 ? getF(outSum, g) / c : NaN)
-  }
-}
-
-/**
- * Moves the value of rank `k` (0-based, ascending) of a[lo..hi] to position k, smaller-or-equal
- * values before it and greater-or-equal after (Hoare's quickselect, median-of-three pivot; O(n)
- * on average). The values it returns are exactly those a full sort would put there.
- */
-function select(a: usize, lo: i32, hi: i32, k: i32): void {
-  while (hi > lo) {
-    const mid = lo + ((hi - lo) >> 1)
-    // median of three → pivot value
-    let x = getF(a, lo)
-    let y = getF(a, mid)
-    let z = getF(a, hi)
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y)
-    let i = lo
-    let j = hi
-    while (i <= j) {
-      while (getF(a, i) < pivot) i++
-      while (getF(a, j) > pivot) j--
-      if (i <= j) {
-        const t = getF(a, i)
-        setF(a, i, getF(a, j))
-        setF(a, j, t)
-        i++
-        j--
-      }
-    }
-    if (k <= j) hi = j
-    else if (k >= i) lo = i
-    else return
   }
 }
 

@@ -284,3 +284,36 @@ const V_LN2_LO = f64x2.splat(LN2_LO)
 @inline export function hsum(v: v128): f64 {
   return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1)
 }
+
+/**
+ * Moves the value of rank `k` (0-based, ascending) of a[lo..hi] to position k, smaller-or-equal
+ * values before it and greater-or-equal after (Hoare's quickselect, median-of-three pivot; O(n)
+ * on average). The values it returns are exactly those a full sort would put there.
+ */
+export function select(a: usize, lo: i32, hi: i32, k: i32): void {
+  while (hi > lo) {
+    const mid = lo + ((hi - lo) >> 1)
+    // median of three → pivot value
+    let x = getF(a, lo)
+    let y = getF(a, mid)
+    let z = getF(a, hi)
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y)
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while (getF(a, i) < pivot) i++
+      while (getF(a, j) > pivot) j--
+      if (i <= j) {
+        const t = getF(a, i)
+        setF(a, i, getF(a, j))
+        setF(a, j, t)
+        i++
+        j--
+      }
+    }
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else return
+  }
+}
+

@@ -76,18 +76,27 @@ export function laggedXcorr(
     let bestLag = -1
     let bestR = NaN
     let bestM = 0
+    // Without gaps every lag's pairs are the two series shifted: correlate them in place.
+    let complete = true
+    for (let t = 0; t < n && complete; t++) complete = !isNaN(getF(x, t)) && !isNaN(getF(y, t))
     for (let lag = 0; lag <= maxLag; lag++) {
       let m = 0
-      for (let t = 0; t + lag < n; t++) {
-        const u = getF(x, t)
-        const v = getF(y, t + lag)
-        if (!isNaN(u) && !isNaN(v)) {
-          setF(vx, m, u)
-          setF(vy, m, v)
-          m++
+      let r: f64
+      if (complete) {
+        m = n - lag > 0 ? n - lag : 0
+        r = pearsonDense(x, y + (<usize>lag << 3), m)
+      } else {
+        for (let t = 0; t + lag < n; t++) {
+          const u = getF(x, t)
+          const v = getF(y, t + lag)
+          if (!isNaN(u) && !isNaN(v)) {
+            setF(vx, m, u)
+            setF(vy, m, v)
+            m++
+          }
         }
+        r = pearsonDense(vx, vy, m)
       }
-      const r = pearsonDense(vx, vy, m)
       if (!isNaN(r) && (bestLag < 0 || r > bestR)) {
         bestLag = lag
         bestR = r

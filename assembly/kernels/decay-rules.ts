@@ -3,7 +3,7 @@
 // Single-axis rules run per axis on its present points (NaN skipped, t = index); a rule fires for
 // the patient when it fires on any axis. Multi-axis rules (14–17, 27, 28) use each axis's OLS
 // slope; an axis is "declining" with ≥ 3 points and slope < −0.05 per interval.
-import { getF, setF, compact, meanRange, sdRange, slopeRange, pearsonDense, heapSort } from "./common"
+import { getF, setF, compact, meanRange, sdRange, slopeRange, pearsonDense, select } from "./common"
 
 const DECLINE_SLOPE: f64 = -0.05
 
@@ -75,10 +75,16 @@ function logFit(v: usize, t: usize, m: i32, lv: usize): void {
   lfR2 = sst > 0.0 ? 1.0 - ssr / sst : NaN
 }
 
+/** Median of a[0..m) via quickselect on a copy in tmp (the same value a sort would give). */
 function median(a: usize, m: i32, tmp: usize): f64 {
   for (let i = 0; i < m; i++) setF(tmp, i, getF(a, i))
-  heapSort(tmp, m)
-  return m % 2 == 1 ? getF(tmp, (m - 1) >> 1) : 0.5 * (getF(tmp, (m >> 1) - 1) + getF(tmp, m >> 1))
+  const k = (m - 1) >> 1
+  select(tmp, 0, m - 1, k)
+  const lo = getF(tmp, k)
+  if (m % 2 == 1) return lo
+  let hi = getF(tmp, k + 1)
+  for (let i = k + 2; i < m; i++) if (getF(tmp, i) < hi) hi = getF(tmp, i)
+  return 0.5 * (lo + hi)
 }
 
 function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {

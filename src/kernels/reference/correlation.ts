@@ -51,18 +51,29 @@ export const laggedXcorr = (
     let bestLag = -1
     let bestR = NaN
     let bestM = 0
+    const x = xs.subarray(s * n, (s + 1) * n)
+    const y = ys.subarray(s * n, (s + 1) * n)
+    // Without gaps every lag's pairs are the two series shifted: correlate the views directly.
+    let complete = true
+    for (let t = 0; t < n && complete; t++) complete = !Number.isNaN(x[t]!) && !Number.isNaN(y[t]!)
     for (let lag = 0; lag <= maxLag; lag++) {
       let m = 0
-      for (let t = 0; t + lag < n; t++) {
-        const u = xs[s * n + t]!
-        const v = ys[s * n + t + lag]!
-        if (!Number.isNaN(u) && !Number.isNaN(v)) {
-          vx[m] = u
-          vy[m] = v
-          m++
+      let r: number
+      if (complete) {
+        m = Math.max(0, n - lag)
+        r = pearsonDense(x, y.subarray(lag), m)
+      } else {
+        for (let t = 0; t + lag < n; t++) {
+          const u = x[t]!
+          const v = y[t + lag]!
+          if (!Number.isNaN(u) && !Number.isNaN(v)) {
+            vx[m] = u
+            vy[m] = v
+            m++
+          }
         }
+        r = pearsonDense(vx, vy, m)
       }
-      const r = pearsonDense(vx, vy, m)
       if (!Number.isNaN(r) && (bestLag < 0 || r > bestR)) {
         bestLag = lag
         bestR = r
