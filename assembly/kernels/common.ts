@@ -21,6 +21,11 @@
   store<i32>(ptr + (<usize>i << 2), v)
 }
 
+/** Sum of the two lanes (lane 0 first): how every paired-lane sum of the core ends. */
+@inline export function hsum(v: v128): f64 {
+  return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1)
+}
+
 /**
  * Copies the non-NaN values of src[0..n) to vals and their indices (as f64 time) to ts.
  * Returns how many were kept.
@@ -38,23 +43,33 @@ export function compact(src: usize, n: i32, vals: usize, ts: usize): i32 {
   return m
 }
 
-/** Mean of a[0..m); NaN when m = 0. */
-export function mean(a: usize, m: i32): f64 {
-  if (m == 0) return NaN
-  let s = 0.0
-  for (let i = 0; i < m; i++) s += getF(a, i)
-  return s / <f64>m
+// The range helpers below sum on two lanes: lane 0 takes a[from], a[from+2], …, lane 1 the
+// others; the lanes are added at the end, then the odd tail. The twin sums in the same order.
+
+/** Sum of a[from..to) in lane order. */
+@inline function sumRange(a: usize, from: i32, to: i32): f64 {
+  let acc = f64x2.splat(0.0)
+  let i = from
+  for (; i + 2 <= to; i += 2) acc = f64x2.add(acc, v128.load(a + (<usize>i << 3)))
+  let s = hsum(acc)
+  if (i < to) s += getF(a, i)
+  return s
 }
 
 /** Sample standard deviation of a[from..to) (two-pass); 0 for fewer than 2 values. */
 export function sdRange(a: usize, from: i32, to: i32): f64 {
   const m = to - from
   if (m < 2) return 0.0
-  let s = 0.0
-  for (let i = from; i < to; i++) s += getF(a, i)
-  const mu = s / <f64>m
-  let ss = 0.0
-  for (let i = from; i < to; i++) {
+  const mu = sumRange(a, from, to) / <f64>m
+  const vmu = f64x2.splat(mu)
+  let acc = f64x2.splat(0.0)
+  let i = from
+  for (; i + 2 <= to; i += 2) {
+    const d = f64x2.sub(v128.load(a + (<usize>i << 3)), vmu)
+    acc = f64x2.add(acc, f64x2.mul(d, d))
+  }
+  let ss = hsum(acc)
+  if (i < to) {
     const d = getF(a, i) - mu
     ss += d * d
   }
@@ -64,26 +79,28 @@ export function sdRange(a: usize, from: i32, to: i32): f64 {
 /** Mean of a[from..to); NaN for an empty range. */
 export function meanRange(a: usize, from: i32, to: i32): f64 {
   if (to <= from) return NaN
-  let s = 0.0
-  for (let i = from; i < to; i++) s += getF(a, i)
-  return s / <f64>(to - from)
+  return sumRange(a, from, to) / <f64>(to - from)
 }
 
 /** OLS slope of y on x over [from..to) (two-pass); NaN with fewer than 2 points or no spread in x. */
 export function slopeRange(x: usize, y: usize, from: i32, to: i32): f64 {
   const m = to - from
   if (m < 2) return NaN
-  let sx = 0.0
-  let sy = 0.0
-  for (let i = from; i < to; i++) {
-    sx += getF(x, i)
-    sy += getF(y, i)
+  const mx = sumRange(x, from, to) / <f64>m
+  const my = sumRange(y, from, to) / <f64>m
+  const vmx = f64x2.splat(mx)
+  const vmy = f64x2.splat(my)
+  let axx = f64x2.splat(0.0)
+  let axy = f64x2.splat(0.0)
+  let i = from
+  for (; i + 2 <= to; i += 2) {
+    const dx = f64x2.sub(v128.load(x + (<usize>i << 3)), vmx)
+    axx = f64x2.add(axx, f64x2.mul(dx, dx))
+    axy = f64x2.add(axy, f64x2.mul(dx, f64x2.sub(v128.load(y + (<usize>i << 3)), vmy)))
   }
-  const mx = sx / <f64>m
-  const my = sy / <f64>m
-  let sxx = 0.0
-  let sxy = 0.0
-  for (let i = from; i < to; i++) {
+  let sxx = hsum(axx)
+  let sxy = hsum(axy)
+  if (i < to) {
     const dx = getF(x, i) - mx
     sxx += dx * dx
     sxy += dx * (getF(y, i) - my)
@@ -102,31 +119,6 @@ export function erfc(x: f64): f64 {
     t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
     t * (-0.82215223 + t * 0.17087277)))))))))
   return x >= 0.0 ? ans : 2.0 - ans
-}
-
-/** Sorts a[0..m) ascending in place (heap sort: O(m log m), no extra memory). NaN must not be present. */
-export function heapSort(a: usize, m: i32): void {
-  for (let start = (m >> 1) - 1; start >= 0; start--) siftDown(a, start, m)
-  for (let end = m - 1; end > 0; end--) {
-    const t = getF(a, 0)
-    setF(a, 0, getF(a, end))
-    setF(a, end, t)
-    siftDown(a, 0, end)
-  }
-}
-
-function siftDown(a: usize, start: i32, end: i32): void {
-  let root = start
-  while (true) {
-    let child = 2 * root + 1
-    if (child >= end) return
-    if (child + 1 < end && getF(a, child) < getF(a, child + 1)) child++
-    if (getF(a, root) >= getF(a, child)) return
-    const t = getF(a, root)
-    setF(a, root, getF(a, child))
-    setF(a, child, t)
-    root = child
-  }
 }
 
 /** Sorts idx[0..m) (i32 indices into v) by v ascending, in place (heap sort). */
@@ -280,10 +272,6 @@ const V_LN2_LO = f64x2.splat(LN2_LO)
   return v128.bitselect(f64x2.splat(Infinity), v128.bitselect(f64x2.splat(0.0), y, lo), hi)
 }
 
-/** Sum of the two lanes (lane 0 first): how every paired-lane sum of the core ends. */
-@inline export function hsum(v: v128): f64 {
-  return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1)
-}
 
 /**
  * Moves the value of rank `k` (0-based, ascending) of a[lo..hi] to position k, smaller-or-equal

@@ -17,23 +17,38 @@ export const compact = (src: Float64Array, vals: Float64Array, ts: Float64Array)
   return m
 }
 
-/** Mean of a[0..m); NaN when m = 0. */
-export const mean = (a: Float64Array, m: number): number => {
-  if (m === 0) return NaN
-  let s = 0
-  for (let i = 0; i < m; i++) s += a[i]!
-  return s / m
+// Range sums in the WASM core's lane order: a[from], a[from+2], … and the others apart, added at
+// the end, then the odd tail.
+
+const sumRange = (a: Float64Array, from: number, to: number): number => {
+  let s0 = 0
+  let s1 = 0
+  let i = from
+  for (; i + 2 <= to; i += 2) {
+    s0 += a[i]!
+    s1 += a[i + 1]!
+  }
+  let s = s0 + s1
+  if (i < to) s += a[i]!
+  return s
 }
 
 /** Sample SD of a[from..to) (two-pass); 0 for fewer than 2 values. */
 export const sdRange = (a: Float64Array, from: number, to: number): number => {
   const m = to - from
   if (m < 2) return 0
-  let s = 0
-  for (let i = from; i < to; i++) s += a[i]!
-  const mu = s / m
-  let ss = 0
-  for (let i = from; i < to; i++) {
+  const mu = sumRange(a, from, to) / m
+  let s0 = 0
+  let s1 = 0
+  let i = from
+  for (; i + 2 <= to; i += 2) {
+    const d0 = a[i]! - mu
+    const d1 = a[i + 1]! - mu
+    s0 += d0 * d0
+    s1 += d1 * d1
+  }
+  let ss = s0 + s1
+  if (i < to) {
     const d = a[i]! - mu
     ss += d * d
   }
@@ -43,26 +58,31 @@ export const sdRange = (a: Float64Array, from: number, to: number): number => {
 /** Mean of a[from..to); NaN for an empty range. */
 export const meanRange = (a: Float64Array, from: number, to: number): number => {
   if (to <= from) return NaN
-  let s = 0
-  for (let i = from; i < to; i++) s += a[i]!
-  return s / (to - from)
+  return sumRange(a, from, to) / (to - from)
 }
 
 /** OLS slope of y on x over [from..to); NaN with fewer than 2 points or no spread in x. */
 export const slopeRange = (x: Float64Array, y: Float64Array, from: number, to: number): number => {
   const m = to - from
   if (m < 2) return NaN
-  let sx = 0
-  let sy = 0
-  for (let i = from; i < to; i++) {
-    sx += x[i]!
-    sy += y[i]!
+  const mx = sumRange(x, from, to) / m
+  const my = sumRange(y, from, to) / m
+  let xx0 = 0
+  let xx1 = 0
+  let xy0 = 0
+  let xy1 = 0
+  let i = from
+  for (; i + 2 <= to; i += 2) {
+    const d0 = x[i]! - mx
+    const d1 = x[i + 1]! - mx
+    xx0 += d0 * d0
+    xx1 += d1 * d1
+    xy0 += d0 * (y[i]! - my)
+    xy1 += d1 * (y[i + 1]! - my)
   }
-  const mx = sx / m
-  const my = sy / m
-  let sxx = 0
-  let sxy = 0
-  for (let i = from; i < to; i++) {
+  let sxx = xx0 + xx1
+  let sxy = xy0 + xy1
+  if (i < to) {
     const dx = x[i]! - mx
     sxx += dx * dx
     sxy += dx * (y[i]! - my)
