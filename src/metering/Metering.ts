@@ -58,8 +58,17 @@ export interface UsageSnapshot {
 }
 
 const DAY_MS = 86_400_000
-/** UTC calendar day of a time. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+let lastDayNumber = Number.NaN
+let lastDay = ""
+/** UTC calendar day (YYYY-MM-DD) of a time; the string is made once per day, not per request. */
+export const utcDay = (ms: number): string => {
+  const n = Math.floor(ms / DAY_MS)
+  if (n !== lastDayNumber) {
+    lastDayNumber = n
+    lastDay = new Date(n * DAY_MS).toISOString().slice(0, 10)
+  }
+  return lastDay
+}
 const secondsToMidnight = (ms: number): number => Math.max(1, Math.ceil((DAY_MS - (ms % DAY_MS)) / 1000))
 
 /** Limits, reservations and ledger in one service. */

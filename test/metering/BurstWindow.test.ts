@@ -45,3 +45,14 @@ describe("BurstWindow", () => {
     expect(w.peek(10)).toMatchObject({ used: 3, remaining: 3 })
   })
 })
+
+describe("utcDay", () => {
+  it("gives the UTC calendar day, changing exactly at midnight UTC", async () => {
+    const { utcDay } = await import("../../src/metering/Metering.ts")
+    const midnight = Date.UTC(2026, 10, 23)
+    expect(utcDay(midnight - 1)).toBe("2026-11-22")
+    expect(utcDay(midnight)).toBe("2026-11-23")
+    expect(utcDay(midnight - 1)).toBe("2026-11-22")
+    expect(utcDay(Date.UTC(2024, 1, 29, 12))).toBe("2024-02-29")
+  })
+})
