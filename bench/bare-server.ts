@@ -4,6 +4,7 @@
  * ledger or framework. Started as its own process by bench/http.ts; prints its port.
  */
 import { createServer } from "node:http"
+import { summarise } from "../test/fixtures/plugins/series-stats.ts"
 
 const catalog = process.env.BENCH_CATALOG ?? "{}"
 
@@ -28,19 +29,7 @@ const server = createServer((req, res) => {
       if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === "number")) {
         return send(400, '{"code":"invalid_request"}')
       }
-      const nums = values as Array<number>
-      let sum = 0
-      let min = Infinity
-      let max = -Infinity
-      for (const v of nums) {
-        sum += v
-        if (v < min) min = v
-        if (v > max) max = v
-      }
-      const mean = sum / nums.length
-      let ss = 0
-      for (const v of nums) ss += (v - mean) ** 2
-      send(200, JSON.stringify({ label: null, count: nums.length, mean, sd: nums.length > 1 ? Math.sqrt(ss / (nums.length - 1)) : null, min, max, hcc_cost: 1.25 }))
+      send(200, JSON.stringify({ label: null, ...summarise(values as Array<number>), hcc_cost: 1.25 }))
     })
     return
   }
