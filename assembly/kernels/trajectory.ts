@@ -9,7 +9,7 @@
 // exactly by least squares on a geometric k grid, then k is refined by golden-section search
 // around the best grid point (logistic: grid over k and t0). Missing points (NaN) are skipped; t is
 // the point's index. AICc = m·ln(max(SSE, m·1e-10)/m) + 2p + 2p(p+1)/(m−p−1), defined for m ≥ p+2.
-import { getF, setF, compact, expK, expK2, hsum } from "./common"
+import { getF, setF, compact, expK, expK2, expK2neg, hsum } from "./common"
 
 const K_GRID_START: f64 = 0.01
 const K_GRID_RATIO: f64 = 1.1193298485718235
@@ -29,13 +29,16 @@ let out1: f64 = 0.0
 // The least-squares loops below run on two lanes (even and odd points) with expK2, summing each
 // lane apart and adding the lanes at the end, then the odd tail; the twin sums in the same order.
 
-function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
+// decaySse keeps each point's e^(−k·t) from its first pass in `basis` and reuses it in the second
+// (the twin recomputes it: same inputs, same function, so the same values).
+function decaySse(v: usize, t: usize, m: i32, k: f64, basis: usize): f64 {
   const vk = f64x2.splat(-k)
   let vye = f64x2.splat(0.0)
   let vee = f64x2.splat(0.0)
   let i = 0
   for (; i + 2 <= m; i += 2) {
-    const e = expK2(f64x2.mul(vk, v128.load(t + (<usize>i << 3))))
+    const e = expK2neg(f64x2.mul(vk, v128.load(t + (<usize>i << 3))))
+    v128.store(basis + (<usize>i << 3), e)
     vye = f64x2.add(vye, f64x2.mul(v128.load(v + (<usize>i << 3)), e))
     vee = f64x2.add(vee, f64x2.mul(e, e))
   }
@@ -43,6 +46,7 @@ function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
   let see = hsum(vee)
   if (i < m) {
     const e = expK(-k * getF(t, i))
+    setF(basis, i, e)
     sye += getF(v, i) * e
     see += e * e
   }
@@ -52,13 +56,12 @@ function decaySse(v: usize, t: usize, m: i32, k: f64): f64 {
   let vss = f64x2.splat(0.0)
   i = 0
   for (; i + 2 <= m; i += 2) {
-    const e = expK2(f64x2.mul(vk, v128.load(t + (<usize>i << 3))))
-    const r = f64x2.sub(v128.load(v + (<usize>i << 3)), f64x2.mul(va, e))
+    const r = f64x2.sub(v128.load(v + (<usize>i << 3)), f64x2.mul(va, v128.load(basis + (<usize>i << 3))))
     vss = f64x2.add(vss, f64x2.mul(r, r))
   }
   let sse = hsum(vss)
   if (i < m) {
-    const r = getF(v, i) - a * expK(-k * getF(t, i))
+    const r = getF(v, i) - a * getF(basis, i)
     sse += r * r
   }
   out0 = a
@@ -122,7 +125,7 @@ function basisSse(v: usize, b: usize, m: i32): f64 {
 function plateauSse(v: usize, t: usize, m: i32, k: f64, basis: usize): f64 {
   const vk = f64x2.splat(-k)
   let i = 0
-  for (; i + 2 <= m; i += 2) v128.store(basis + (<usize>i << 3), expK2(f64x2.mul(vk, v128.load(t + (<usize>i << 3)))))
+  for (; i + 2 <= m; i += 2) v128.store(basis + (<usize>i << 3), expK2neg(f64x2.mul(vk, v128.load(t + (<usize>i << 3)))))
   if (i < m) setF(basis, i, expK(-k * getF(t, i)))
   return basisSse(v, basis, m)
 }
@@ -141,7 +144,7 @@ function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize):
 }
 
 @inline function kindSse(kind: i32, v: usize, t: usize, m: i32, k: f64, basis: usize): f64 {
-  return kind == 2 ? decaySse(v, t, m, k) : plateauSse(v, t, m, k, basis)
+  return kind == 2 ? decaySse(v, t, m, k, basis) : plateauSse(v, t, m, k, basis)
 }
 
 function refineK(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, basis: usize): f64 {
