@@ -97,7 +97,7 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
   const fitSeries = Math.round(2000 * scale)
   const fitData = axes8.subarray(0, fitSeries * n)
   add("trajectory fits", `${fitSeries} series × ${n} points, 5 models + AICc + 6-step prediction`, 2,
-    race(Math.max(3, reps >> 1), (k) => run(k.fitTrajectories(fitData, fitSeries, n, 6)), wasm))
+    race(Math.max(5, reps >> 1), (k) => run(k.fitTrajectories(fitData, fitSeries, n, 6)), wasm))
 
   // Cohort scans over resident columns: 500,000 monthly rows (≈ 50k patients × 10 months).
   const rowsN = Math.round(500_000 * scale)
