@@ -21,13 +21,8 @@
   store<i32>(ptr + (<usize>i << 2), v)
 }
 
-/**
- * expK2 for lanes known to be ≤ 0 (e^(−k·t) with k, t ≥ 0): the same operations per lane, without
- * the upper clamp and its select, which can never apply.
- */
-@inline export function expK2neg(x: v128): v128 {
-  const lo = f64x2.lt(x, f64x2.splat(-708.0))
-  const xc = f64x2.max(x, f64x2.splat(-708.0))
+/** e^x on two lanes for x already clamped to [−708, 709]: expK's steps, lane by lane. */
+@inline function expCore2(xc: v128): v128 {
   const k = f64x2.floor(f64x2.add(f64x2.mul(xc, V_INV_LN2), V_HALF))
   const r = f64x2.sub(f64x2.sub(xc, f64x2.mul(k, V_LN2_HI)), f64x2.mul(k, V_LN2_LO))
   let p = f64x2.splat(1.6059043836821613e-10)
@@ -46,7 +41,17 @@
   p = f64x2.add(f64x2.splat(1.0), f64x2.mul(r, p))
   const ki = i64x2.extend_low_i32x4_s(i32x4.trunc_sat_f64x2_s_zero(k))
   const scale = i64x2.shl(i64x2.add(ki, i64x2.splat(1023)), 52)
-  return v128.bitselect(f64x2.splat(0.0), f64x2.mul(p, scale), lo)
+  return f64x2.mul(p, scale)
+}
+
+/**
+ * expK2 for lanes known to be ≤ 0 (e^(−k·t) with k, t ≥ 0): the same operations per lane, without
+ * the upper clamp and its select, which can never apply.
+ */
+@inline export function expK2neg(x: v128): v128 {
+  const lo = f64x2.lt(x, f64x2.splat(-708.0))
+  const xc = f64x2.max(x, f64x2.splat(-708.0))
+  return v128.bitselect(f64x2.splat(0.0), expCore2(xc), lo)
 }
 
 /** Sum of the two lanes (lane 0 first): how every paired-lane sum of the core ends. */
@@ -278,25 +283,7 @@ const V_LN2_LO = f64x2.splat(LN2_LO)
   const lo = f64x2.lt(x, f64x2.splat(-708.0))
   const hi = f64x2.gt(x, f64x2.splat(709.0))
   const xc = f64x2.min(f64x2.max(x, f64x2.splat(-708.0)), f64x2.splat(709.0))
-  const k = f64x2.floor(f64x2.add(f64x2.mul(xc, V_INV_LN2), V_HALF))
-  const r = f64x2.sub(f64x2.sub(xc, f64x2.mul(k, V_LN2_HI)), f64x2.mul(k, V_LN2_LO))
-  let p = f64x2.splat(1.6059043836821613e-10)
-  p = f64x2.add(f64x2.splat(2.08767569878681e-9), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(2.505210838544172e-8), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(2.755731922398589e-7), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.0000027557319223985893), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.0000248015873015873), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.0001984126984126984), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.001388888888888889), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.008333333333333333), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.041666666666666664), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.16666666666666666), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(0.5), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(1.0), f64x2.mul(r, p))
-  p = f64x2.add(f64x2.splat(1.0), f64x2.mul(r, p))
-  const ki = i64x2.extend_low_i32x4_s(i32x4.trunc_sat_f64x2_s_zero(k))
-  const scale = i64x2.shl(i64x2.add(ki, i64x2.splat(1023)), 52)
-  const y = f64x2.mul(p, scale)
+  const y = expCore2(xc)
   return v128.bitselect(f64x2.splat(Infinity), v128.bitselect(f64x2.splat(0.0), y, lo), hi)
 }
 
