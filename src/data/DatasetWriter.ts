@@ -1,0 +1,83 @@
+/**
+ * Replaces the health dataset in the database: the one writer behind `hcc data generate`, `hcc data
+ * import` and the first start. Rows go in as multi-row INSERTs of prepared (cached) statements.
+ *
+ * Two modes. `atomic` (import): one transaction, so a failure leaves the old dataset untouched.
+ * Chunked (generation): one transaction per chunk, so a running server's own writes (the usage
+ * ledger) never wait long; `dataset_info` is written last, and a dataset without its `as_of` row is
+ * treated as absent (incomplete) by the loader, so an interrupted generation is never served.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Rows } from "./generator.ts"
+import { HEALTH_TABLE_NAMES, tableSpec } from "./healthTables.ts"
+
+/** A piece of the dataset and the share of the work done once it is written (0–1). */
+export interface Chunk {
+  readonly rows: Rows
+  readonly done: number
+}
+
+/** Bound parameters per INSERT (SQLite allows 32,766). */
+const PARAMS_PER_STATEMENT = 4000
+
+/** How a table's rows are inserted. */
+const insertText = (table: string, columns: ReadonlyArray<string>, rows: number): string => {
+  const one = `(${columns.map(() => "?").join(", ")})`
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array.from({ length: rows }, () => one).join(", ")}`
+}
+
+/** Inserts one chunk, tables in dependency order. */
+const insertChunk = (sql: SqlClient.SqlClient, rows: Rows) =>
+  Effect.gen(function*() {
+    for (const name of HEALTH_TABLE_NAMES) {
+      const list = rows[name]
+      if (list === undefined || list.length === 0) continue
+      const columns = tableSpec(name).columns.map((c) => c.name)
+      const perStatement = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / columns.length))
+      const full = insertText(name, columns, perStatement)
+      for (let i = 0; i < list.length; i += perStatement) {
+        const batch = list.slice(i, i + perStatement)
+        const params: Array<unknown> = []
+        for (const row of batch) for (const v of row) params.push(v)
+        yield* sql.unsafe(batch.length === perStatement ? full : insertText(name, columns, batch.length), params)
+      }
+    }
+  })
+
+/** Deletes every row of the health tables (children first). */
+const clear = (sql: SqlClient.SqlClient) =>
+  Effect.forEach([...HEALTH_TABLE_NAMES].reverse(), (name) => sql.unsafe(`DELETE FROM ${name}`), { discard: true })
+
+/** Options of a write. */
+export interface WriteOptions {
+  /** One transaction for everything (import) or one per chunk (generation). */
+  readonly atomic: boolean
+  /** Called after each chunk with the share done. */
+  readonly onProgress?: (done: number) => Effect.Effect<void>
+}
+
+/**
+ * Replaces the dataset with the chunks' rows. Chunks come from a lazy iterable, so a generated
+ * population never sits in memory whole. In chunked mode, `dataset_info` rows must come in the
+ * last chunk.
+ */
+export const replaceDataset = (chunks: Iterable<Chunk>, options: WriteOptions) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const progress = options.onProgress ?? (() => Effect.void)
+    const each = (chunk: Chunk) => Effect.andThen(insertChunk(sql, chunk.rows), progress(chunk.done))
+    if (options.atomic) {
+      yield* sql.withTransaction(Effect.andThen(clear(sql), Effect.forEach(chunks, each, { discard: true })))
+    } else {
+      yield* sql.withTransaction(clear(sql))
+      yield* Effect.forEach(chunks, (chunk) => sql.withTransaction(each(chunk)), { discard: true })
+    }
+  })
+
+/** True when the database holds a complete dataset (its `as_of` row is written last). */
+export const hasDataset = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly n: number }>`SELECT COUNT(*) AS n FROM dataset_info WHERE key = 'as_of'`
+  return (rows[0]?.n ?? 0) > 0
+})

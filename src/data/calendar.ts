@@ -1,0 +1,55 @@
+/**
+ * Calendar arithmetic on plain numbers: a day is the count of days since 1970-01-01 (UTC), a month
+ * is year × 12 + (month − 1). Dates in the dataset are `YYYY-MM-DD`, months `YYYY-MM`. Pure
+ * functions of their input: the dataset never depends on today's date.
+ */
+
+const DAY_MS = 86_400_000
+
+const pad = (n: number, width: number): string => String(n).padStart(width, "0")
+
+/** Day number of a `YYYY-MM-DD` date, or NaN when the text is not a real calendar date. */
+export const parseDate = (text: string): number => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return Number.NaN
+  const [y, m, d] = text.split("-").map(Number) as [number, number, number]
+  const ms = Date.UTC(y, m - 1, d)
+  const back = new Date(ms)
+  return back.getUTCFullYear() === y && back.getUTCMonth() === m - 1 && back.getUTCDate() === d ? ms / DAY_MS : Number.NaN
+}
+
+/** `YYYY-MM-DD` of a day number. */
+export const formatDate = (day: number): string => {
+  const d = new Date(day * DAY_MS)
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`
+}
+
+/** Month number of a `YYYY-MM` month, or NaN. */
+export const parseMonth = (text: string): number => {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(text)) return Number.NaN
+  const [y, m] = text.split("-").map(Number) as [number, number]
+  return y * 12 + m - 1
+}
+
+/** `YYYY-MM` of a month number. */
+export const formatMonth = (month: number): string => `${pad(Math.floor(month / 12), 4)}-${pad((month % 12) + 1, 2)}`
+
+/** The month a day falls in. */
+export const monthOfDay = (day: number): number => {
+  const d = new Date(day * DAY_MS)
+  return d.getUTCFullYear() * 12 + d.getUTCMonth()
+}
+
+/** The first day of a month. */
+export const firstDayOfMonth = (month: number): number => Date.UTC(Math.floor(month / 12), month % 12, 1) / DAY_MS
+
+/** The last day of a month. */
+export const lastDayOfMonth = (month: number): number => firstDayOfMonth(month + 1) - 1
+
+/** The year of a day. */
+export const yearOfDay = (day: number): number => new Date(day * DAY_MS).getUTCFullYear()
+
+/** The Monday on or before a day (1970-01-01 was a Thursday). */
+export const mondayOnOrBefore = (day: number): number => day - ((day + 3) % 7)
+
+/** Quarter label `Q<n>_<year>` of a month number. */
+export const quarterLabel = (month: number): string => `Q${Math.floor((month % 12) / 3) + 1}_${Math.floor(month / 12)}`
