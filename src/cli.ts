@@ -8,7 +8,11 @@ import { Console, Effect, Layer, Option } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { Accounts, type TokenInfo } from "./auth/Accounts.ts"
 import { AppConfig } from "./config/AppConfig.ts"
+import { importChunks, readFolder, writeFolder } from "./data/csv.ts"
 import * as Database from "./data/Database.ts"
+import { replaceDataset } from "./data/DatasetWriter.ts"
+import { generatedChunks, MAX_PATIENTS } from "./data/generator.ts"
+import { progressBar } from "./data/progress.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { serve, teardown } from "./main.ts"
 import { TIER_LIMITS, TIERS } from "./metering/Tiers.ts"
@@ -117,6 +121,46 @@ const tokensRevoke = Command.make(
     }).pipe(Effect.provide(AccountsLive))
 ).pipe(Command.withDescription("Revoke a token; requests with it get 401 from then on"))
 
+/** The migrated database of the configured data folder. */
+const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
+
+const RESTART_NOTE = "A running server keeps serving the dataset it loaded; restart it to serve this one."
+
+const dataGenerate = Command.make(
+  "generate",
+  {
+    patients: Flag.Int("patients").pipe(Flag.withDescription("Patients to generate (default HCC_POPULATION, 50000)"), Flag.optional),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Generator seed (default HCC_SEED); the same seed gives the same data"), Flag.optional)
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const patients = Option.getOrElse(flags.patients, () => config.population)
+      const seed = Option.getOrElse(flags.seed, () => config.seed)
+      if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new Error(`--patients must be between 1 and ${MAX_PATIENTS}`))
+      const started = performance.now()
+      yield* replaceDataset(generatedChunks({ patients, seed }), { atomic: false, onProgress: progressBar(`generating ${patients} patients`) })
+      yield* Console.log(`generated ${patients} patients with seed ${seed} in ${((performance.now() - started) / 1000).toFixed(1)} s. ${RESTART_NOTE}`)
+    }).pipe(Effect.provide(DatabaseLive))
+).pipe(Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"))
+
+const folder = Argument.String("folder").pipe(Argument.withDescription("Folder of <table>.csv files (layout: docs/data.md)"))
+
+const dataImport = Command.make("import", { folder }, ({ folder }) =>
+  Effect.gen(function*() {
+    const rows = yield* readFolder(folder)
+    yield* replaceDataset(importChunks(rows), { atomic: true, onProgress: progressBar("importing") })
+    yield* Console.log(`imported ${rows.patients?.length ?? 0} patients from ${folder}. ${RESTART_NOTE}`)
+  }).pipe(Effect.provide(DatabaseLive))).pipe(
+    Command.withDescription("Replace the health dataset with CSV files; every row is checked first and nothing is written if any is wrong")
+  )
+
+const dataExport = Command.make("export", { folder }, ({ folder }) =>
+  Effect.gen(function*() {
+    yield* writeFolder(folder, progressBar("exporting"))
+    yield* Console.log(`exported the health dataset to ${folder}`)
+  }).pipe(Effect.provide(DatabaseLive))).pipe(Command.withDescription("Write the health dataset as CSV files in the layout import reads"))
+
 /** The root command. */
 export const hcc = Command.make("hcc").pipe(
   Command.withDescription("HCC medical-intelligence query service"),
@@ -129,6 +173,10 @@ export const hcc = Command.make("hcc").pipe(
     Command.make("tokens").pipe(
       Command.withDescription("Manage API tokens"),
       Command.withSubcommands([tokensIssue, tokensList, tokensRevoke])
+    ),
+    Command.make("data").pipe(
+      Command.withDescription("Generate, import and export the health dataset"),
+      Command.withSubcommands([dataGenerate, dataImport, dataExport])
     )
   ])
 )

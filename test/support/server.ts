@@ -39,6 +39,18 @@ export const waitForLog = async (
   }
 }
 
+/** Waits until /readyz says ready (the health dataset is generated and loaded). */
+export const waitReady = async (server: TestServer, timeoutMs = 120_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const res = await fetch(`${server.url}/readyz`)
+    await res.arrayBuffer()
+    if (res.status === 200) return
+    if (Date.now() > deadline) throw new Error("the server did not become ready")
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
 /** Makes a fresh data folder. */
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "hcc-test-"))
 
@@ -47,7 +59,8 @@ export const startServer = (options: { readonly env?: Record<string, string>; re
   const dataDir = options.dataDir ?? tempDataDir()
   const child = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", ...options.env },
+    // A small default population keeps start-up cheap for tests that do not query the data.
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -87,7 +100,7 @@ export const startServer = (options: { readonly env?: Record<string, string>; re
 export const runServerToExit = (env: Record<string, string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: tempDataDir(), ...env },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: tempDataDir(), HCC_POPULATION: "1000", ...env },
     encoding: "utf8",
     timeout: 30_000
   })
@@ -96,14 +109,20 @@ export const runServerToExit = (env: Record<string, string>) => {
 
 /** Runs `hcc <args>` against a data folder and returns stdout (throws on a non-zero exit). */
 export const hcc = (dataDir: string, args: ReadonlyArray<string>): string => {
+  const r = runHcc(dataDir, args)
+  if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}${r.stdout}`)
+  return r.stdout
+}
+
+/** Runs `hcc <args>` against a data folder; returns exit code and output whatever the outcome. */
+export const runHcc = (dataDir: string, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], {
     cwd: ROOT,
     env: { ...process.env, HCC_DATA_DIR: dataDir },
     encoding: "utf8",
-    timeout: 30_000
+    timeout: 120_000
   })
-  if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}${r.stdout}`)
-  return r.stdout
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
 /** Creates an account through the CLI and issues it a token; returns both ids and the token. */

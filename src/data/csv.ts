@@ -1,0 +1,232 @@
+/**
+ * The dataset as a folder of CSV files, one per table (`<table>.csv`, RFC 4180, UTF-8, header row
+ * with the column names of docs/data.md in any order). `hcc data import` reads and checks every row
+ * against healthTables.ts before writing anything; `hcc data export` writes the same layout, rows
+ * ordered by each table's key, so export → import → export gives the same bytes.
+ */
+import { parse } from "csv-parse"
+import { stringify } from "csv-stringify/sync"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { createReadStream, existsSync, mkdirSync, openSync, closeSync, writeSync } from "node:fs"
+import { join } from "node:path"
+import { parseDate, parseMonth } from "./calendar.ts"
+import type { Chunk } from "./DatasetWriter.ts"
+import type { Row, Rows } from "./generator.ts"
+import { type ColumnSpec, HEALTH_TABLES, type HealthTableName, type TableSpec } from "./healthTables.ts"
+
+/** Tables an import must contain; the others may be left out (they import empty). */
+export const REQUIRED_TABLES: ReadonlyArray<HealthTableName> = ["vocabulary", "dataset_info", "patients"]
+
+/** Tables other tables reference (by their first column): their keys are kept while reading. */
+const REFERENCED = new Set(HEALTH_TABLES.flatMap((t) => t.columns.flatMap((c) => (c.references === undefined ? [] : [c.references]))))
+
+/** Problems listed in full before the rest are only counted. */
+export const MAX_REPORTED_PROBLEMS = 50
+
+/** Why an import was refused: each problem is `file.csv:line: column: reason`. */
+export class ImportRejected extends Error {
+  readonly problems: ReadonlyArray<string>
+  readonly total: number
+  constructor(problems: ReadonlyArray<string>, total: number) {
+    const more = total > problems.length ? `\n… and ${total - problems.length} more` : ""
+    super(`nothing was imported: ${total} problem${total === 1 ? "" : "s"}\n${problems.join("\n")}${more}`)
+    this.problems = problems
+    this.total = total
+  }
+}
+
+/** Parses one CSV value by its column's type; returns the SQL value or a reason. */
+const parseValue = (column: ColumnSpec, text: string): { readonly value: string | number | null } | { readonly reason: string } => {
+  if (text === "") return column.nullable === true ? { value: null } : { reason: "is empty but required" }
+  let value: string | number
+  switch (column.type) {
+    case "int":
+      if (!/^-?\d+$/.test(text)) return { reason: `'${text}' is not an integer` }
+      value = Number(text)
+      break
+    case "real":
+      value = Number(text)
+      if (text.trim() !== text || !Number.isFinite(value)) return { reason: `'${text}' is not a finite number` }
+      break
+    case "date":
+      if (Number.isNaN(parseDate(text))) return { reason: `'${text}' is not a date (YYYY-MM-DD)` }
+      value = text
+      break
+    case "month":
+      if (Number.isNaN(parseMonth(text))) return { reason: `'${text}' is not a month (YYYY-MM)` }
+      value = text
+      break
+    case "text":
+      value = text
+      break
+  }
+  if (column.range !== undefined && typeof value === "number" && (value < column.range[0] || value > column.range[1])) {
+    return { reason: `${value} is outside [${column.range[0]}, ${column.range[1]}]` }
+  }
+  if (column.oneOf !== undefined && !column.oneOf.includes(String(value))) {
+    return { reason: `'${value}' is not one of ${column.oneOf.join(", ")}` }
+  }
+  return { value }
+}
+
+/** A value's SQL form, or why it is refused (type, range, closed list, vocabulary, reference). */
+const checkValue = (
+  column: ColumnSpec,
+  text: string,
+  vocabulary: ReadonlyMap<string, ReadonlySet<string>>,
+  keys: ReadonlyMap<HealthTableName, ReadonlySet<string>>
+): { readonly value: string | number | null } | string => {
+  const parsed = parseValue(column, text)
+  if ("reason" in parsed) return parsed.reason
+  const v = parsed.value
+  if (v === null) return parsed
+  if (column.vocabulary !== undefined && !vocabulary.get(column.vocabulary)?.has(String(v))) {
+    return `'${v}' is not a ${column.vocabulary} code of vocabulary.csv`
+  }
+  if (column.references !== undefined && !keys.get(column.references)?.has(String(v))) {
+    return `${v} is not an id of ${column.references}.csv`
+  }
+  return parsed
+}
+
+/** Reads and checks every file of a folder; fails with ImportRejected, writes nothing. */
+export const readFolder = (folder: string): Effect.Effect<Rows, ImportRejected | Error> =>
+  Effect.tryPromise({
+    try: () => readAll(folder),
+    catch: (e) => (e instanceof ImportRejected ? e : new Error(`could not read ${folder}: ${e instanceof Error ? e.message : String(e)}`))
+  })
+
+const readAll = async (folder: string): Promise<Rows> => {
+  if (!existsSync(folder)) throw new ImportRejected([`${folder}: no such folder`], 1)
+  const problems: Array<string> = []
+  let total = 0
+  const problem = (text: string) => {
+    total++
+    if (problems.length < MAX_REPORTED_PROBLEMS) problems.push(text)
+  }
+  const rows: Rows = {}
+  const vocabulary = new Map<string, Set<string>>()
+  const keys = new Map<HealthTableName, Set<string>>()
+
+  for (const table of HEALTH_TABLES) {
+    const file = `${table.name}.csv`
+    const path = join(folder, file)
+    if (!existsSync(path)) {
+      if (REQUIRED_TABLES.includes(table.name)) problem(`${file}: missing (required)`)
+      rows[table.name] = []
+      continue
+    }
+    rows[table.name] = await readTable(table, path, file, problem, vocabulary, keys)
+  }
+
+  const info = new Map((rows.dataset_info ?? []).map((r) => [r[0], r[1]]))
+  const asOf = info.get("as_of")
+  if (rows.dataset_info !== undefined && (asOf === undefined || asOf === null || Number.isNaN(parseDate(String(asOf))))) {
+    problem("dataset_info.csv: the row with key as_of and a YYYY-MM-DD value is required")
+  }
+  if (total > 0) throw new ImportRejected(problems, total)
+  return rows
+}
+
+/** Reads one table's file: header, then each record checked; vocabulary and keys recorded for later tables. */
+const readTable = async (
+  table: TableSpec,
+  path: string,
+  file: string,
+  problem: (text: string) => void,
+  vocabulary: Map<string, Set<string>>,
+  keys: Map<HealthTableName, Set<string>>
+): Promise<Array<Row>> => {
+  const out: Array<Row> = []
+  const parser = createReadStream(path).pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }))
+  let order: Array<number> | undefined
+  const seen = new Set<string>()
+  const referencedKeys: Array<string> = []
+  const keyColumns = table.key.map((k) => table.columns.findIndex((c) => c.name === k))
+  try {
+    for await (const { info, record } of parser as AsyncIterable<{ readonly info: { readonly lines: number }; readonly record: Array<string> }>) {
+      const line = info.lines
+      if (order === undefined) {
+        const header = record.map((h) => h.trim())
+        const missing = table.columns.filter((c) => !header.includes(c.name)).map((c) => c.name)
+        const unknown = header.filter((h) => !table.columns.some((c) => c.name === h))
+        if (missing.length > 0 || unknown.length > 0) {
+          problem(`${file}:${line}: header: ${[missing.length > 0 ? `missing ${missing.join(", ")}` : "", unknown.length > 0 ? `unknown ${unknown.join(", ")}` : ""].filter(Boolean).join("; ")} (expected ${table.columns.map((c) => c.name).join(",")})`)
+          return out
+        }
+        order = table.columns.map((c) => header.indexOf(c.name))
+        continue
+      }
+      if (record.length !== order.length) {
+        problem(`${file}:${line}: has ${record.length} fields, the header has ${order.length}`)
+        continue
+      }
+      const row: Row = []
+      let ok = true
+      let idOk = false
+      table.columns.forEach((column, i) => {
+        const reason = checkValue(column, record[order![i]!]!, vocabulary, keys)
+        if (typeof reason === "string") {
+          ok = false
+          row.push(null)
+          return problem(`${file}:${line}: ${column.name}: ${reason}`)
+        }
+        if (i === 0) idOk = true
+        row.push(reason.value)
+      })
+      // A row rejected for another column still names its id, so rows that reference it are not
+      // reported too: the list shows causes, not their echoes.
+      if (!ok) {
+        if (idOk) referencedKeys.push(String(row[0]))
+        continue
+      }
+      const key = keyColumns.map((k) => String(row[k])).join("\u0000")
+      if (seen.has(key)) {
+        problem(`${file}:${line}: ${table.key.join(", ")}: duplicate of an earlier row`)
+        continue
+      }
+      seen.add(key)
+      out.push(row)
+      if (table.name === "vocabulary") {
+        const kind = String(row[0])
+        if (!vocabulary.has(kind)) vocabulary.set(kind, new Set())
+        vocabulary.get(kind)!.add(String(row[1]))
+      }
+    }
+  } catch (e) {
+    const where = typeof e === "object" && e !== null && "lines" in e ? `:${String(e.lines)}` : ""
+    problem(`${file}${where}: not valid CSV: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  if (order === undefined) problem(`${file}: empty (a header row is required)`)
+  if (REFERENCED.has(table.name)) keys.set(table.name, new Set([...out.map((r) => String(r[0])), ...referencedKeys]))
+  return out
+}
+
+/** The parsed rows as writer chunks (one per table, progress by table). */
+export const importChunks = (rows: Rows): ReadonlyArray<Chunk> =>
+  HEALTH_TABLES.map((t, i) => ({ rows: { [t.name]: rows[t.name] ?? [] }, done: (i + 1) / HEALTH_TABLES.length }))
+
+/** Rows per page when exporting. */
+const PAGE = 100_000
+
+/** Writes every table to `<folder>/<table>.csv`, ordered by key. */
+export const writeFolder = (folder: string, onProgress: (done: number) => Effect.Effect<void> = () => Effect.void) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* Effect.try(() => mkdirSync(folder, { recursive: true }))
+    for (const [i, table] of HEALTH_TABLES.entries()) {
+      const columns = table.columns.map((c) => c.name)
+      const fd = yield* Effect.try(() => openSync(join(folder, `${table.name}.csv`), "w"))
+      yield* Effect.gen(function*() {
+        writeSync(fd, stringify([columns], { record_delimiter: "\n" }))
+        for (let offset = 0; ; offset += PAGE) {
+          const page = yield* sql.unsafe(`SELECT ${columns.join(", ")} FROM ${table.name} ORDER BY ${table.key.join(", ")} LIMIT ${PAGE} OFFSET ${offset}`).values
+          if (page.length === 0) break
+          writeSync(fd, stringify(page.map((r) => r.map((v) => (v === null ? "" : String(v)))), { record_delimiter: "\n" }))
+          if (page.length < PAGE) break
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => closeSync(fd))))
+      yield* onProgress((i + 1) / HEALTH_TABLES.length)
+    }
+  })

@@ -1,0 +1,151 @@
+/**
+ * The health dataset end to end through the CLI: generation is deterministic, export → import is a
+ * round trip that gives the same answers, and a bad CSV row imports nothing and names file:line.
+ */
+import { createHash } from "node:crypto"
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { HEALTH_TABLE_NAMES } from "../../src/data/healthTables.ts"
+import { call, hcc, runHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
+
+const PATIENTS = "3000"
+
+/** SHA-256 of every file of an export folder, by name. */
+const digest = (folder: string) =>
+  Object.fromEntries(readdirSync(folder).sort().map((f) => [f, createHash("sha256").update(readFileSync(join(folder, f))).digest("hex")]))
+
+const exportOf = (dataDir: string) => {
+  const out = join(tempDataDir(), "export")
+  hcc(dataDir, ["data", "export", out])
+  return out
+}
+
+let original: string
+let originalExport: string
+
+beforeAll(() => {
+  original = tempDataDir()
+  hcc(original, ["data", "generate", "--patients", PATIENTS, "--seed", "7"])
+  originalExport = exportOf(original)
+})
+
+describe("hcc data generate", () => {
+  it("writes one CSV per table on export, with the documented header", () => {
+    expect(readdirSync(originalExport).sort()).toEqual(HEALTH_TABLE_NAMES.map((t) => `${t}.csv`).sort())
+    expect(readFileSync(join(originalExport, "axis_scores.csv"), "utf8").split("\n")[0]).toBe("patient_id,month,po,nm,er,sc,rs,es,ta,pv")
+    const patients = readFileSync(join(originalExport, "patients.csv"), "utf8").trim().split("\n")
+    expect(patients).toHaveLength(Number(PATIENTS) + 1)
+  })
+
+  it("is deterministic: the same seed gives identical content, another seed different content", () => {
+    const again = tempDataDir()
+    hcc(again, ["data", "generate", "--patients", PATIENTS, "--seed", "7"])
+    expect(digest(exportOf(again))).toEqual(digest(originalExport))
+    const other = tempDataDir()
+    hcc(other, ["data", "generate", "--patients", PATIENTS, "--seed", "8"])
+    const otherDigest = digest(exportOf(other))
+    expect(otherDigest["patients.csv"]).not.toBe(digest(originalExport)["patients.csv"])
+    expect(otherDigest["axis_scores.csv"]).not.toBe(digest(originalExport)["axis_scores.csv"])
+    // The vocabulary does not depend on the seed.
+    expect(otherDigest["vocabulary.csv"]).toBe(digest(originalExport)["vocabulary.csv"])
+  })
+
+  it("prints progress on stderr and the result on stdout", () => {
+    const r = runHcc(tempDataDir(), ["data", "generate", "--patients", "500", "--seed", "1"])
+    expect(r.status).toBe(0)
+    expect(r.stderr).toMatch(/generating 500 patients: 100%/)
+    expect(r.stdout).toMatch(/^generated 500 patients with seed 1 in \d+\.\d s\./)
+  })
+
+  it("refuses a population out of range", () => {
+    const r = runHcc(tempDataDir(), ["data", "generate", "--patients", "0"])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toMatch(/--patients must be between 1 and 2000000/)
+  })
+})
+
+describe("export → import", () => {
+  let imported: string
+  let servers: Array<TestServer> = []
+
+  beforeAll(() => {
+    imported = tempDataDir()
+    hcc(imported, ["data", "import", originalExport])
+  })
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()))
+  })
+
+  it("exports the same bytes again", () => {
+    expect(digest(exportOf(imported))).toEqual(digest(originalExport))
+  })
+
+  it("gives the same query answers", async () => {
+    servers = await Promise.all([startServer({ dataDir: original }), startServer({ dataDir: imported })])
+    await Promise.all(servers.map((s) => waitReady(s)))
+    const requests = [
+      { analysis_type: "trend" },
+      { cohort_definition: { conditions: ["hypertension"], age_range: "50-80" }, analysis_type: "trend", granularity: "monthly" },
+      { cohort_definition: { drugs: ["metformin"], axes_threshold: { NM: { min: 5 } } }, analysis_type: "trend", granularity: "yearly" }
+    ]
+    for (const body of requests) {
+      const [a, b] = await Promise.all(servers.map(async (s) => {
+        const res = await call(s, "/v1/population", { body })
+        expect(res.status).toBe(200)
+        return res.json()
+      }))
+      expect(b).toEqual(a)
+    }
+    const catalogs = await Promise.all(servers.map(async (s) => ((await (await call(s, "/v1/catalog")).json()) as { vocabularies: unknown }).vocabularies))
+    expect(catalogs[1]).toEqual(catalogs[0])
+  })
+})
+
+describe("hcc data import refuses bad files and writes nothing", () => {
+  /** A copy of the good export with `edit` applied to one file. */
+  const broken = (file: string, edit: (lines: Array<string>) => void) => {
+    const folder = join(tempDataDir(), "broken")
+    cpSync(originalExport, folder, { recursive: true })
+    const lines = readFileSync(join(folder, file), "utf8").split("\n")
+    edit(lines)
+    writeFileSync(join(folder, file), lines.join("\n"))
+    return folder
+  }
+  const target = () => {
+    const dir = tempDataDir()
+    hcc(dir, ["data", "generate", "--patients", "200", "--seed", "3"])
+    return dir
+  }
+
+  it.each([
+    ["axis_scores.csv", 500, (l: string) => l.replace(/^(\d+,\d{4}-\d{2}),[^,]*,/, "$1,11,"), /axis_scores\.csv:500: po: 11 is outside \[0, 10\]/],
+    ["encounters.csv", 20, (l: string) => l.replace(/^(\d+),\d+,/, "$1,999999,"), /encounters\.csv:20: patient_id: 999999 is not an id of patients\.csv/],
+    ["drug_exposures.csv", 7, (l: string) => l.replace(/^(\d+,\d+),[a-z_]+,/, "$1,metfromin,"), /drug_exposures\.csv:7: drug: 'metfromin' is not a drug code of vocabulary\.csv/],
+    ["patients.csv", 3, (l: string) => l.replace(/,(female|male),/, ",unknown,"), /patients\.csv:3: sex: 'unknown' is not one of female, male/],
+    ["encounters.csv", 9, (l: string) => l.replace(/\d{4}-\d{2}-\d{2}$/, "2025-02-30"), /encounters\.csv:9: end_date: '2025-02-30' is not a date/],
+    ["patient_conditions.csv", 4, (l: string) => `${l}\n${l}`, /patient_conditions\.csv:5: patient_id, condition: duplicate of an earlier row/]
+  ])("%s line %i", (file, line, edit, message) => {
+    const folder = broken(file, (lines) => {
+      lines[line - 1] = edit(lines[line - 1]!)
+    })
+    const dir = target()
+    const before = digest(exportOf(dir))
+    const r = runHcc(dir, ["data", "import", folder])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toMatch(/nothing was imported: 1 problem\n/)
+    expect(r.stderr).toMatch(message)
+    expect(digest(exportOf(dir))).toEqual(before)
+  })
+
+  it("names a missing required file and a wrong header", () => {
+    const folder = broken("patients.csv", (lines) => {
+      lines[0] = "id,birth_year,gender,region"
+    })
+    const r = runHcc(tempDataDir(), ["data", "import", folder])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toMatch(/patients\.csv:1: header: missing sex; unknown gender/)
+    const none = runHcc(tempDataDir(), ["data", "import", join(tempDataDir(), "nothing-here")])
+    expect(none.stderr).toMatch(/no such folder/)
+  })
+})
