@@ -8,7 +8,7 @@
 import type { CoreExports } from "./WasmModule.ts"
 
 /** Typed-array constructors the arena can copy in and out. */
-type View = Float64Array | Int32Array | Uint8Array
+type View = Float64Array | Float32Array | Int32Array | Uint8Array
 
 /** One batch's allocations. */
 export interface BatchScope {

@@ -10,6 +10,7 @@ import { Arena } from "./Arena.ts"
 import { KernelError } from "./KernelError.ts"
 import * as RefCohort from "./reference/cohort.ts"
 import * as RefCorrelation from "./reference/correlation.ts"
+import * as RefPanel from "./reference/panel.ts"
 import * as RefRules from "./reference/decayRules.ts"
 import * as RefTrajectory from "./reference/trajectory.ts"
 import { instantiateCore } from "./WasmModule.ts"
@@ -68,6 +69,24 @@ export interface Column<A extends Float64Array | Int32Array> {
   readonly ptr: number
 }
 
+/** The axis panel (f32, axis-major: [(axis × nPatients + patient) × nMonths + month], NaN = missing), resident once. */
+export interface Panel {
+  readonly data: Float32Array
+  readonly ptr: number
+  readonly nPatients: number
+  readonly nAxes: number
+  readonly nMonths: number
+}
+
+/** Per-period sums and per-patient slope summaries of a cohort (see panelTrend). */
+export interface PanelTrendResult {
+  /** nAxes × nGroups present scores per period group. */
+  readonly count: Float64Array
+  readonly sum: Float64Array
+  /** nAxes × 3: patients with a slope, Σ slope, Σ slope² (slopes in points per month). */
+  readonly slope: Float64Array
+}
+
 /** The kernels plugins may call. Every method is one batch: one boundary crossing per call. */
 export interface KernelsService {
   /** Which implementation this is. */
@@ -91,6 +110,12 @@ export interface KernelsService {
   readonly groupStats: (groups: Column<Int32Array>, values: Column<Float64Array>, mask: Uint8Array, nGroups: number) => Effect.Effect<GroupStatsResult, KernelError>
   /** Type-7 quantiles of the selected present values. */
   readonly quantiles: (values: Column<Float64Array>, mask: Uint8Array, qs: ReadonlyArray<number>) => Effect.Effect<{ readonly values: Float64Array; readonly n: number }, KernelError>
+  /** Makes the axis panel resident (start-up). */
+  readonly panel: (data: Float32Array, nPatients: number, nAxes: number, nMonths: number) => Effect.Effect<Panel, KernelError>
+  /** maskIn & (lo ≤ the patient's mean `axis` score over months [from, to) ≤ hi); no score in range → not selected. */
+  readonly panelMeanMask: (panel: Panel, axis: number, from: number, to: number, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
+  /** Per axis: per-period-group sums (monthGroup[m], −1 = none) and per-patient OLS slope summaries over months [from, to). */
+  readonly panelTrend: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelTrendResult, KernelError>
 }
 
 /** Checks that an array has the length its dimensions promise. */
@@ -110,6 +135,21 @@ const run = <A>(body: () => A): Effect.Effect<A, KernelError> =>
   })
 
 const sameLength = (kernel: string, mask: Uint8Array, n: number) => expectLength(kernel, "mask", mask.length, n)
+
+/** Checks a panel call's month range, axes and (for panelTrend) month groups. */
+const checkPanel = (kernel: string, panel: Panel, mask: Uint8Array, from: number, to: number, axes: ReadonlyArray<number>, monthGroup?: Int32Array) => {
+  sameLength(kernel, mask, panel.nPatients)
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > panel.nMonths || from > to) {
+    throw new KernelError({ kernel, reason: `month range [${from}, ${to}) is not within [0, ${panel.nMonths})` })
+  }
+  for (const a of axes) if (!Number.isInteger(a) || a < 0 || a >= panel.nAxes) throw new KernelError({ kernel, reason: `axis ${a} is not within [0, ${panel.nAxes})` })
+  if (monthGroup !== undefined) expectLength(kernel, "monthGroup", monthGroup.length, panel.nMonths)
+}
+
+const makePanel = (data: Float32Array, nPatients: number, nAxes: number, nMonths: number, ptr: (d: Float32Array) => number): Panel => {
+  expectLength("panel", "data", data.length, nPatients * nAxes * nMonths)
+  return { data, ptr: ptr(data), nPatients, nAxes, nMonths }
+}
 
 /** The WASM implementation over one core instance. */
 export const makeWasm = (arena: Arena): KernelsService => {
@@ -216,6 +256,26 @@ export const makeWasm = (arena: Arena): KernelsService => {
           const n = core.quantiles(values.ptr, s.copyIn(mask), mask.length, s.copyIn(Float64Array.from(qs)), qs.length, out, s.alloc(values.data.length * 8))
           return { values: s.f64(out, qs.length), n }
         })
+      }),
+    panel: (data, nPatients, nAxes, nMonths) => run(() => makePanel(data, nPatients, nAxes, nMonths, (d) => arena.resident(d))),
+    panelMeanMask: (panel, axis, from, to, lo, hi, maskIn) =>
+      run(() => {
+        checkPanel("panelMeanMask", panel, maskIn, from, to, [axis])
+        return arena.batch((s) => {
+          const m = s.copyIn(maskIn)
+          core.panelMeanMask(panel.ptr, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, m, m)
+          return s.u8(m, maskIn.length)
+        })
+      }),
+    panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+      run(() => {
+        checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup)
+        return arena.batch((s) => {
+          const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
+          const slope = s.alloc(axes.length * 24)
+          core.panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope)
+          return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
+        })
       })
   }
 }
@@ -294,6 +354,21 @@ export const reference: KernelsService = {
       const out = new Float64Array(qs.length)
       const n = RefCohort.quantiles(values.data, mask, Float64Array.from(qs), out)
       return { values: out, n }
+    }),
+  panel: (data, nPatients, nAxes, nMonths) => run(() => makePanel(data, nPatients, nAxes, nMonths, () => -1)),
+  panelMeanMask: (panel, axis, from, to, lo, hi, maskIn) =>
+    run(() => {
+      checkPanel("panelMeanMask", panel, maskIn, from, to, [axis])
+      const out = new Uint8Array(maskIn.length)
+      RefPanel.panelMeanMask(panel.data, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, maskIn, out)
+      return out
+    }),
+  panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+    run(() => {
+      checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup)
+      const out = { count: new Float64Array(axes.length * nGroups), sum: new Float64Array(axes.length * nGroups), slope: new Float64Array(axes.length * 3) }
+      RefPanel.panelTrend(panel.data, panel.nPatients, panel.nMonths, axes, from, to, monthGroup, nGroups, mask, out.count, out.sum, out.slope)
+      return out
     })
 }
 

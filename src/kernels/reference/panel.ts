@@ -1,0 +1,78 @@
+/** Twin of assembly/kernels/panel.ts (same contract and order of sums). */
+
+/** maskOut[p] = maskIn[p] & (lo ≤ mean of the patient's present `axis` scores in months [from, to) ≤ hi). */
+export const panelMeanMask = (
+  panel: Float32Array, nPatients: number, nMonths: number, axis: number, from: number, to: number,
+  lo: number, hi: number, maskIn: Uint8Array, maskOut: Uint8Array
+): void => {
+  for (let p = 0; p < nPatients; p++) {
+    let keep = 0
+    if (maskIn[p] !== 0) {
+      const base = (axis * nPatients + p) * nMonths
+      let n = 0
+      let s = 0
+      for (let m = from; m < to; m++) {
+        const x = panel[base + m]!
+        if (Number.isNaN(x)) continue
+        n++
+        s += x
+      }
+      if (n > 0) {
+        const mean = s / n
+        keep = mean >= lo && mean <= hi ? 1 : 0
+      }
+    }
+    maskOut[p] = keep
+  }
+}
+
+/** Per axis: per-group count and sum of present scores, and the count, Σ and Σ² of per-patient OLS slopes. */
+export const panelTrend = (
+  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
+  monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
+  outCount: Float64Array, outSum: Float64Array, outSlope: Float64Array
+): void => {
+  outCount.fill(0)
+  outSum.fill(0)
+  outSlope.fill(0)
+  for (let k = 0; k < axes.length; k++) {
+    const axis = axes[k]!
+    let sn = 0
+    let ss = 0
+    let sq = 0
+    for (let p = 0; p < nPatients; p++) {
+      if (mask[p] === 0) continue
+      const base = (axis * nPatients + p) * nMonths
+      let n = 0
+      let st = 0
+      let sx = 0
+      let stt = 0
+      let stx = 0
+      for (let m = from; m < to; m++) {
+        const x = panel[base + m]!
+        if (Number.isNaN(x)) continue
+        const g = monthGroup[m]!
+        if (g >= 0 && g < nGroups) {
+          const at = k * nGroups + g
+          outCount[at] = outCount[at]! + 1
+          outSum[at] = outSum[at]! + x
+        }
+        n += 1
+        st += m
+        sx += x
+        stt += m * m
+        stx += m * x
+      }
+      const denom = n * stt - st * st
+      if (n >= 3 && denom > 0) {
+        const slope = (n * stx - st * sx) / denom
+        sn += 1
+        ss += slope
+        sq += slope * slope
+      }
+    }
+    outSlope[k * 3] = sn
+    outSlope[k * 3 + 1] = ss
+    outSlope[k * 3 + 2] = sq
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The axis-panel kernels: WASM against the TypeScript twin on random panels with gaps (fast-check),
+ * and both against values worked out by hand.
+ */
+import { Effect } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Arena } from "../../src/kernels/Arena.ts"
+import { makeWasm, reference } from "../../src/kernels/Kernels.ts"
+import { instantiateCore } from "../../src/kernels/WasmModule.ts"
+
+const wasm = makeWasm(new Arena(instantiateCore()))
+const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
+const close = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
+
+/** A panel of nAxes × nPatients × nMonths one-decimal scores with ~15 % gaps, a mask and a month range. */
+const panelCase = fc.record({
+  nPatients: fc.integer({ min: 1, max: 40 }),
+  nAxes: fc.integer({ min: 1, max: 8 }),
+  nMonths: fc.integer({ min: 1, max: 40 }),
+  seed: fc.integer({ min: 1, max: 2 ** 30 })
+}).map(({ nAxes, nMonths, nPatients, seed }) => {
+  let s = seed
+  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const data = Float32Array.from({ length: nAxes * nPatients * nMonths }, () => (rand() < 0.15 ? Number.NaN : Math.round(rand() * 100) / 10))
+  const mask = Uint8Array.from({ length: nPatients }, () => (rand() < 0.7 ? 1 : 0))
+  const from = Math.floor(rand() * nMonths)
+  const to = from + Math.floor(rand() * (nMonths - from + 1))
+  const nGroups = 1 + Math.floor(rand() * 5)
+  const monthGroup = Int32Array.from({ length: nMonths }, () => Math.floor(rand() * (nGroups + 1)) - 1)
+  return { data, nAxes, nMonths, nPatients, mask, from, to, nGroups, monthGroup }
+})
+
+describe("panel kernels agree with their twins", () => {
+  it("panelTrend", () => {
+    fc.assert(fc.property(panelCase, (c) => {
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
+      const [a, b] = [wasm, reference].map((k) => {
+        const panel = run(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths))
+        return run(k.panelTrend(panel, axes, c.from, c.to, c.monthGroup, c.nGroups, c.mask))
+      })
+      return a!.count.every((v, i) => close(v, b!.count[i]!)) &&
+        a!.sum.every((v, i) => close(v, b!.sum[i]!)) &&
+        a!.slope.every((v, i) => close(v, b!.slope[i]!))
+    }), { numRuns: 200 })
+  })
+
+  it("panelMeanMask", () => {
+    fc.assert(fc.property(panelCase, fc.double({ min: 0, max: 10, noNaN: true }), fc.double({ min: 0, max: 10, noNaN: true }), (c, x, y) => {
+      const [lo, hi] = x <= y ? [x, y] : [y, x]
+      const [a, b] = [wasm, reference].map((k) => {
+        const panel = run(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths))
+        return run(k.panelMeanMask(panel, c.nAxes - 1, c.from, c.to, lo, hi, c.mask))
+      })
+      return a!.every((v, i) => v === b![i])
+    }), { numRuns: 200 })
+  })
+})
+
+describe.each([["wasm", wasm], ["reference", reference]] as const)("%s panel kernels by hand", (_name, k) => {
+  // 1 axis, 3 patients, 4 months. Patient 0: 1, 2, 3, 4 (slope 1); patient 1: 5, NaN, 5, 5 (slope 0);
+  // patient 2: 9, 8 (two points: no slope).
+  const data = Float32Array.from([1, 2, 3, 4, 5, Number.NaN, 5, 5, 9, 8, Number.NaN, Number.NaN])
+  const panel = run(k.panel(data, 3, 1, 4))
+  const all = Uint8Array.from([1, 1, 1])
+
+  it("sums per group and summarises slopes", () => {
+    const r = run(k.panelTrend(panel, Int32Array.from([0]), 0, 4, Int32Array.from([0, 0, 1, 1]), 2, all))
+    expect(Array.from(r.count)).toEqual([5, 4])
+    expect(Array.from(r.sum)).toEqual([1 + 2 + 5 + 9 + 8, 3 + 4 + 5 + 5])
+    expect(Array.from(r.slope)).toEqual([2, 1, 1])
+  })
+
+  it("respects the mask, the month range and groups of −1", () => {
+    const r = run(k.panelTrend(panel, Int32Array.from([0]), 1, 4, Int32Array.from([0, -1, 0, 0]), 1, Uint8Array.from([1, 0, 1])))
+    expect(Array.from(r.count)).toEqual([2 + 0])
+    expect(Array.from(r.sum)).toEqual([3 + 4])
+    expect(Array.from(r.slope)).toEqual([1, 1, 1])
+  })
+
+  it("selects on the mean over the range; a patient with no score there is never selected", () => {
+    expect(Array.from(run(k.panelMeanMask(panel, 0, 0, 4, 2, 5, all)))).toEqual([1, 1, 0])
+    expect(Array.from(run(k.panelMeanMask(panel, 0, 2, 4, 0, 10, all)))).toEqual([1, 1, 0])
+    expect(Array.from(run(k.panelMeanMask(panel, 0, 0, 2, 8.5, 8.5, all)))).toEqual([0, 0, 1])
+  })
+
+  it("rejects a month range or axis outside the panel", () => {
+    expect(Effect.runSyncExit(k.panelTrend(panel, Int32Array.from([1]), 0, 4, new Int32Array(4), 1, all))._tag).toBe("Failure")
+    expect(Effect.runSyncExit(k.panelMeanMask(panel, 0, 0, 5, 0, 10, all))._tag).toBe("Failure")
+  })
+})
