@@ -16,6 +16,7 @@ import { Accounts } from "./auth/Accounts.ts"
 import { ensureDemoAccount } from "./auth/demoAccount.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./data/Database.ts"
+import * as HealthDataLive from "./data/HealthDataLive.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { Kernels } from "./kernels/Kernels.ts"
 import { httpLayer } from "./http/Server.ts"
@@ -25,8 +26,9 @@ import { Metering } from "./metering/Metering.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
-/** Accounts, ledger, metering and readiness over the migrated state database. */
-export const StateLive = Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer, Kernels.layerWasm).pipe(
+/** Accounts, ledger, metering, readiness, compute core and health data over the migrated state database. */
+export const StateLive = HealthDataLive.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer, Kernels.layerWasm)),
   Layer.provideMerge(Ledger.layer),
   Layer.provideMerge(Database.layer)
 )

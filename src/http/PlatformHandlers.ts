@@ -4,6 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { CatalogResponse } from "../catalog/CatalogSchema.ts"
+import { HealthData } from "../data/HealthData.ts"
 import { Metering } from "../metering/Metering.ts"
 import { TIER_LIMITS } from "../metering/Tiers.ts"
 import type { makeApi } from "./Api.ts"
@@ -18,10 +19,23 @@ export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type)
   HttpApiBuilder.group(api, "platform", (handlers) =>
     Effect.gen(function*() {
       const metering = yield* Metering
-      // The catalog only changes when the process restarts: encode it once, serve the bytes.
-      const catalogBody = JSON.stringify(yield* Schema.encodeEffect(CatalogResponse)(catalog))
+      const health = yield* HealthData
+      // The catalog only changes when the process restarts or the dataset finishes loading (its
+      // vocabularies join the list then): encode it once per state, serve the bytes.
+      const encode = Schema.encodeEffect(CatalogResponse)
+      const loadingBody = JSON.stringify(yield* encode(catalog))
+      let readyBody: string | undefined
+      const body = Effect.gen(function*() {
+        if (readyBody !== undefined) return readyBody
+        const data = yield* Effect.option(health.dataset)
+        if (data._tag === "None") return loadingBody
+        const vocabularies = { ...catalog.vocabularies }
+        for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
+        readyBody = JSON.stringify(yield* Effect.orDie(encode({ ...catalog, vocabularies })))
+        return readyBody
+      })
       return handlers
-        .handle("catalog", () => Effect.sync(() => HttpServerResponse.text(catalogBody, { contentType: "application/json" })))
+        .handle("catalog", () => Effect.map(body, (text) => HttpServerResponse.text(text, { contentType: "application/json" })))
         .handle("usage", () =>
           Effect.gen(function*() {
             const principal = yield* CurrentPrincipal

@@ -32,6 +32,9 @@ export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyReque
     })
   })
 
+/** The code platform services (HealthData) fail with while they cannot answer yet; plugins need not declare it. */
+export const PLATFORM_UNAVAILABLE = "unavailable"
+
 /** The problem for a plugin's declared domain error; an undeclared code is the plugin's defect. */
 export const domainProblem = (
   plugin: Plugin,
@@ -39,6 +42,14 @@ export const domainProblem = (
 ): Effect.Effect<never, BadRequest | Unprocessable | Unavailable, HttpServerRequest> =>
   Effect.gen(function*() {
     const info = yield* RequestContext
+    if (e.code === PLATFORM_UNAVAILABLE) {
+      // A platform service (the health data) is not ready: any plugin may pass this on.
+      const retryAfter = e.context?.["retry_after_seconds"]
+      if (typeof retryAfter === "number") {
+        yield* HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(retryAfter))))
+      }
+      return yield* new Unavailable({ code: e.code, detail: e.detail, request_id: info.requestId, hcc_cost: 0 })
+    }
     const declared = plugin.errors?.find((d) => d.code === e.code)
     if (declared === undefined) {
       return yield* Effect.die(new Error(`plugin "${plugin.name}" raised undeclared error code "${e.code}"`))

@@ -10,6 +10,7 @@
  * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
  */
 import { Effect, Schema } from "effect"
+import type { HealthData } from "../data/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
@@ -71,13 +72,24 @@ export interface PluginExample<RequestEncoded> {
 }
 
 /**
- * The services a handler may require: the WASM compute core (`Kernels`). Time comes from effect's
- * `Clock` and settings from effect's `Config` (both always available, no requirement needed). The
- * health data joins this union when it lands; a plugin that needs none of them uses `never`.
+ * The services a handler may require: the WASM compute core (`Kernels`) and the health dataset
+ * (`HealthData`). Time comes from effect's `Clock` and settings from effect's `Config` (both always
+ * available, no requirement needed); a plugin that needs none of them uses `never`.
+ * `HealthData` fails with DomainError `unavailable` while the dataset loads: let it pass, the
+ * platform answers 503 with Retry-After.
  */
-export type PluginServices = Kernels
+export type PluginServices = Kernels | HealthData
 
-export { Kernels, type KernelsService } from "../kernels/Kernels.ts"
+export { Kernels, type KernelsService, type Panel } from "../kernels/Kernels.ts"
+export {
+  type Cohort,
+  type CohortCriteria,
+  type Dataset,
+  ENCOUNTER_KINDS,
+  HealthData,
+  type HealthDataService
+} from "../data/HealthData.ts"
+export { closest } from "../plugin/suggest.ts"
 
 /** The typed description of one plugin. */
 export interface PluginSpec<

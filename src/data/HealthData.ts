@@ -1,0 +1,135 @@
+/**
+ * The health dataset as plugins see it: typed arrays loaded once at start-up (structure of arrays),
+ * and cohort selection over them by the WASM cohort-scan kernels. Part of the plugin contract
+ * (re-exported by src/plugin/Plugin.ts); the loader is HealthDataLive.ts.
+ *
+ * Row references are indexes: `patient` columns hold the patient's index in `patients` (0-based,
+ * patients ordered by id), `implant` the implant's index, and code columns the index of the code
+ * in `vocabulary[kind]`. Days are day numbers since 1970-01-01 (calendar.ts), months y × 12 + m − 1.
+ */
+import { Context, type Effect } from "effect"
+import type { Column, Panel } from "../kernels/Kernels.ts"
+import type { Axis } from "../plugin/axes.ts"
+import type { DomainError } from "../plugin/Plugin.ts"
+import type { VocabularyKind } from "./vocabulary.ts"
+
+/** One row per patient, ordered by id. */
+export interface PatientColumns {
+  readonly count: number
+  readonly ids: Int32Array
+  /** Birth year (f64 so age ranges are one range scan). */
+  readonly birthYear: Column<Float64Array>
+  /** 0 = female, 1 = male. */
+  readonly sex: Column<Int32Array>
+  /** Index in vocabulary.region. */
+  readonly region: Column<Int32Array>
+  /** Per condition code: 1 when the patient has it. */
+  readonly conditions: ReadonlyMap<string, Column<Int32Array>>
+  /** Per drug code: 1 when the patient has a course of it that overlaps the data window. */
+  readonly drugs: ReadonlyMap<string, Column<Int32Array>>
+}
+
+/** Drug courses. */
+export interface ExposureColumns {
+  readonly patient: Int32Array
+  readonly drug: Int32Array
+  readonly startDay: Float64Array
+  /** NaN while ongoing at as_of. */
+  readonly endDay: Float64Array
+  readonly adherence: Float64Array
+}
+
+/** Adverse events. */
+export interface AdverseEventColumns {
+  readonly patient: Int32Array
+  readonly drug: Int32Array
+  readonly eventType: Int32Array
+  readonly day: Float64Array
+}
+
+/** Encounter kinds, in the order of their codes. */
+export const ENCOUNTER_KINDS = ["outpatient", "emergency", "inpatient"] as const
+
+/** Encounters, ordered by patient then start day. */
+export interface EncounterColumns {
+  readonly patient: Int32Array
+  /** Index in ENCOUNTER_KINDS. */
+  readonly kind: Int32Array
+  readonly startDay: Float64Array
+  readonly endDay: Float64Array
+}
+
+/** Device studies, implants and per-implant outcomes. */
+export interface DeviceColumns {
+  readonly studies: { readonly ids: ReadonlyArray<string>; readonly device: Int32Array; readonly region: Int32Array }
+  readonly implants: { readonly patient: Int32Array; readonly device: Int32Array; readonly study: Int32Array; readonly day: Float64Array }
+  readonly outcomes: { readonly implant: Int32Array; readonly metric: Int32Array; readonly value: Float64Array }
+}
+
+/** Weekly surveillance series, aligned on `firstWeek` (NaN where a week has no row). */
+export interface SurveillanceSeries {
+  /** Day number of the first Monday. */
+  readonly firstWeek: number
+  readonly weeks: number
+  /** Key `species/condition/region`. */
+  readonly animal: ReadonlyMap<string, Float64Array>
+  /** Key `condition/region`. */
+  readonly human: ReadonlyMap<string, Float64Array>
+}
+
+/** Everything the analytics read. */
+export interface Dataset {
+  /** `YYYY-MM-DD`; time ranges count back from it. */
+  readonly asOf: string
+  readonly asOfDay: number
+  /** First month of the axis panel, and how many months it has (the last one holds as_of). */
+  readonly firstMonth: number
+  readonly months: number
+  readonly vocabulary: Readonly<Record<VocabularyKind, ReadonlyArray<string>>>
+  readonly info: Readonly<Record<string, string>>
+  readonly patients: PatientColumns
+  /** Monthly axis scores: axes in canonical order, patients in `patients` order, `months` months. */
+  readonly panel: Panel
+  readonly exposures: ExposureColumns
+  readonly adverseEvents: AdverseEventColumns
+  readonly encounters: EncounterColumns
+  readonly devices: DeviceColumns
+  readonly surveillance: SurveillanceSeries
+}
+
+/** A cohort definition; every part is optional and the parts combine with AND. */
+export interface CohortCriteria {
+  /** Inclusive ages at as_of (age = as_of year − birth year). */
+  readonly ageRange?: readonly [number, number]
+  readonly sex?: ReadonlyArray<"female" | "male">
+  /** Any of these regions. */
+  readonly regions?: ReadonlyArray<string>
+  /** All of these conditions. */
+  readonly conditions?: ReadonlyArray<string>
+  /** A course of each of these drugs. */
+  readonly drugs?: ReadonlyArray<string>
+  /** Bounds on the patient's mean score of each axis over `months` (inclusive). */
+  readonly axes?: Readonly<Partial<Record<Axis, { readonly min?: number | undefined; readonly max?: number | undefined }>>>
+  /** Panel month indexes [from, to) the axis bounds look at (default: the whole panel). */
+  readonly months?: { readonly from: number; readonly to: number }
+}
+
+/** A selected cohort: mask over `patients` (1 = in) and its size. */
+export interface Cohort {
+  readonly mask: Uint8Array
+  readonly size: number
+}
+
+/** The health data service. */
+export interface HealthDataService {
+  /** The loaded dataset; fails with DomainError `unavailable` (503) while it is still loading. */
+  readonly dataset: Effect.Effect<Dataset, DomainError>
+  /**
+   * Patients matching the criteria. An unknown condition, drug or region fails with
+   * `unknown_condition` / `unknown_drug` / `unknown_region` (422) and the closest known codes.
+   */
+  readonly select: (criteria: CohortCriteria) => Effect.Effect<Cohort, DomainError>
+}
+
+/** The health data, as plugins require it. */
+export class HealthData extends Context.Service<HealthData, HealthDataService>()("hcc/HealthData") {}

@@ -1,0 +1,363 @@
+/**
+ * The HealthData service: on start-up, generates the default dataset if the database holds none
+ * (HCC_POPULATION patients, HCC_SEED), then loads what queries need into typed arrays. Both run in
+ * the background: the server listens at once, /readyz says 503 until the data is loaded, and data
+ * endpoints answer 503 `unavailable` (with Retry-After) meanwhile. Cohort selection runs on the WASM
+ * cohort-scan kernels.
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { join } from "node:path"
+import { AppConfig } from "../config/AppConfig.ts"
+import { Readiness } from "../http/Readiness.ts"
+import { Kernels, type KernelsService } from "../kernels/Kernels.ts"
+import { AXES } from "../plugin/axes.ts"
+import { DomainError } from "../plugin/Plugin.ts"
+import { closest } from "../plugin/suggest.ts"
+import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
+import { DATABASE_FILE } from "./Database.ts"
+import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
+import { generatedChunks } from "./generator.ts"
+import { type CohortCriteria, type Dataset, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
+import * as SqliteClient from "./SqliteClient.ts"
+import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
+
+/** The longest axis history the panel keeps (older monthly rows are not loaded). */
+export const MAX_PANEL_MONTHS = 120
+
+/** Patients per axis_scores read (bounds the memory of one read). */
+const PATIENTS_PER_READ = 5000
+
+type Values = ReadonlyArray<ReadonlyArray<unknown>>
+
+/** A day-number parser that remembers the few thousand distinct dates a dataset has. */
+const dayParser = () => {
+  const seen = new Map<string, number>()
+  return (text: unknown): number => {
+    if (text === null || text === undefined) return Number.NaN
+    const key = String(text)
+    let d = seen.get(key)
+    if (d === undefined) {
+      d = parseDate(key)
+      seen.set(key, d)
+    }
+    return d
+  }
+}
+
+/** Index of each code of a kind; an unknown code (never after import validation) is −1. */
+const indexer = (codes: ReadonlyArray<string>) => {
+  const map = new Map(codes.map((c, i) => [c, i]))
+  return (code: unknown) => map.get(String(code)) ?? -1
+}
+
+/** Reads the whole dataset from the database into columns and makes the scanned ones resident. */
+export const loadDataset = (kernels: KernelsService) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const values = (statement: { readonly values: Effect.Effect<Values, any> }) => statement.values
+    const day = dayParser()
+
+    const info: Record<string, string> = {}
+    for (const [k, v] of yield* values(sql`SELECT key, value FROM dataset_info`)) info[String(k)] = String(v)
+    const asOf = info["as_of"]
+    const asOfDay = asOf === undefined ? Number.NaN : parseDate(asOf)
+    if (Number.isNaN(asOfDay)) return yield* Effect.fail(new Error("dataset_info has no valid as_of date"))
+
+    const vocabulary = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, [] as Array<string>])) as Record<VocabularyKind, Array<string>>
+    for (const [kind, code] of yield* values(sql`SELECT kind, code FROM vocabulary ORDER BY kind, code`)) {
+      vocabulary[kind as VocabularyKind]?.push(String(code))
+    }
+    const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
+
+    // Patients.
+    const patientRows = yield* values(sql`SELECT id, birth_year, sex, region FROM patients ORDER BY id`)
+    const n = patientRows.length
+    const ids = new Int32Array(n)
+    const birthYear = new Float64Array(n)
+    const sex = new Int32Array(n)
+    const region = new Int32Array(n)
+    const indexOf = new Map<number, number>()
+    patientRows.forEach(([id, by, s, r], i) => {
+      ids[i] = Number(id)
+      birthYear[i] = Number(by)
+      sex[i] = s === "male" ? 1 : 0
+      region[i] = codeOf.region(r)
+      indexOf.set(Number(id), i)
+    })
+    const patientIndex = (id: unknown) => indexOf.get(Number(id)) ?? -1
+
+    const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Int32Array(n)]))
+    for (const [p, c] of yield* values(sql`SELECT patient_id, condition FROM patient_conditions`)) {
+      conditionFlags.get(String(c))![patientIndex(p)] = 1
+    }
+
+    // The axis panel: months from the earliest score (at most MAX_PANEL_MONTHS back) to as_of.
+    const lastMonth = monthOfDay(asOfDay)
+    const [[minMonth]] = (yield* values(sql`SELECT MIN(month) FROM axis_scores`)) as unknown as [[string | null]]
+    const firstMonth = minMonth === null ? lastMonth : Math.max(parseMonth(minMonth), lastMonth - MAX_PANEL_MONTHS + 1)
+    const months = lastMonth - firstMonth + 1
+    const panel = new Float32Array(AXES.length * n * months).fill(Number.NaN)
+    for (let from = 0; from < n; from += PATIENTS_PER_READ) {
+      const to = Math.min(n, from + PATIENTS_PER_READ) - 1
+      const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!}`)
+      for (const row of rows) {
+        const m = parseMonth(String(row[1])) - firstMonth
+        if (m < 0 || m >= months) continue
+        const p = patientIndex(row[0])
+        for (let a = 0; a < AXES.length; a++) {
+          const v = row[a + 2]
+          if (v !== null) panel[(a * n + p) * months + m] = Number(v)
+        }
+      }
+    }
+
+    // Drug courses; a patient "takes" a drug when a course overlaps the panel's months.
+    const windowStart = firstDayOfMonth(firstMonth)
+    const ex = yield* values(sql`SELECT patient_id, drug, start_date, end_date, adherence FROM drug_exposures ORDER BY id`)
+    const exposures = {
+      patient: new Int32Array(ex.length),
+      drug: new Int32Array(ex.length),
+      startDay: new Float64Array(ex.length),
+      endDay: new Float64Array(ex.length),
+      adherence: new Float64Array(ex.length)
+    }
+    const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Int32Array(n)]))
+    ex.forEach(([p, d, s, e, a], i) => {
+      exposures.patient[i] = patientIndex(p)
+      exposures.drug[i] = codeOf.drug(d)
+      exposures.startDay[i] = day(s)
+      exposures.endDay[i] = day(e)
+      exposures.adherence[i] = Number(a)
+      const ends = exposures.endDay[i]!
+      if (exposures.startDay[i]! <= asOfDay && (Number.isNaN(ends) || ends >= windowStart)) drugFlags.get(String(d))![exposures.patient[i]!] = 1
+    })
+
+    const ae = yield* values(sql`SELECT patient_id, drug, event_type, date FROM adverse_events ORDER BY id`)
+    const adverseEvents = {
+      patient: Int32Array.from(ae, (r) => patientIndex(r[0])),
+      drug: Int32Array.from(ae, (r) => codeOf.drug(r[1])),
+      eventType: Int32Array.from(ae, (r) => codeOf.adverse_event(r[2])),
+      day: Float64Array.from(ae, (r) => day(r[3]))
+    }
+
+    const en = yield* values(sql`SELECT patient_id, kind, start_date, end_date FROM encounters ORDER BY patient_id, start_date, id`)
+    const kinds = indexer(ENCOUNTER_KINDS)
+    const encounters = {
+      patient: Int32Array.from(en, (r) => patientIndex(r[0])),
+      kind: Int32Array.from(en, (r) => kinds(r[1])),
+      startDay: Float64Array.from(en, (r) => day(r[2])),
+      endDay: Float64Array.from(en, (r) => day(r[3]))
+    }
+
+    const st = yield* values(sql`SELECT id, device, region FROM device_studies ORDER BY id`)
+    const studyIndex = indexer(st.map((r) => String(r[0])))
+    const im = yield* values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants ORDER BY id`)
+    const implantIndex = indexer(im.map((r) => String(r[0])))
+    const oc = yield* values(sql`SELECT implant_id, metric, value FROM device_outcomes ORDER BY implant_id, metric`)
+    const devices = {
+      studies: { ids: st.map((r) => String(r[0])), device: Int32Array.from(st, (r) => codeOf.device(r[1])), region: Int32Array.from(st, (r) => codeOf.region(r[2])) },
+      implants: {
+        patient: Int32Array.from(im, (r) => patientIndex(r[1])),
+        device: Int32Array.from(im, (r) => codeOf.device(r[2])),
+        study: Int32Array.from(im, (r) => studyIndex(r[3])),
+        day: Float64Array.from(im, (r) => day(r[4]))
+      },
+      outcomes: {
+        implant: Int32Array.from(oc, (r) => implantIndex(r[0])),
+        metric: Int32Array.from(oc, (r) => codeOf.device_metric(r[1])),
+        value: Float64Array.from(oc, (r) => Number(r[2]))
+      }
+    }
+
+    // Surveillance: every series on one weekly grid from the earliest to the latest week.
+    const animalRows = yield* values(sql`SELECT species, condition, region, week, cases FROM animal_surveillance`)
+    const humanRows = yield* values(sql`SELECT condition, region, week, cases FROM human_surveillance`)
+    const weekDays = [...animalRows.map((r) => day(r[3])), ...humanRows.map((r) => day(r[2]))]
+    const firstWeek = weekDays.length === 0 ? asOfDay : weekDays.reduce((a, b) => Math.min(a, b))
+    const lastWeek = weekDays.length === 0 ? asOfDay : weekDays.reduce((a, b) => Math.max(a, b))
+    const weeks = Math.floor((lastWeek - firstWeek) / 7) + 1
+    const series = (map: Map<string, Float64Array>, key: string, week: number, cases: unknown) => {
+      let s = map.get(key)
+      if (s === undefined) {
+        s = new Float64Array(weeks).fill(Number.NaN)
+        map.set(key, s)
+      }
+      s[Math.floor((week - firstWeek) / 7)] = Number(cases)
+    }
+    const animal = new Map<string, Float64Array>()
+    const human = new Map<string, Float64Array>()
+    for (const [sp, c, r, w, k] of animalRows) series(animal, `${sp}/${c}/${r}`, day(w), k)
+    for (const [c, r, w, k] of humanRows) series(human, `${c}/${r}`, day(w), k)
+
+    const resident = (m: Map<string, Int32Array>) =>
+      Effect.forEach([...m], ([code, flags]) => Effect.map(kernels.columnI32(flags), (col) => [code, col] as const)).pipe(Effect.map((e) => new Map(e)))
+    const dataset: Dataset = {
+      asOf: asOf!,
+      asOfDay,
+      firstMonth,
+      months,
+      vocabulary,
+      info,
+      patients: {
+        count: n,
+        ids,
+        birthYear: yield* kernels.columnF64(birthYear),
+        sex: yield* kernels.columnI32(sex),
+        region: yield* kernels.columnI32(region),
+        conditions: yield* resident(conditionFlags),
+        drugs: yield* resident(drugFlags)
+      },
+      panel: yield* kernels.panel(panel, n, AXES.length, months),
+      exposures,
+      adverseEvents,
+      encounters,
+      devices,
+      surveillance: { firstWeek, weeks, animal, human }
+    }
+    return dataset
+  })
+
+const unknownCode = (kind: "condition" | "drug" | "region", code: string, known: ReadonlyArray<string>) =>
+  new DomainError({
+    code: `unknown_${kind}`,
+    detail: `No ${kind} named '${code}' in the dataset.`,
+    suggestions: closest(code, known)
+  })
+
+/** Cohort selection over a loaded dataset (exported for tests and benchmarks). */
+export const selectCohort = (kernels: KernelsService, data: Dataset, criteria: CohortCriteria) =>
+  Effect.gen(function*() {
+    const p = data.patients
+    let mask: Uint8Array = new Uint8Array(p.count).fill(1)
+    const orDie = <A>(e: Effect.Effect<A, unknown>) => Effect.orDie(e)
+    if (criteria.ageRange !== undefined) {
+      const asOfYear = Number(data.asOf.slice(0, 4))
+      mask = yield* orDie(kernels.maskRange(p.birthYear, asOfYear - criteria.ageRange[1], asOfYear - criteria.ageRange[0], mask))
+    }
+    if (criteria.sex !== undefined) {
+      const set = new Uint8Array(2)
+      for (const s of criteria.sex) set[s === "male" ? 1 : 0] = 1
+      mask = yield* orDie(kernels.maskInSet(p.sex, set, mask))
+    }
+    if (criteria.regions !== undefined) {
+      const set = new Uint8Array(data.vocabulary.region.length)
+      for (const r of criteria.regions) {
+        const i = data.vocabulary.region.indexOf(r)
+        if (i < 0) return yield* Effect.fail(unknownCode("region", r, data.vocabulary.region))
+        set[i] = 1
+      }
+      mask = yield* orDie(kernels.maskInSet(p.region, set, mask))
+    }
+    const present = new Uint8Array([0, 1])
+    for (const [kind, codes, columns] of [["condition", criteria.conditions, p.conditions], ["drug", criteria.drugs, p.drugs]] as const) {
+      for (const code of codes ?? []) {
+        const col = columns.get(code)
+        if (col === undefined) return yield* Effect.fail(unknownCode(kind, code, [...columns.keys()]))
+        mask = yield* orDie(kernels.maskInSet(col, present, mask))
+      }
+    }
+    const from = criteria.months?.from ?? 0
+    const to = criteria.months?.to ?? data.months
+    for (const [axis, bounds] of Object.entries(criteria.axes ?? {})) {
+      if (bounds === undefined) continue
+      const lo = bounds.min ?? Number.NEGATIVE_INFINITY
+      const hi = bounds.max ?? Number.POSITIVE_INFINITY
+      mask = yield* orDie(kernels.panelMeanMask(data.panel, AXES.indexOf(axis as (typeof AXES)[number]), from, to, lo, hi, mask))
+    }
+    return { mask, size: yield* orDie(kernels.maskCount(mask)) }
+  })
+
+/** Seconds a caller is told to wait while the dataset loads. */
+export const LOADING_RETRY_AFTER_SECONDS = 5
+
+type State =
+  | { readonly _tag: "loading"; readonly step: string }
+  | { readonly _tag: "ready"; readonly dataset: Dataset }
+  | { readonly _tag: "failed"; readonly reason: string }
+
+/** Generates the default dataset when the database has none (own connection, chunked commits). */
+const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string) => void) =>
+  Effect.gen(function*() {
+    if (yield* hasDataset) return
+    setStep(`generating ${config.population} patients (seed ${config.seed})`)
+    yield* Effect.logInfo("generating the default dataset").pipe(Effect.annotateLogs({ patients: config.population, seed: config.seed }))
+    const started = performance.now()
+    // A second connection, so the generator's transactions never hold up the server's own queries.
+    yield* replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false }).pipe(
+      Effect.provide(SqliteClient.layer({ filename: join(config.dataDir, DATABASE_FILE), synchronous: "NORMAL" }))
+    )
+    yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))
+  })
+
+/** The service, loading in the background; /readyz reports `data` until it is ready. */
+export const layer = Layer.effect(
+  HealthData,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const kernels = yield* Kernels
+    const readiness = yield* Readiness
+    const sql = yield* SqlClient.SqlClient
+    let state: State = { _tag: "loading", step: "starting" }
+    const setStep = (step: string) => {
+      state = { _tag: "loading", step }
+    }
+    yield* readiness.register({
+      name: "data",
+      check: Effect.suspend(() =>
+        state._tag === "ready" ? Effect.void : Effect.fail(state._tag === "loading" ? `health data: ${state.step}` : `health data failed to load: ${state.reason}`)
+      )
+    })
+    const job = Effect.gen(function*() {
+      yield* generateIfMissing(config, setStep)
+      setStep("loading")
+      const started = performance.now()
+      const dataset = yield* loadDataset(kernels)
+      state = { _tag: "ready", dataset }
+      yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs({
+        patients: dataset.patients.count,
+        months: dataset.months,
+        seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
+        rss_mib: Math.round(process.memoryUsage().rss / 1_048_576)
+      }))
+    }).pipe(
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.catchCause((cause) =>
+        Effect.andThen(
+          Effect.sync(() => {
+            state = { _tag: "failed", reason: "see the log" }
+          }),
+          Effect.logError("health data failed to load", cause)
+        ))
+    )
+    yield* Effect.forkScoped(job)
+    const unavailable = () =>
+      new DomainError({
+        code: "unavailable",
+        detail: state._tag === "failed"
+          ? "The health dataset failed to load; the operator must fix it (see the server log)."
+          : `The health dataset is still loading (${state._tag === "loading" ? state.step : ""}). Retry in a few seconds.`,
+        context: { retry_after_seconds: LOADING_RETRY_AFTER_SECONDS }
+      })
+    const dataset = Effect.suspend(() => state._tag === "ready" ? Effect.succeed(state.dataset) : Effect.fail(unavailable()))
+    const service: HealthDataService = {
+      dataset,
+      select: (criteria) => Effect.flatMap(dataset, (d) => selectCohort(kernels, d, criteria))
+    }
+    return service
+  })
+)
+
+/** A dataset already in hand (tests, benchmarks), without the start-up job. */
+export const layerFromDataset = (dataset: Dataset) =>
+  Layer.effect(
+    HealthData,
+    Effect.gen(function*() {
+      const kernels = yield* Kernels
+      const service: HealthDataService = {
+        dataset: Effect.succeed(dataset),
+        select: (criteria) => selectCohort(kernels, dataset, criteria)
+      }
+      return service
+    })
+  )

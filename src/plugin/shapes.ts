@@ -1,0 +1,31 @@
+/** Request value shapes of decisions §2 shared by plugins (part of the plugin contract). */
+import { Schema } from "effect"
+
+/** Inclusive bounds of an age range. */
+export const AGE_LIMITS = [0, 120] as const
+
+/** `<low>-<high>` → [low, high], or undefined when the text is not a valid age range. */
+export const parseAgeRange = (text: string): readonly [number, number] | undefined => {
+  const m = /^(\d{1,3})-(\d{1,3})$/.exec(text)
+  if (m === null) return undefined
+  const lo = Number(m[1])
+  const hi = Number(m[2])
+  return lo >= AGE_LIMITS[0] && hi <= AGE_LIMITS[1] && lo <= hi ? [lo, hi] : undefined
+}
+
+/** An age range `<low>-<high>`, ages 0–120, low ≤ high (e.g. `55-64`). */
+export const AgeRange = Schema.String.check(
+  Schema.makeFilter((s: string) => parseAgeRange(s) !== undefined || "Expected an age range <low>-<high> with ages 0–120 and low ≤ high, e.g. 55-64")
+).annotate({ description: "Age range `<low>-<high>` (inclusive ages 0–120, low ≤ high), e.g. `55-64`" })
+
+/** A snake_case vocabulary code (known or not: an unknown one is a 422 with suggestions, not a 400). */
+export const Code = Schema.String.check(
+  Schema.makeFilter((s: string) => /^[a-z][a-z0-9_]{0,63}$/.test(s) || "Expected a snake_case code, e.g. type_2_diabetes")
+)
+
+/** A non-empty array of distinct values. */
+export const distinctNonEmpty = <S extends Schema.Top>(item: S) =>
+  Schema.Array(item).check(
+    Schema.makeFilter((xs: ReadonlyArray<unknown>) => xs.length > 0 || "Expected at least one value"),
+    Schema.makeFilter((xs: ReadonlyArray<unknown>) => new Set(xs).size === xs.length || "Expected distinct values")
+  )

@@ -1,0 +1,49 @@
+/** Contract helpers plugins share: p-values, "did you mean" suggestions and request shapes. */
+import { describe, expect, it } from "vitest"
+import { parseAgeRange } from "../../src/plugin/shapes.ts"
+import { studentTwoSidedP } from "../../src/plugin/stats.ts"
+import { closest, editDistance } from "../../src/plugin/suggest.ts"
+
+describe("studentTwoSidedP", () => {
+  // Reference values: R 4.4, 2 * pt(-abs(t), df).
+  it.each([
+    [2.0, 10, 0.07338803],
+    [2.228139, 10, 0.05],
+    [1.0, 1, 0.5],
+    [3.5, 30, 0.001476],
+    [1.959964, 1e6, 0.05],
+    [0, 5, 1]
+  ])("t = %f, df = %f → %f", (t, df, p) => {
+    expect(studentTwoSidedP(t, df)).toBeCloseTo(p, 5)
+    expect(studentTwoSidedP(-t, df)).toBeCloseTo(p, 5)
+  })
+  it("is NaN without degrees of freedom", () => {
+    expect(studentTwoSidedP(1, 0)).toBeNaN()
+  })
+})
+
+describe("closest", () => {
+  const conditions = ["type_2_diabetes", "hypertension", "heart_failure", "copd", "asthma"]
+  it("puts a typo's intended name first", () => {
+    expect(closest("type_2_diabets", conditions)[0]).toBe("type_2_diabetes")
+    expect(closest("Heart Failure", conditions)[0]).toBe("heart_failure")
+    expect(closest("diabetes", conditions)[0]).toBe("type_2_diabetes")
+    expect(closest("south_east_asia", ["east_asia", "southeast_asia"])[0]).toBe("southeast_asia")
+  })
+  it("returns at most `limit` names", () => {
+    expect(closest("x", conditions, 2)).toHaveLength(2)
+  })
+  it("counts a transposition as one edit", () => {
+    expect(editDistance("copd", "cpod")).toBe(1)
+    expect(editDistance("", "abc")).toBe(3)
+  })
+})
+
+describe("parseAgeRange", () => {
+  it.each([["55-64", [55, 64]], ["0-120", [0, 120]], ["40-40", [40, 40]]])("%s", (text, range) => {
+    expect(parseAgeRange(text)).toEqual(range)
+  })
+  it.each(["64-55", "0-121", "a-b", "55", "-1-5", " 55-64"])("refuses %s", (text) => {
+    expect(parseAgeRange(text)).toBeUndefined()
+  })
+})
