@@ -5,16 +5,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import pkg from "../../package.json" with { type: "json" }
 import builtins from "../../plugins/index.ts"
-import { call, fixturePlugin, startServer, type TestServer } from "../support/server.ts"
+import { call, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats") } })
+  server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats"), HCC_POPULATION: "5000" } })
+  await waitReady(server)
 })
 afterAll(async () => {
   await server.stop()
 })
+
+/** The codes the data issue requires in each vocabulary. */
+const REQUIRED_VOCABULARY: Record<string, Array<string>> = {
+  condition: ["type_2_diabetes", "hypertension", "heart_failure", "copd", "chronic_kidney_disease", "depression", "obesity", "asthma"],
+  drug: ["metformin", "lisinopril", "atorvastatin", "sertraline", "warfarin", "aspirin", "ibuprofen", "amlodipine", "levothyroxine", "omeprazole"],
+  device: ["insulin_pump", "continuous_glucose_monitor", "cardiac_pacemaker", "knee_implant", "hip_implant", "cochlear_implant"],
+  device_metric: ["complication_rate", "revision_rate", "infection_rate", "device_failure_rate", "patient_satisfaction", "pain_reduction", "quality_of_life"],
+  species: ["poultry", "cattle", "swine", "dogs", "horses", "wild_birds", "bats", "deer"],
+  zoonotic_condition: ["avian_influenza", "west_nile_virus", "lyme_disease", "rabies", "leptospirosis", "brucellosis", "salmonellosis"],
+  region: ["southeast_asia", "northeast_us"]
+}
 
 describe("GET /v1/catalog", () => {
   it("has the spec's fields, hcc_cost 0, the package version and the loaded domains", async () => {
@@ -38,6 +50,11 @@ describe("GET /v1/catalog", () => {
       experimental: false
     })
     expect(body.vocabularies.stat).toEqual(["count", "mean", "sd", "min", "max"])
+    // The dataset's vocabularies (issue: data + population) and the population endpoint's own.
+    expect(body.vocabularies.analysis_type).toEqual(["trend"])
+    expect(body.vocabularies.granularity).toEqual(["monthly", "quarterly", "yearly"])
+    for (const [kind, codes] of Object.entries(REQUIRED_VOCABULARY)) expect(body.vocabularies[kind]).toEqual(expect.arrayContaining(codes))
+    expect(body.vocabularies.region.length).toBeGreaterThanOrEqual(6)
     expect(body.axis_details[1]).toEqual({ code: "NM", name: "Nutritional & Metabolic" })
     expect(body.axis_score_range).toEqual([0, 10])
     expect(body.tiers).toEqual([
@@ -92,6 +109,6 @@ describe("GET /docs", () => {
 describe("health", () => {
   it("/healthz and /readyz answer without a token", async () => {
     expect(await (await call(server, "/healthz", { token: null })).json()).toEqual({ status: "ok", hcc_cost: 0 })
-    expect(await (await call(server, "/readyz", { token: null })).json()).toEqual({ status: "ready", checks: { database: "ok" }, hcc_cost: 0 })
+    expect(await (await call(server, "/readyz", { token: null })).json()).toEqual({ status: "ready", checks: { database: "ok", data: "ok" }, hcc_cost: 0 })
   })
 })

@@ -7,14 +7,15 @@ import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import type { Plugin } from "../../src/plugin/Plugin.ts"
-import { call, fixturePlugin, startServer, type TestServer } from "../support/server.ts"
+import { call, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
 import thirdParty from "../fixtures/plugins/series-stats.ts"
 
 const plugins: ReadonlyArray<Plugin> = [...builtins, thirdParty]
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats") } })
+  server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats"), HCC_POPULATION: "5000" } })
+  await waitReady(server)
 })
 afterAll(async () => {
   await server.stop()

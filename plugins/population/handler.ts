@@ -1,0 +1,97 @@
+/**
+ * POST /v1/population: select the cohort (WASM cohort scans), then one WASM pass over the axis panel
+ * gives each period's sums and each patient's least-squares slope per axis. Averages are period
+ * means of the recorded scores; the significance is the t-test of the mean per-patient slope
+ * (summary-measures analysis, Matthews et al., BMJ 1990), Bonferroni-adjusted over the axes.
+ */
+import { Effect } from "effect"
+import { formatMonth, quarterLabel } from "../../src/data/calendar.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
+import { parseAgeRange } from "../../src/plugin/shapes.ts"
+import { studentTwoSidedP } from "../../src/plugin/stats.ts"
+import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
+
+/** Smallest cohort reported (CMS cell-size suppression policy: no cell of 1–10 beneficiaries). */
+export const MIN_COHORT = 11
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000
+
+/** Label of the period a month (y × 12 + m − 1) falls in. */
+export const periodLabel = (granularity: keyof typeof GRANULARITY_KEYS, month: number): string =>
+  granularity === "monthly" ? formatMonth(month) : granularity === "quarterly" ? quarterLabel(month) : String(Math.floor(month / 12))
+
+/**
+ * One axis's trend test from its per-patient slopes: n, Σ slope, Σ slope². Two-sided p of
+ * t = mean / (sd / √n) with n − 1 degrees of freedom; 1 (no evidence) with fewer than 2 slopes
+ * or no spread.
+ */
+export const slopePValue = (n: number, sum: number, sumSq: number): number => {
+  if (n < 2) return 1
+  const mean = sum / n
+  const variance = Math.max(0, (sumSq - (sum * sum) / n) / (n - 1))
+  if (variance === 0) return mean === 0 ? 1 : 0
+  return studentTwoSidedP(mean / Math.sqrt(variance / n), n - 1)
+}
+
+/** The cohort criteria of a request. */
+export const criteriaOf = (def: (typeof PopulationRequest.Type)["cohort_definition"]): CohortCriteria => ({
+  ...(def.age_range === undefined ? {} : { ageRange: parseAgeRange(def.age_range)! }),
+  ...(def.sex === undefined ? {} : { sex: [def.sex] }),
+  ...(def.regions === undefined ? {} : { regions: def.regions }),
+  ...(def.conditions === undefined ? {} : { conditions: def.conditions }),
+  ...(def.drugs === undefined ? {} : { drugs: def.drugs }),
+  ...(def.axes_threshold === undefined ? {} : { axes: def.axes_threshold })
+})
+
+/** Answers one request. */
+export const population = (request: typeof PopulationRequest.Type) =>
+  Effect.gen(function*() {
+    const health = yield* HealthData
+    const kernels = yield* Kernels
+    const data = yield* health.dataset
+    const cohort = yield* health.select(criteriaOf(request.cohort_definition))
+    if (cohort.size < MIN_COHORT) {
+      return yield* fail("cohort_too_small", `The cohort has ${cohort.size} patients; at least ${MIN_COHORT} are needed to report it.`, {
+        context: { cohort_size: cohort.size, required: MIN_COHORT }
+      })
+    }
+    const axes: ReadonlyArray<Axis> = canonicalOrder(request.axes ?? AXES)
+
+    // Period of every panel month.
+    const labels: Array<string> = []
+    const monthGroup = new Int32Array(data.months)
+    for (let m = 0; m < data.months; m++) {
+      const label = periodLabel(request.granularity, data.firstMonth + m)
+      if (labels[labels.length - 1] !== label) labels.push(label)
+      monthGroup[m] = labels.length - 1
+    }
+    const nGroups = labels.length
+    const result = yield* Effect.orDie(
+      kernels.panelTrend(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), 0, data.months, monthGroup, nGroups, cohort.mask)
+    )
+
+    const key = GRANULARITY_KEYS[request.granularity]
+    const periods: Array<typeof PopulationResponse.Type["periods"][number]> = []
+    for (let g = 0; g < nGroups; g++) {
+      let any = false
+      const period: Record<string, string | number | null> = { [key]: labels[g]! }
+      axes.forEach((axis, k) => {
+        const count = result.count[k * nGroups + g]!
+        any ||= count > 0
+        period[`avg_${axis}`] = count > 0 ? round3(result.sum[k * nGroups + g]! / count) : null
+      })
+      if (any) periods.push(period)
+    }
+
+    let minP = 1
+    axes.forEach((_, k) => {
+      const p = slopePValue(result.slope[k * 3]!, result.slope[k * 3 + 1]!, result.slope[k * 3 + 2]!)
+      if (p < minP) minP = p
+    })
+    return {
+      cohort_size: cohort.size,
+      analysis_type: request.analysis_type,
+      periods,
+      statistical_significance: Number(Math.min(1, minP * axes.length).toPrecision(6))
+    }
+  })

@@ -1,0 +1,64 @@
+/** Request and response of POST /v1/population (service-spec §4.5, decisions §2). */
+import { Effect, Schema } from "effect"
+import { AXES, AxisCode, AxisScore } from "../../src/plugin/Plugin.ts"
+import { AgeRange, Code, distinctNonEmpty } from "../../src/plugin/shapes.ts"
+
+/** Analyses this endpoint runs. */
+export const ANALYSIS_TYPES = ["trend"] as const
+/** Period sizes and the key each period carries. */
+export const GRANULARITY_KEYS = { monthly: "month", quarterly: "quarter", yearly: "year" } as const
+/** Granularity names. */
+export const GRANULARITIES = Object.keys(GRANULARITY_KEYS) as ReadonlyArray<keyof typeof GRANULARITY_KEYS>
+
+/** Bounds on an axis: at least one of min and max, min ≤ max. */
+const Bounds = Schema.Struct({
+  min: Schema.optionalKey(AxisScore),
+  max: Schema.optionalKey(AxisScore)
+}).check(
+  Schema.makeFilter((b: { readonly min?: number; readonly max?: number }) => b.min !== undefined || b.max !== undefined || "Expected min, max or both"),
+  Schema.makeFilter((b: { readonly min?: number; readonly max?: number }) => b.min === undefined || b.max === undefined || b.min <= b.max || "Expected min ≤ max")
+).annotate({ description: "Inclusive bounds on the patient's mean score of the axis over the data window" })
+
+const thresholdFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKey(Bounds)])) as {
+  readonly [K in (typeof AXES)[number]]: Schema.optionalKey<typeof Bounds>
+}
+
+/** Who is in the cohort; every part optional, parts combine with AND; {} is everyone. */
+export const CohortDefinition = Schema.Struct({
+  age_range: Schema.optionalKey(AgeRange),
+  axes_threshold: Schema.optionalKey(Schema.Struct(thresholdFields).annotate({ description: "Axis code → { min?, max? } on the patient's mean score over the data window" })),
+  conditions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Condition codes; a patient must have all of them" })),
+  drugs: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Drug codes; a patient must have a course of each within the data window" })),
+  regions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Region codes; a patient must live in one of them" })),
+  sex: Schema.optionalKey(Schema.Literals(["female", "male"]).annotate({ description: "Sex recorded at registration" }))
+})
+
+/** The request body. */
+export const PopulationRequest = Schema.Struct({
+  cohort_definition: CohortDefinition.pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))).annotate({ description: "Who is in the cohort (default {}: everyone)" }),
+  analysis_type: Schema.Literals(ANALYSIS_TYPES).annotate({ description: "trend: per-period axis averages and the significance of the trend over time" }),
+  granularity: Schema.Literals(GRANULARITIES).pipe(Schema.withDecodingDefaultKey(Effect.succeed("quarterly" as const))).annotate({
+    description: "Period size (default quarterly): periods carry `month` (YYYY-MM), `quarter` (Q<n>_<year>) or `year` (YYYY)"
+  }),
+  axes: Schema.optionalKey(distinctNonEmpty(AxisCode).annotate({ description: "Axes to report (default all 8), listed in canonical order" }))
+})
+
+const Average = Schema.NullOr(Schema.Finite).annotate({ description: "Mean of the cohort's scores in the period (3 decimals); null when none was recorded" })
+const periodFields = {
+  month: Schema.optionalKey(Schema.String),
+  quarter: Schema.optionalKey(Schema.String),
+  year: Schema.optionalKey(Schema.String),
+  ...(Object.fromEntries(AXES.map((a) => [`avg_${a}`, Schema.optionalKey(Average)])) as {
+    readonly [K in (typeof AXES)[number] as `avg_${K}`]: Schema.optionalKey<typeof Average>
+  })
+}
+
+/** The response body (the platform adds hcc_cost). */
+export const PopulationResponse = Schema.Struct({
+  cohort_size: Schema.Int,
+  analysis_type: Schema.String,
+  periods: Schema.Array(Schema.Struct(periodFields)),
+  statistical_significance: Schema.Finite.annotate({
+    description: "Bonferroni-adjusted p-value of the strongest axis trend (one-sample t-test of per-patient slopes); docs/analytics.md"
+  })
+})
