@@ -126,6 +126,20 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
       run(k.groupStats(c.period, c.score, m2, 40))
       return run(k.quantiles(c.score, m2, [0.25, 0.5, 0.75]))
     }, wasm))
+
+  // The axis panel as the population endpoint scans it: 50,000 patients × 8 axes × 36 months (f32),
+  // a mean-score threshold on PO, then per-quarter sums and per-patient slopes of all 8 axes.
+  const panelPatients = Math.round(50_000 * scale)
+  const panelData = Float32Array.from(makeSeries(panelPatients * 8, n, 5))
+  const cohortMask = Uint8Array.from({ length: panelPatients }, () => (rnd() < 0.3 ? 1 : 0))
+  const quarter = Int32Array.from({ length: n }, (_, m) => Math.floor(m / 3))
+  const panels = new Map([wasm, reference].map((k) => [k, run(k.panel(panelData, panelPatients, 8, n))] as const))
+  add("axis panel", `${panelPatients.toLocaleString("en-US")} patients × 8 axes × ${n} months: PO mean ≥ 5 → 12 quarter means + per-patient slopes of 8 axes`, 2,
+    race(reps, (k) => {
+      const panel = panels.get(k)!
+      const m = run(k.panelMeanMask(panel, 0, 0, n, 5, 10, cohortMask))
+      return run(k.panelTrend(panel, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]), 0, n, quarter, 12, m))
+    }, wasm))
   return rows
 }
 

@@ -32,7 +32,8 @@ export interface HttpBenchOptions {
   readonly connections?: number
 }
 
-const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
+/** Starts a server process and resolves once it logs its port. */
+export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
   new Promise((res, rej) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
     let buffered = ""
@@ -52,13 +53,15 @@ const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>):
     child.on("exit", (code) => rej(new Error(`${args.join(" ")} exited with ${String(code)}`)))
   })
 
-const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
+/** Runs `hcc <args> --json` and parses its output. */
+export const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8" })
   if (r.status !== 0) throw new Error(r.stderr)
   return JSON.parse(r.stdout) as Record<string, string>
 }
 
-const measure = async (name: string, options: Parameters<typeof autocannon>[0], seconds: number): Promise<BenchRow> => {
+/** Warm-up, then one measured autocannon run. */
+export const measure = async (name: string, options: Parameters<typeof autocannon>[0], seconds: number): Promise<BenchRow> => {
   await autocannon({ ...options, duration: Math.max(1, Math.round(seconds / 4)) }) // warm-up (JIT, caches)
   const r = await autocannon({ ...options, duration: seconds })
   return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
@@ -74,7 +77,9 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
     HOST: "127.0.0.1",
     HCC_DATA_DIR: dataDir,
     HCC_PLUGINS: "./test/fixtures/plugins/series-stats.ts",
-    HCC_LOG_LEVEL: "info"
+    HCC_LOG_LEVEL: "info",
+    // The platform is measured, not the dataset: a small one keeps its background load out of the run.
+    HCC_POPULATION: "1000"
   })
   const account = hcc(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
   const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])

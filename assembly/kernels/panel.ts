@@ -1,10 +1,16 @@
 // Kernels over the axis panel: f32 scores laid out axis-major, panel[(axis × nPatients + patient) ×
 // nMonths + month], NaN where a month or a value is missing. Twin: src/kernels/reference/panel.ts.
-import { getF, getI, setF } from "./common"
+import { getF, getI, hsum, setF } from "./common"
 
-@inline function score(panel: usize, row: i32, nMonths: i32, m: i32): f64 {
-  return <f64>load<f32>(panel + ((<usize>row * <usize>nMonths + <usize>m) << 2))
+// Scores are one-decimal values stored as f32: every sum below (of scores, of month × score, over
+// at most a few million terms) is exact in f64, so the two-lane order of the SIMD loops gives the
+// same bits as the twin's sequential order.
+
+/** Two months' scores at `at` as f64 lanes. */
+@inline function load2(at: usize): v128 {
+  return f64x2.promote_low_f32x4(v128.load64_zero(at))
 }
+
 
 /**
  * maskOut[p] = maskIn[p] & (lo ≤ mean of the patient's present scores of `axis` in months [from, to) ≤ hi);
@@ -13,20 +19,30 @@ import { getF, getI, setF } from "./common"
 export function panelMeanMask(
   panel: usize, nPatients: i32, nMonths: i32, axis: i32, from: i32, to: i32, lo: f64, hi: f64, maskIn: usize, maskOut: usize
 ): void {
+  const one = f64x2.splat(1.0)
   for (let p = 0; p < nPatients; p++) {
     let keep: u8 = 0
     if (load<u8>(maskIn + <usize>p) != 0) {
-      const row = axis * nPatients + p
-      let n = 0
-      let s = 0.0
-      for (let m = from; m < to; m++) {
-        const x = score(panel, row, nMonths, m)
+      const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
+      let vn = f64x2.splat(0.0)
+      let vs = f64x2.splat(0.0)
+      let m = from
+      for (; m + 2 <= to; m += 2) {
+        const x = load2(row + (<usize>m << 2))
+        const present = f64x2.eq(x, x)
+        vn = f64x2.add(vn, v128.and(one, present))
+        vs = f64x2.add(vs, v128.and(x, present))
+      }
+      let n = hsum(vn)
+      let s = hsum(vs)
+      for (; m < to; m++) {
+        const x = <f64>load<f32>(row + (<usize>m << 2))
         if (isNaN(x)) continue
-        n++
+        n += 1.0
         s += x
       }
-      if (n > 0) {
-        const mean = s / <f64>n
+      if (n > 0.0) {
+        const mean = s / n
         keep = mean >= lo && mean <= hi ? 1 : 0
       }
     }
@@ -44,41 +60,68 @@ export function panelMeanMask(
  */
 export function panelTrend(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
-  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize
 ): void {
+  // scratch: per-month count and sum of the current axis (nMonths f64 each), folded into groups at the end.
+  const monthCount = scratch
+  const monthSum = scratch + (<usize>nMonths << 3)
+  const one = f64x2.splat(1.0)
+  const two = f64x2.splat(2.0)
   for (let i = 0; i < nAxes * nGroups; i++) {
     setF(outCount, i, 0.0)
     setF(outSum, i, 0.0)
   }
-  for (let i = 0; i < nAxes * 3; i++) setF(outSlope, i, 0.0)
   for (let k = 0; k < nAxes; k++) {
     const axis = getI(axes, k)
+    for (let m = 0; m < nMonths; m++) {
+      setF(monthCount, m, 0.0)
+      setF(monthSum, m, 0.0)
+    }
     let sn = 0.0
     let ss = 0.0
     let sq = 0.0
     for (let p = 0; p < nPatients; p++) {
       if (load<u8>(mask + <usize>p) == 0) continue
-      const row = axis * nPatients + p
-      let n = 0.0
-      let st = 0.0
-      let sx = 0.0
-      let stt = 0.0
-      let stx = 0.0
-      for (let m = from; m < to; m++) {
-        const x = score(panel, row, nMonths, m)
+      const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
+      let vn = f64x2.splat(0.0)
+      let vt = f64x2.splat(0.0)
+      let vx = f64x2.splat(0.0)
+      let vtt = f64x2.splat(0.0)
+      let vtx = f64x2.splat(0.0)
+      let t = f64x2.replace_lane(f64x2.splat(<f64>from), 1, <f64>(from + 1))
+      let m = from
+      for (; m + 2 <= to; m += 2) {
+        const x = load2(row + (<usize>m << 2))
+        const present = f64x2.eq(x, x)
+        const xz = v128.and(x, present)
+        const tz = v128.and(t, present)
+        const c = v128.and(one, present)
+        const at = <usize>m << 3
+        v128.store(monthCount + at, f64x2.add(v128.load(monthCount + at), c))
+        v128.store(monthSum + at, f64x2.add(v128.load(monthSum + at), xz))
+        vn = f64x2.add(vn, c)
+        vt = f64x2.add(vt, tz)
+        vx = f64x2.add(vx, xz)
+        vtt = f64x2.add(vtt, f64x2.mul(tz, tz))
+        vtx = f64x2.add(vtx, f64x2.mul(tz, xz))
+        t = f64x2.add(t, two)
+      }
+      let n = hsum(vn)
+      let st = hsum(vt)
+      let sx = hsum(vx)
+      let stt = hsum(vtt)
+      let stx = hsum(vtx)
+      for (; m < to; m++) {
+        const x = <f64>load<f32>(row + (<usize>m << 2))
         if (isNaN(x)) continue
-        const g = getI(monthGroup, m)
-        if (g >= 0 && g < nGroups) {
-          const at = k * nGroups + g
-          setF(outCount, at, getF(outCount, at) + 1.0)
-          setF(outSum, at, getF(outSum, at) + x)
-        }
-        const t = <f64>m
+        setF(monthCount, m, getF(monthCount, m) + 1.0)
+        setF(monthSum, m, getF(monthSum, m) + x)
+        const tm = <f64>m
         n += 1.0
-        st += t
+        st += tm
         sx += x
-        stt += t * t
-        stx += t * x
+        stt += tm * tm
+        stx += tm * x
       }
       const denom = n * stt - st * st
       if (n >= 3.0 && denom > 0.0) {
@@ -87,6 +130,13 @@ export function panelTrend(
         ss += slope
         sq += slope * slope
       }
+    }
+    for (let m = from; m < to; m++) {
+      const g = getI(monthGroup, m)
+      if (g < 0 || g >= nGroups) continue
+      const at = k * nGroups + g
+      setF(outCount, at, getF(outCount, at) + getF(monthCount, m))
+      setF(outSum, at, getF(outSum, at) + getF(monthSum, m))
     }
     setF(outSlope, k * 3, sn)
     setF(outSlope, k * 3 + 1, ss)

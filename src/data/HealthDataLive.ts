@@ -30,15 +30,15 @@ const PATIENTS_PER_READ = 5000
 
 type Values = ReadonlyArray<ReadonlyArray<unknown>>
 
-/** A day-number parser that remembers the few thousand distinct dates a dataset has. */
-const dayParser = () => {
+/** A parser that remembers the few thousand distinct dates (or months) a dataset has; NULL → NaN. */
+const memoParser = (parse: (text: string) => number) => {
   const seen = new Map<string, number>()
   return (text: unknown): number => {
     if (text === null || text === undefined) return Number.NaN
     const key = String(text)
     let d = seen.get(key)
     if (d === undefined) {
-      d = parseDate(key)
+      d = parse(key)
       seen.set(key, d)
     }
     return d
@@ -56,7 +56,8 @@ export const loadDataset = (kernels: KernelsService) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const values = (statement: { readonly values: Effect.Effect<Values, any> }) => statement.values
-    const day = dayParser()
+    const day = memoParser(parseDate)
+    const month = memoParser(parseMonth)
 
     const info: Record<string, string> = {}
     for (const [k, v] of yield* values(sql`SELECT key, value FROM dataset_info`)) info[String(k)] = String(v)
@@ -102,7 +103,7 @@ export const loadDataset = (kernels: KernelsService) =>
       const to = Math.min(n, from + PATIENTS_PER_READ) - 1
       const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!}`)
       for (const row of rows) {
-        const m = parseMonth(String(row[1])) - firstMonth
+        const m = month(row[1]) - firstMonth
         if (m < 0 || m >= months) continue
         const p = patientIndex(row[0])
         for (let a = 0; a < AXES.length; a++) {

@@ -273,7 +273,7 @@ export const makeWasm = (arena: Arena): KernelsService => {
         return arena.batch((s) => {
           const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
           const slope = s.alloc(axes.length * 24)
-          core.panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope)
+          core.panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope, s.alloc(panel.nMonths * 16))
           return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
         })
       })

@@ -28,7 +28,7 @@ export interface CoreExports {
   readonly groupStats: (groups: number, values: number, mask: number, n: number, nGroups: number, outCount: number, outSum: number, outMean: number) => void
   readonly quantiles: (values: number, mask: number, n: number, qs: number, nq: number, out: number, scratch: number) => number
   readonly panelMeanMask: (panel: number, nPatients: number, nMonths: number, axis: number, from: number, to: number, lo: number, hi: number, maskIn: number, maskOut: number) => void
-  readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number) => void
+  readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
 }
 
 /** Compiles and instantiates the core synchronously (once, at start-up). Throws if missing or of another ABI. */

@@ -154,3 +154,5 @@ export const definePlugin = <
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
+export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, parseAgeRange } from "./shapes.ts"
+export { incompleteBeta, studentTwoSidedP } from "./stats.ts"

@@ -1,4 +1,8 @@
-/** Twin of assembly/kernels/panel.ts (same contract and order of sums). */
+/**
+ * Twin of assembly/kernels/panel.ts (same contract). The WASM side sums two months per step and
+ * folds month sums into groups; for one-decimal scores stored as f32 every such sum is exact in
+ * f64, so the results are the same bits.
+ */
 
 /** maskOut[p] = maskIn[p] & (lo ≤ mean of the patient's present `axis` scores in months [from, to) ≤ hi). */
 export const panelMeanMask = (

@@ -1,0 +1,100 @@
+/**
+ * `npm run bench:data`: the health dataset at the default size (50,000 patients unless given):
+ * generation time (`hcc data generate`), load time and RSS of a server starting on it, then
+ * POST /v1/population under load (autocannon) for three cohorts, side by side with the catalog on
+ * the same server as the baseline (the platform's floor: auth, limits, ledger-free JSON).
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { type BenchRow, hcc, measure, startProcess } from "./http.ts"
+
+const ROOT = resolve(import.meta.dirname, "..")
+
+const POPULATION_REQUESTS: ReadonlyArray<readonly [string, unknown]> = [
+  ["everyone, quarterly, 8 axes", { analysis_type: "trend" }],
+  ["heart_failure, quarterly, 8 axes", { cohort_definition: { conditions: ["heart_failure"] }, analysis_type: "trend" }],
+  ["spec sample (T2D, 45-65, PO ≥ 5)", { cohort_definition: { age_range: "45-65", axes_threshold: { PO: { min: 5 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" }]
+]
+
+/** Resident set size of a process, in MiB (Linux /proc). */
+const rssMiB = (pid: number): number => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
+  return Math.round(Number(line?.split(/\s+/)[1] ?? Number.NaN) / 1024)
+}
+
+export const runDataBench = async (options: { readonly patients?: number; readonly seconds?: number; readonly connections?: number } = {}) => {
+  const patients = options.patients ?? 50_000
+  const seconds = options.seconds ?? 10
+  const connections = options.connections ?? 10
+  const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-data-"))
+
+  const t0 = performance.now()
+  const gen = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), "data", "generate", "--patients", String(patients)], {
+    cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8"
+  })
+  if (gen.status !== 0) throw new Error(gen.stderr)
+  const generateWallSeconds = (performance.now() - t0) / 1000
+  const generateSeconds = Number(/in (\d+\.\d) s/.exec(gen.stdout)?.[1])
+
+  const t1 = performance.now()
+  const service = await startProcess([join(ROOT, "src/main.ts")], { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info" })
+  const url = `http://127.0.0.1:${service.port}`
+  let loaded: { seconds: number; rss_mib: number } | undefined
+  let log = ""
+  service.child.stdout!.on("data", (d: Buffer) => {
+    if (log.length < 1_000_000) log += d.toString()
+  })
+  try {
+    for (;;) {
+      const res = await fetch(`${url}/readyz`)
+      await res.arrayBuffer()
+      if (res.status === 200) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const readySeconds = (performance.now() - t1) / 1000
+    await new Promise((r) => setTimeout(r, 100)) // the log line is flushed once per event-loop turn
+    loaded = log.split("\n").filter((l) => l.includes('"health data loaded"')).map((l) => JSON.parse(l) as { seconds: number; rss_mib: number })[0]
+    const rssReady = rssMiB(service.child.pid!)
+
+    const account = hcc(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
+    const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])
+    const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
+    const rows: Array<BenchRow> = []
+    rows.push(await measure("GET  /v1/catalog (baseline)", { connections, headers, url: `${url}/v1/catalog` }, seconds))
+    for (const [name, body] of POPULATION_REQUESTS) {
+      rows.push(await measure(`POST /v1/population: ${name}`, { connections, headers, url: `${url}/v1/population`, method: "POST", body: JSON.stringify(body) }, seconds))
+    }
+    return { patients, generateSeconds, generateWallSeconds, readySeconds, loadSeconds: loaded?.seconds ?? Number.NaN, rssLoadedMiB: loaded?.rss_mib ?? Number.NaN, rssReady, rssAfterLoad: rssMiB(service.child.pid!), rows, connections, seconds }
+  } finally {
+    service.child.kill("SIGTERM")
+  }
+}
+
+export const formatDataBench = (r: Awaited<ReturnType<typeof runDataBench>>): string => {
+  const base = r.rows[0]!
+  return [
+    `${r.patients.toLocaleString("en-US")} patients; node ${process.version}`,
+    "",
+    `- generate (hcc data generate): ${r.generateSeconds.toFixed(1)} s inside the command, ${r.generateWallSeconds.toFixed(1)} s wall including process start`,
+    `- load at start-up: ${r.loadSeconds.toFixed(2)} s (server start to /readyz 200: ${r.readySeconds.toFixed(2)} s)`,
+    `- RSS: ${r.rssReady} MiB once ready, ${r.rssAfterLoad} MiB after the load test`,
+    "",
+    `${r.connections} connections, ${r.seconds} s per target after a warm-up`,
+    "",
+    "| target | req/s | p50 ms | p99 ms | req/s ratio to baseline | non-2xx + errors |",
+    "|---|---|---|---|---|---|",
+    ...r.rows.map((row, i) =>
+      `| ${row.name} | ${Math.round(row.reqPerSec).toLocaleString("en-US")} | ${row.p50} | ${row.p99} | ${i === 0 ? "1.00 (baseline)" : (row.reqPerSec / base.reqPerSec).toFixed(3)} | ${row.non2xx + row.errors} |`)
+  ].join("\n")
+}
+
+if (import.meta.main) {
+  const patients = Number(process.argv[2] ?? 50_000)
+  const seconds = Number(process.argv[3] ?? process.env.BENCH_SECONDS ?? 10)
+  runDataBench({ patients, seconds }).then((r) => console.log(formatDataBench(r)), (e: unknown) => {
+    console.error(e)
+    process.exitCode = 1
+  })
+}
