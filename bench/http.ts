@@ -33,7 +33,7 @@ export interface HttpBenchOptions {
 }
 
 /** Starts a server process and resolves once it logs its port. */
-export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> =>
+export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; early: string }> =>
   new Promise((res, rej) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
     let buffered = ""
@@ -45,7 +45,7 @@ export const startProcess = (args: ReadonlyArray<string>, env: Record<string, st
         if (parsed.msg === "listening" && parsed.port !== undefined) {
           child.stdout!.off("data", onData)
           child.stdout!.resume() // keep draining the request log so the pipe never blocks the server
-          return res({ child, port: parsed.port })
+          return res({ child, port: parsed.port, early: buffered })
         }
       }
     }

@@ -30,6 +30,15 @@ const PATIENTS_PER_READ = 5000
 
 type Values = ReadonlyArray<ReadonlyArray<unknown>>
 
+/**
+ * Lets the event loop run (a macrotask turn) between pieces of synchronous work, so a server that
+ * is loading or generating keeps answering /readyz and the endpoints that do not need the data.
+ */
+export const breathe: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 /** A parser that remembers the few thousand distinct dates (or months) a dataset has; NULL → NaN. */
 const memoParser = (parse: (text: string) => number) => {
   const seen = new Map<string, number>()
@@ -101,6 +110,7 @@ export const loadDataset = (kernels: KernelsService) =>
     const panel = new Float32Array(AXES.length * n * months).fill(Number.NaN)
     for (let from = 0; from < n; from += PATIENTS_PER_READ) {
       const to = Math.min(n, from + PATIENTS_PER_READ) - 1
+      yield* breathe
       const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!}`)
       for (const row of rows) {
         const m = month(row[1]) - firstMonth
@@ -115,6 +125,7 @@ export const loadDataset = (kernels: KernelsService) =>
 
     // Drug courses; a patient "takes" a drug when a course overlaps the panel's months.
     const windowStart = firstDayOfMonth(firstMonth)
+    yield* breathe
     const ex = yield* values(sql`SELECT patient_id, drug, start_date, end_date, adherence FROM drug_exposures ORDER BY id`)
     const exposures = {
       patient: new Int32Array(ex.length),
@@ -134,6 +145,7 @@ export const loadDataset = (kernels: KernelsService) =>
       if (exposures.startDay[i]! <= asOfDay && (Number.isNaN(ends) || ends >= windowStart)) drugFlags.get(String(d))![exposures.patient[i]!] = 1
     })
 
+    yield* breathe
     const ae = yield* values(sql`SELECT patient_id, drug, event_type, date FROM adverse_events ORDER BY id`)
     const adverseEvents = {
       patient: Int32Array.from(ae, (r) => patientIndex(r[0])),
@@ -142,6 +154,7 @@ export const loadDataset = (kernels: KernelsService) =>
       day: Float64Array.from(ae, (r) => day(r[3]))
     }
 
+    yield* breathe
     const en = yield* values(sql`SELECT patient_id, kind, start_date, end_date FROM encounters ORDER BY patient_id, start_date, id`)
     const kinds = indexer(ENCOUNTER_KINDS)
     const encounters = {
@@ -151,6 +164,7 @@ export const loadDataset = (kernels: KernelsService) =>
       endDay: Float64Array.from(en, (r) => day(r[3]))
     }
 
+    yield* breathe
     const st = yield* values(sql`SELECT id, device, region FROM device_studies ORDER BY id`)
     const studyIndex = indexer(st.map((r) => String(r[0])))
     const im = yield* values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants ORDER BY id`)
@@ -172,6 +186,7 @@ export const loadDataset = (kernels: KernelsService) =>
     }
 
     // Surveillance: every series on one weekly grid from the earliest to the latest week.
+    yield* breathe
     const animalRows = yield* values(sql`SELECT species, condition, region, week, cases FROM animal_surveillance`)
     const humanRows = yield* values(sql`SELECT condition, region, week, cases FROM human_surveillance`)
     const weekDays = [...animalRows.map((r) => day(r[3])), ...humanRows.map((r) => day(r[2]))]
@@ -285,7 +300,7 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string)
     yield* Effect.logInfo("generating the default dataset").pipe(Effect.annotateLogs({ patients: config.population, seed: config.seed }))
     const started = performance.now()
     // A second connection, so the generator's transactions never hold up the server's own queries.
-    yield* replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false }).pipe(
+    yield* replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false, onProgress: () => breathe }).pipe(
       Effect.provide(SqliteClient.layer({ filename: join(config.dataDir, DATABASE_FILE), synchronous: "NORMAL" }))
     )
     yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))
