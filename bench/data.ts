@@ -1,7 +1,7 @@
 /**
  * `npm run bench:data`: the health dataset at the default size (50,000 patients unless given):
- * generation time (`hcc data generate`), load time and RSS of a server starting on it, then
- * POST /v1/population under load (autocannon) for three cohorts, side by side with two baselines on
+ * generation time (`hcc data generate`), load time and RSS of a server starting on it, then the
+ * data endpoints under load (autocannon: population, device-outcomes), side by side with two baselines on
  * the same server: the catalog (free: auth, burst limit, a precomputed body) and the series-stats
  * fixture plugin (charged: the same plus daily reservation and the durable ledger row per call).
  */
@@ -13,10 +13,13 @@ import { type BenchRow, hcc, measure, startProcess } from "./http.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
-const POPULATION_REQUESTS: ReadonlyArray<readonly [string, unknown]> = [
-  ["everyone, quarterly, 8 axes", { analysis_type: "trend" }],
-  ["heart_failure, quarterly, 8 axes", { cohort_definition: { conditions: ["heart_failure"] }, analysis_type: "trend" }],
-  ["spec sample (T2D, 45-65, PO ≥ 5)", { cohort_definition: { age_range: "45-65", axes_threshold: { PO: { min: 5 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" }]
+/** Endpoint, label, body. */
+const REQUESTS: ReadonlyArray<readonly [string, string, unknown]> = [
+  ["/v1/population", "everyone, quarterly, 8 axes", { analysis_type: "trend" }],
+  ["/v1/population", "heart_failure, quarterly, 8 axes", { cohort_definition: { conditions: ["heart_failure"] }, analysis_type: "trend" }],
+  ["/v1/population", "spec sample (T2D, 45-65, PO ≥ 5)", { cohort_definition: { age_range: "45-65", axes_threshold: { PO: { min: 5 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" }],
+  ["/v1/device-outcomes", "knee_implant, 7 metrics, 36 months", { device_category: "knee_implant", outcome_metrics: ["complication_rate", "revision_rate", "infection_rate", "device_failure_rate", "patient_satisfaction", "pain_reduction", "quality_of_life"], time_period: "36_months" }],
+  ["/v1/device-outcomes", "cardiac_pacemaker, complication_rate, 12 months", { device_category: "cardiac_pacemaker", outcome_metrics: ["complication_rate"] }]
 ]
 
 /** Resident set size of a process, in MiB (Linux /proc). */
@@ -72,8 +75,8 @@ export const runDataBench = async (options: { readonly patients?: number; readon
     rows.push(await measure("GET  /v1/catalog (baseline: free call)", { connections, headers, url: `${url}/v1/catalog` }, seconds))
     const stats = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => i / 10) })
     rows.push(await measure("POST /v1/series-stats (baseline: charged call)", { connections, headers, url: `${url}/v1/series-stats`, method: "POST", body: stats }, seconds))
-    for (const [name, body] of POPULATION_REQUESTS) {
-      rows.push(await measure(`POST /v1/population: ${name}`, { connections, headers, url: `${url}/v1/population`, method: "POST", body: JSON.stringify(body) }, seconds))
+    for (const [path, name, body] of REQUESTS) {
+      rows.push(await measure(`POST ${path}: ${name}`, { connections, headers, url: `${url}${path}`, method: "POST", body: JSON.stringify(body) }, seconds))
     }
     return { patients, generateSeconds, generateWallSeconds, readySeconds, loadSeconds: loaded?.seconds ?? Number.NaN, rssLoadedMiB: loaded?.rss_mib ?? Number.NaN, rssReady, rssAfterLoad: rssMiB(service.child.pid!), rows, connections, seconds }
   } finally {

@@ -57,7 +57,7 @@ export const domainProblem = (
     const common = { code: e.code, detail: e.detail, request_id: info.requestId, hcc_cost: 0 as const }
     switch (declared.status) {
       case 400:
-        return yield* new BadRequest(common)
+        return yield* new BadRequest({ ...common, ...(e.errors === undefined ? {} : { errors: e.errors }) })
       case 503:
         return yield* new Unavailable(common)
       case 422:

@@ -41,21 +41,28 @@ export class DomainError extends Schema.TaggedError<DomainError>()("DomainError"
   code: Schema.String,
   detail: Schema.String,
   suggestions: Schema.optionalKey(Schema.Array(Schema.String)),
-  context: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  context: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  /** For a 400: which request values are wrong (JSON pointer + message), as schema errors are reported. */
+  errors: Schema.optionalKey(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })))
 }) {}
 
 /** Fails with a {@link DomainError}: `fail("unknown_drug", "No drug named 'metfromin'.", { suggestions: ["metformin"] })`. */
 export const fail = (
   code: string,
   detail: string,
-  extra?: { readonly suggestions?: ReadonlyArray<string>; readonly context?: Readonly<Record<string, ContextValue>> }
+  extra?: {
+    readonly suggestions?: ReadonlyArray<string>
+    readonly context?: Readonly<Record<string, ContextValue>>
+    readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  }
 ): Effect.Effect<never, DomainError> =>
   Effect.fail(
     new DomainError({
       code,
       detail,
       ...(extra?.suggestions === undefined ? {} : { suggestions: extra.suggestions }),
-      ...(extra?.context === undefined ? {} : { context: extra.context })
+      ...(extra?.context === undefined ? {} : { context: extra.context }),
+      ...(extra?.errors === undefined ? {} : { errors: extra.errors })
     })
   )
 
@@ -154,5 +161,5 @@ export const definePlugin = <
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
-export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, parseAgeRange } from "./shapes.ts"
+export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, Months, parseAgeRange, parseMonths } from "./shapes.ts"
 export { incompleteBeta, studentTwoSidedP } from "./stats.ts"

@@ -29,3 +29,15 @@ export const distinctNonEmpty = <S extends Schema.Top>(item: S) =>
     Schema.makeFilter((xs: ReadonlyArray<unknown>) => xs.length > 0 || "Expected at least one value"),
     Schema.makeFilter((xs: ReadonlyArray<unknown>) => new Set(xs).size === xs.length || "Expected distinct values")
   )
+
+/** `<n>_months` → n (1–120), or undefined. */
+export const parseMonths = (text: string): number | undefined => {
+  const m = /^(\d{1,3})_months$/.exec(text)
+  const n = m === null ? Number.NaN : Number(m[1])
+  return n >= 1 && n <= 120 ? n : undefined
+}
+
+/** A period `<n>_months`, n 1–120 (e.g. `12_months`). */
+export const Months = Schema.String.check(
+  Schema.makeFilter((s: string) => parseMonths(s) !== undefined || "Expected <n>_months with n from 1 to 120, e.g. 12_months")
+).annotate({ description: "`<n>_months`, n from 1 to 120" })

@@ -1,0 +1,53 @@
+/**
+ * POST /v1/device-outcomes: the device's implants placed in the period (WASM scans), each study's
+ * estimate of each metric (WASM grouped sums), pooled across studies by DerSimonian–Laird.
+ */
+import { Effect } from "effect"
+import { closest, fail, HealthData, Kernels, parseMonths } from "../../src/plugin/Plugin.ts"
+import { derSimonianLaird, implantsInPeriod, studyEstimates } from "./pooling.ts"
+import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000
+
+/** Answers one request. */
+export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const data = yield* (yield* HealthData).dataset
+    const devices = data.vocabulary.device
+    const device = devices.indexOf(request.device_category)
+    if (device < 0) {
+      return yield* fail("unknown_device", `No device category named '${request.device_category}' in the dataset.`, {
+        suggestions: closest(request.device_category, devices)
+      })
+    }
+    const known = data.vocabulary.device_metric
+    const unknown = request.outcome_metrics.flatMap((m, i) => (known.includes(m) ? [] : [{ path: `/outcome_metrics/${i}`, message: `Unknown metric '${m}'; known metrics: ${known.join(", ")}` }]))
+    if (unknown.length > 0) {
+      return yield* fail("unknown_metric", `Unknown outcome metric${unknown.length > 1 ? "s" : ""}; the known ones are ${known.join(", ")}.`, { errors: unknown })
+    }
+    const months = parseMonths(request.time_period)!
+    const selected = yield* Effect.orDie(implantsInPeriod(kernels, data, device, months))
+    if (selected.size < 2) {
+      return yield* fail("cohort_too_small", `${selected.size} ${request.device_category} implant(s) were placed in the last ${months} months; at least 2 are needed.`, {
+        context: { cohort_size: selected.size, required: 2 }
+      })
+    }
+    const outcomes: Record<string, number> = {}
+    for (const metric of request.outcome_metrics) {
+      const studies = yield* Effect.orDie(studyEstimates(kernels, data, selected.prepared, selected.mask, metric))
+      if (studies.length === 0) {
+        return yield* fail("cohort_too_small", `No study has enough ${metric} values for ${request.device_category} in the last ${months} months.`, {
+          context: { cohort_size: 0, required: 1 }
+        })
+      }
+      outcomes[metric] = round4(derSimonianLaird(studies).estimate)
+    }
+    const response: typeof DeviceOutcomesResponse.Type = {
+      device_category: request.device_category,
+      studies_analyzed: selected.studies,
+      outcomes,
+      sample_size: selected.size
+    }
+    return response
+  })

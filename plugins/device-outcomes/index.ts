@@ -1,0 +1,33 @@
+/** The device-outcomes domain: pooled outcomes of implanted devices across studies. */
+import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { deviceOutcomes } from "./handler.ts"
+import { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
+
+export default definePlugin({
+  name: "device-outcomes",
+  version: "1.0.0",
+  engine: "^1.0.0",
+  path: "/v1/device-outcomes",
+  summary: "Outcomes of a device category pooled across studies (DerSimonian–Laird random effects)",
+  description:
+    "Takes the implants of the device placed in the last `time_period` months up to the dataset's as_of date, estimates each " +
+    "requested metric per study (proportion of implants with the event for `*_rate` metrics, mean score otherwise) with its " +
+    "variance, and pools the studies by DerSimonian–Laird random effects. See docs/analytics.md.",
+  request: DeviceOutcomesRequest,
+  response: DeviceOutcomesResponse,
+  hcc_cost: 3.0,
+  errors: [
+    { code: "unknown_metric", status: 400, description: "An outcome metric is not in the dataset's vocabulary; `errors` names each one and the known metrics." },
+    { code: "unknown_device", status: 422, description: "The device category is not in the dataset's vocabulary; see suggestions and the catalog." },
+    { code: "cohort_too_small", status: 422, description: "Too few implants of the device in the period to estimate (context gives both numbers); widen time_period." }
+  ],
+  examples: [
+    {
+      name: "knee",
+      summary: "Knee implants of the last three years: complication and revision rates, satisfaction",
+      request: { device_category: "knee_implant", outcome_metrics: ["complication_rate", "revision_rate", "patient_satisfaction"], time_period: "36_months" },
+      expect: { device_category: "knee_implant" }
+    }
+  ],
+  handler: deviceOutcomes
+})

@@ -1,0 +1,126 @@
+/**
+ * Per-study estimates of a device metric and their DerSimonian–Laird random-effects pooling
+ * (DerSimonian & Laird, Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
+ */
+import { Effect } from "effect"
+import { firstDayOfMonth, monthOfDay } from "../../src/data/calendar.ts"
+import type { Dataset, KernelsService } from "../../src/plugin/Plugin.ts"
+
+/** One study's estimate of one metric. */
+export interface StudyEstimate {
+  readonly study: string
+  readonly n: number
+  readonly estimate: number
+  readonly variance: number
+}
+
+/** The pooled result. */
+export interface Pooled {
+  readonly estimate: number
+  readonly se: number
+  readonly ciLow: number
+  readonly ciHigh: number
+  /** Between-study variance. */
+  readonly tau2: number
+  /** Cochran's Q and the number of studies pooled. */
+  readonly q: number
+  readonly k: number
+}
+
+/** z of a two-sided 95 % interval. */
+const Z95 = 1.959963984540054
+
+/** DerSimonian–Laird random-effects pooling of k ≥ 1 estimates with positive variances. */
+export const derSimonianLaird = (studies: ReadonlyArray<StudyEstimate>): Pooled => {
+  const k = studies.length
+  const w = studies.map((s) => 1 / s.variance)
+  const sw = w.reduce((a, b) => a + b, 0)
+  const fixed = studies.reduce((a, s, i) => a + w[i]! * s.estimate, 0) / sw
+  const q = studies.reduce((a, s, i) => a + w[i]! * (s.estimate - fixed) ** 2, 0)
+  const c = sw - w.reduce((a, b) => a + b * b, 0) / sw
+  const tau2 = k > 1 && c > 0 ? Math.max(0, (q - (k - 1)) / c) : 0
+  const wr = studies.map((s) => 1 / (s.variance + tau2))
+  const swr = wr.reduce((a, b) => a + b, 0)
+  const estimate = studies.reduce((a, s, i) => a + wr[i]! * s.estimate, 0) / swr
+  const se = Math.sqrt(1 / swr)
+  return { estimate, se, ciLow: estimate - Z95 * se, ciHigh: estimate + Z95 * se, tau2, q, k }
+}
+
+/** A `*_rate` metric is a proportion of implants with the event (0/1 outcomes). */
+export const isProportion = (metric: string): boolean => metric.endsWith("_rate")
+
+/** Columns of the implant outcomes, one per metric, built once per dataset and kept resident. */
+interface Prepared {
+  readonly implantDevice: { readonly data: Int32Array; readonly ptr: number }
+  readonly implantDay: { readonly data: Float64Array; readonly ptr: number }
+  readonly implantStudy: { readonly data: Int32Array; readonly ptr: number }
+  /** Per metric code: value per implant (NaN when not recorded), and its square. */
+  readonly metric: ReadonlyMap<string, { readonly value: { readonly data: Float64Array; readonly ptr: number }; readonly square: { readonly data: Float64Array; readonly ptr: number } }>
+}
+
+const prepared = new WeakMap<Dataset, Prepared>()
+
+const prepare = (kernels: KernelsService, data: Dataset) =>
+  Effect.gen(function*() {
+    const cached = prepared.get(data)
+    if (cached !== undefined) return cached
+    const { implants, outcomes } = data.devices
+    const n = implants.device.length
+    const metric = new Map<string, { value: { data: Float64Array; ptr: number }; square: { data: Float64Array; ptr: number } }>()
+    for (const [m, code] of data.vocabulary.device_metric.entries()) {
+      const value = new Float64Array(n).fill(Number.NaN)
+      for (let i = 0; i < outcomes.metric.length; i++) if (outcomes.metric[i] === m) value[outcomes.implant[i]!] = outcomes.value[i]!
+      metric.set(code, { value: yield* kernels.columnF64(value), square: yield* kernels.columnF64(value.map((v) => v * v)) })
+    }
+    const result: Prepared = {
+      implantDevice: yield* kernels.columnI32(implants.device),
+      implantDay: yield* kernels.columnF64(implants.day),
+      implantStudy: yield* kernels.columnI32(implants.study),
+      metric
+    }
+    prepared.set(data, result)
+    return result
+  })
+
+/** First day of the last `months` calendar months up to as_of. */
+export const periodStart = (data: Dataset, months: number): number => firstDayOfMonth(monthOfDay(data.asOfDay) - months + 1)
+
+/** The implants of a device placed in the period, and the studies they belong to. */
+export const implantsInPeriod = (kernels: KernelsService, data: Dataset, device: number, months: number) =>
+  Effect.gen(function*() {
+    const p = yield* prepare(kernels, data)
+    const n = p.implantDevice.data.length
+    const deviceSet = new Uint8Array(data.vocabulary.device.length)
+    deviceSet[device] = 1
+    const byDevice = yield* kernels.maskInSet(p.implantDevice, deviceSet, new Uint8Array(n).fill(1))
+    const mask = yield* kernels.maskRange(p.implantDay, periodStart(data, months), data.asOfDay, byDevice)
+    const perStudy = yield* kernels.groupStats(p.implantStudy, p.implantDay, mask, data.devices.studies.ids.length)
+    return { prepared: p, mask, size: yield* kernels.maskCount(mask), studies: perStudy.count.reduce((a, c) => a + (c > 0 ? 1 : 0), 0) }
+  })
+
+/**
+ * Each study's estimate of a metric over the selected implants: a proportion x/n with variance
+ * p̃(1 − p̃)/n, p̃ = (x + ½)/(n + 1) (so a study with no events still has a finite weight), or a mean
+ * with variance s²/n (studies with fewer than 2 values left out).
+ */
+export const studyEstimates = (kernels: KernelsService, data: Dataset, p: Prepared, mask: Uint8Array, metric: string) =>
+  Effect.gen(function*() {
+    const cols = p.metric.get(metric)!
+    const k = data.devices.studies.ids.length
+    const first = yield* kernels.groupStats(p.implantStudy, cols.value, mask, k)
+    const second = yield* kernels.groupStats(p.implantStudy, cols.square, mask, k)
+    const out: Array<StudyEstimate> = []
+    for (let s = 0; s < k; s++) {
+      const n = first.count[s]!
+      if (n < 1) continue
+      const mean = first.mean[s]!
+      if (isProportion(metric)) {
+        const pt = (first.sum[s]! + 0.5) / (n + 1)
+        out.push({ study: data.devices.studies.ids[s]!, n, estimate: mean, variance: (pt * (1 - pt)) / n })
+      } else if (n >= 2) {
+        const s2 = Math.max((second.sum[s]! - n * mean * mean) / (n - 1), 1e-12)
+        out.push({ study: data.devices.studies.ids[s]!, n, estimate: mean, variance: s2 / n })
+      }
+    }
+    return out
+  })

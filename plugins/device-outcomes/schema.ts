@@ -1,0 +1,24 @@
+/** Request and response of POST /v1/device-outcomes (service-spec §4.4, decisions §2). */
+import { Effect, Schema } from "effect"
+import { Code, distinctNonEmpty, Months } from "../../src/plugin/Plugin.ts"
+
+/** The request body. */
+export const DeviceOutcomesRequest = Schema.Struct({
+  device_category: Code.annotate({ description: "Device category code (catalog vocabulary `device`), e.g. knee_implant" }),
+  outcome_metrics: distinctNonEmpty(Code).annotate({
+    description: "Metric codes (catalog vocabulary `device_metric`); `*_rate` metrics are proportions of implants with the event"
+  }),
+  time_period: Months.pipe(Schema.withDecodingDefaultKey(Effect.succeed("12_months"))).annotate({
+    description: "Implants placed in the last <n> calendar months up to the dataset's as_of date (default 12_months)"
+  })
+})
+
+/** The response body (the platform adds hcc_cost). */
+export const DeviceOutcomesResponse = Schema.Struct({
+  device_category: Schema.String,
+  studies_analyzed: Schema.Int.annotate({ description: "Studies with at least one implant of the device in the period" }),
+  outcomes: Schema.Record(Schema.String, Schema.Finite).annotate({
+    description: "Each requested metric → its DerSimonian–Laird random-effects pooled estimate across studies (4 decimals)"
+  }),
+  sample_size: Schema.Int.annotate({ description: "Implants of the device placed in the period" })
+})
