@@ -64,6 +64,9 @@ const parseValue = (column: ColumnSpec, text: string): { readonly value: string 
   if (column.range !== undefined && typeof value === "number" && (value < column.range[0] || value > column.range[1])) {
     return { reason: `${value} is outside [${column.range[0]}, ${column.range[1]}]` }
   }
+  if (column.pattern !== undefined && !column.pattern.regex.test(String(value))) {
+    return { reason: `'${value}' is not ${column.pattern.name}` }
+  }
   if (column.oneOf !== undefined && !column.oneOf.includes(String(value))) {
     return { reason: `'${value}' is not one of ${column.oneOf.join(", ")}` }
   }

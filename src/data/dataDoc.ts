@@ -16,6 +16,7 @@ const rules = (c: ColumnSpec): string =>
     c.nullable === true ? "may be empty" : "required",
     c.range === undefined ? "" : `${c.range[0]}–${c.range[1]}`,
     c.oneOf === undefined ? "" : c.oneOf.map((v) => `\`${v}\``).join(" / "),
+    c.pattern === undefined ? "" : c.pattern.name,
     c.vocabulary === undefined ? "" : `a \`${c.vocabulary}\` code`,
     c.references === undefined ? "" : `an id of \`${c.references}\``
   ].filter((x) => x !== "").join("; ")

@@ -19,6 +19,8 @@ export interface ColumnSpec {
   readonly range?: readonly [number, number]
   /** The closed list of values of a text column. */
   readonly oneOf?: ReadonlyArray<string>
+  /** A pattern every value of a text column matches (with a name for the reason). */
+  readonly pattern?: { readonly regex: RegExp; readonly name: string }
   /** The value must be a code of this vocabulary kind (as listed in the dataset's vocabulary). */
   readonly vocabulary?: VocabularyKind
   /** The value must be the key of a row of this table (its first column). */
@@ -54,6 +56,9 @@ export const HEALTH_TABLE_NAMES = [
 /** A table of the health dataset. */
 export type HealthTableName = (typeof HEALTH_TABLE_NAMES)[number]
 
+/** The shape of a vocabulary code: requests accept exactly these (src/plugin/shapes.ts Code). */
+export const SNAKE_CASE = { regex: /^[a-z][a-z0-9_]{0,63}$/, name: "a snake_case code" } as const
+
 const SCORE = { type: "real", nullable: true, range: [0, 10] } as const
 const axis = (code: string, name: string): ColumnSpec => ({ name: code.toLowerCase(), ...SCORE, doc: `${code} (${name}) score, 0–10; empty when not measured` })
 const patient = { name: "patient_id", type: "int", references: "patients", doc: "patients.id" } as const
@@ -68,7 +73,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
     key: ["kind", "code"],
     columns: [
       { name: "kind", type: "text", oneOf: VOCABULARY_KINDS, doc: "Vocabulary kind" },
-      { name: "code", type: "text", doc: "snake_case code, unique within its kind" },
+      { name: "code", type: "text", pattern: SNAKE_CASE, doc: "snake_case code (a–z, 0–9, _; starts with a letter; at most 64), unique within its kind" },
       { name: "label", type: "text", doc: "Human-readable name" }
     ]
   },

@@ -1,5 +1,6 @@
 /** Request value shapes of decisions §2 shared by plugins (part of the plugin contract). */
 import { Schema } from "effect"
+import { SNAKE_CASE } from "../data/healthTables.ts"
 
 /** Inclusive bounds of an age range. */
 export const AGE_LIMITS = [0, 120] as const
@@ -20,7 +21,7 @@ export const AgeRange = Schema.String.check(
 
 /** A snake_case vocabulary code (known or not: an unknown one is a 422 with suggestions, not a 400). */
 export const Code = Schema.String.check(
-  Schema.makeFilter((s: string) => /^[a-z][a-z0-9_]{0,63}$/.test(s) || "Expected a snake_case code, e.g. type_2_diabetes")
+  Schema.makeFilter((s: string) => SNAKE_CASE.regex.test(s) || "Expected a snake_case code, e.g. type_2_diabetes")
 )
 
 /** A non-empty array of distinct values. */
