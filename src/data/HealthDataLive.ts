@@ -64,7 +64,7 @@ const indexer = (codes: ReadonlyArray<string>) => {
 export const loadDataset = (kernels: KernelsService) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const values = (statement: { readonly values: Effect.Effect<Values, any> }) => statement.values
+    const values = <E>(statement: { readonly values: Effect.Effect<Values, E> }) => statement.values
     const day = memoParser(parseDate)
     const month = memoParser(parseMonth)
 

@@ -210,23 +210,34 @@ const readTable = async (
 export const importChunks = (rows: Rows): ReadonlyArray<Chunk> =>
   HEALTH_TABLES.map((t, i) => ({ rows: { [t.name]: rows[t.name] ?? [] }, done: (i + 1) / HEALTH_TABLES.length }))
 
-/** Rows per page when exporting. */
-const PAGE = 100_000
+/** Rows per page when exporting (small pages keep the garbage collector's work low). */
+const PAGE = 20_000
 
-/** Writes every table to `<folder>/<table>.csv`, ordered by key. */
+/**
+ * Writes every table to `<folder>/<table>.csv`, ordered by key. Pages are read by keyset
+ * (`WHERE (key) > (last key of the previous page)`), so each page costs the same however deep.
+ */
 export const writeFolder = (folder: string, onProgress: (done: number) => Effect.Effect<void> = () => Effect.void) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* Effect.try(() => mkdirSync(folder, { recursive: true }))
     for (const [i, table] of HEALTH_TABLES.entries()) {
       const columns = table.columns.map((c) => c.name)
+      const keyAt = table.key.map((k) => columns.indexOf(k))
+      const select = `SELECT ${columns.join(", ")} FROM ${table.name}`
+      const order = `ORDER BY ${table.key.join(", ")} LIMIT ${PAGE}`
+      const after = `WHERE (${table.key.join(", ")}) > (${table.key.map(() => "?").join(", ")})`
       const fd = yield* Effect.try(() => openSync(join(folder, `${table.name}.csv`), "w"))
       yield* Effect.gen(function*() {
         writeSync(fd, stringify([columns], { record_delimiter: "\n" }))
-        for (let offset = 0; ; offset += PAGE) {
-          const page = yield* sql.unsafe(`SELECT ${columns.join(", ")} FROM ${table.name} ORDER BY ${table.key.join(", ")} LIMIT ${PAGE} OFFSET ${offset}`).values
+        let last: ReadonlyArray<unknown> | undefined
+        for (;;) {
+          const page = yield* (last === undefined ? sql.unsafe(`${select} ${order}`) : sql.unsafe(`${select} ${after} ${order}`, last)).values
           if (page.length === 0) break
-          writeSync(fd, stringify(page.map((r) => r.map((v) => (v === null ? "" : String(v)))), { record_delimiter: "\n" }))
+          // csv-stringify writes null as an empty field and numbers with String().
+          writeSync(fd, stringify(page as Array<Array<unknown>>, { record_delimiter: "\n" }))
+          const end = page[page.length - 1]!
+          last = keyAt.map((k) => end[k])
           if (page.length < PAGE) break
         }
       }).pipe(Effect.ensuring(Effect.sync(() => closeSync(fd))))
