@@ -11,7 +11,7 @@ import { AppConfig } from "./config/AppConfig.ts"
 import { importChunks, readFolder, writeFolder } from "./data/csv.ts"
 import * as Database from "./data/Database.ts"
 import { replaceDataset } from "./data/DatasetWriter.ts"
-import { generatedChunks, MAX_PATIENTS } from "./data/generator.ts"
+import { generatedChunks, MAX_PATIENTS, MAX_SEED } from "./data/generator.ts"
 import { progressBar } from "./data/progress.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { serve, teardown } from "./main.ts"
@@ -138,6 +138,7 @@ const dataGenerate = Command.make(
       const patients = Option.getOrElse(flags.patients, () => config.population)
       const seed = Option.getOrElse(flags.seed, () => config.seed)
       if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new Error(`--patients must be between 1 and ${MAX_PATIENTS}`))
+      if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new Error(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
       yield* replaceDataset(generatedChunks({ patients, seed }), { atomic: false, onProgress: progressBar(`generating ${patients} patients`) })
       yield* Console.log(`generated ${patients} patients with seed ${seed} in ${((performance.now() - started) / 1000).toFixed(1)} s. ${RESTART_NOTE}`)

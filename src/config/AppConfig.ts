@@ -3,6 +3,7 @@
  * README.md documents each variable; a test keeps that table and this file in step.
  */
 import { Config, Context, Layer, Option, Schema } from "effect"
+import { MAX_PATIENTS, MAX_SEED } from "../data/generator.ts"
 
 /** Every environment variable read below; README.md's configuration table lists exactly these (a test checks). */
 export const ENV_VARS = [
@@ -58,8 +59,10 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
     Config.withDefault("info" as const),
     Config.map((s) => (s.charAt(0).toUpperCase() + s.slice(1)) as AppSettings["logLevel"])
   ),
-  population: Config.Int("HCC_POPULATION").pipe(Config.withDefault(50_000)),
-  seed: Config.Int("HCC_SEED").pipe(Config.withDefault(20_240_601)),
+  population: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_PATIENTS })), "HCC_POPULATION").pipe(
+    Config.withDefault(50_000)
+  ),
+  seed: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_SEED })), "HCC_SEED").pipe(Config.withDefault(20_240_601)),
   shutdownGraceSeconds: Config.Int("HCC_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),
   authCacheMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 60_000 })), "HCC_AUTH_CACHE_MS").pipe(
     Config.withDefault(1000)

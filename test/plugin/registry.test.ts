@@ -99,6 +99,12 @@ describe("start-up", () => {
     expect(failure.error).toContain("cost_invalid")
     expect(r.stdout).not.toMatch(/"msg":"listening"/)
   })
+  it.each([["HCC_POPULATION", "0"], ["HCC_POPULATION", "3000000"], ["HCC_SEED", "-1"]])("%s=%s stops start-up naming the variable", (name, value) => {
+    const r = runServerToExit({ [name]: value })
+    expect(r.status).not.toBe(0)
+    expect(r.stdout).toContain(name)
+    expect(r.stdout).not.toMatch(/"msg":"listening"/)
+  })
   it("a module that does not exist stops start-up with module_load_failed", () => {
     const r = runServerToExit({ HCC_PLUGINS: "./nowhere/plugin.ts" })
     expect(r.status).toBe(1)
