@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/support/globalSetup.ts"],
     reporters: ["default"]
   }
 })

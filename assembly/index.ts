@@ -4,10 +4,10 @@ export { correlationMatrix, laggedXcorr } from "./kernels/correlation"
 export { fitTrajectories } from "./kernels/trajectory"
 export { evaluateRules } from "./kernels/decay-rules"
 export { groupStats, maskCount, maskInSet, maskRange, quantiles } from "./kernels/cohort"
-export { panelMeanMask, panelTrend } from "./kernels/panel"
+export { panelMeanMask, panelTrend, panelWindows } from "./kernels/panel"
 
 /** Bumped whenever an export's signature or memory layout changes; the TS loader checks it. */
-export const ABI_VERSION: i32 = 2
+export const ABI_VERSION: i32 = 3
 
 // Arena: a bump allocator over linear memory after the static data. The TypeScript side takes a
 // mark before a batch and resets to it afterwards, so nothing outlives one call.

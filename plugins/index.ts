@@ -1,9 +1,10 @@
 /** The built-in plugins, in catalog order. A test checks this list against the folders beside it. */
 import type { Plugin } from "../src/plugin/Plugin.ts"
 import deviceOutcomes from "./device-outcomes/index.ts"
+import drugOutcomes from "./drug-outcomes/index.ts"
 import population from "./population/index.ts"
 import temporal from "./temporal/index.ts"
 
-const builtins: ReadonlyArray<Plugin> = [deviceOutcomes, population, temporal]
+const builtins: ReadonlyArray<Plugin> = [drugOutcomes, deviceOutcomes, population, temporal]
 
 export default builtins

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { formatMonth, quarterLabel } from "../../src/data/calendar.ts"
 import { AXES, type Axis, canonicalOrder, type CohortCriteria, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
-import { studentTwoSidedP } from "../../src/plugin/stats.ts"
+import { oneSampleTP } from "../../src/plugin/stats.ts"
 import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 /** Smallest cohort reported (CMS cell-size suppression policy: no cell of 1–10 beneficiaries). */
@@ -19,19 +19,6 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000
 /** Label of the period a month (y × 12 + m − 1) falls in. */
 export const periodLabel = (granularity: keyof typeof GRANULARITY_KEYS, month: number): string =>
   granularity === "monthly" ? formatMonth(month) : granularity === "quarterly" ? quarterLabel(month) : String(Math.floor(month / 12))
-
-/**
- * One axis's trend test from its per-patient slopes: n, Σ slope, Σ slope². Two-sided p of
- * t = mean / (sd / √n) with n − 1 degrees of freedom; 1 (no evidence) with fewer than 2 slopes
- * or no spread.
- */
-export const slopePValue = (n: number, sum: number, sumSq: number): number => {
-  if (n < 2) return 1
-  const mean = sum / n
-  const variance = Math.max(0, (sumSq - (sum * sum) / n) / (n - 1))
-  if (variance === 0) return mean === 0 ? 1 : 0
-  return studentTwoSidedP(mean / Math.sqrt(variance / n), n - 1)
-}
 
 /** The cohort criteria of a request. */
 export const criteriaOf = (def: (typeof PopulationRequest.Type)["cohort_definition"]): CohortCriteria => ({
@@ -85,7 +72,7 @@ export const population = (request: typeof PopulationRequest.Type) =>
 
     let minP = 1
     axes.forEach((_, k) => {
-      const p = slopePValue(result.slope[k * 3]!, result.slope[k * 3 + 1]!, result.slope[k * 3 + 2]!)
+      const p = oneSampleTP(result.slope[k * 3]!, result.slope[k * 3 + 1]!, result.slope[k * 3 + 2]!)
       if (p < minP) minP = p
     })
     return {

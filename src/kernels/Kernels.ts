@@ -87,6 +87,15 @@ export interface PanelTrendResult {
   readonly slope: Float64Array
 }
 
+/** Per-patient statistics over each patient's own month window (nAxes × nPatients, axis-major). */
+export interface PanelWindowsResult {
+  readonly n: Float64Array
+  /** NaN without a score in the window. */
+  readonly mean: Float64Array
+  /** Points per month; NaN with fewer than 3 scores or a single month. */
+  readonly slope: Float64Array
+}
+
 /** The kernels plugins may call. Every method is one batch: one boundary crossing per call. */
 export interface KernelsService {
   /** Which implementation this is. */
@@ -114,6 +123,8 @@ export interface KernelsService {
   readonly panel: (data: Float32Array, nPatients: number, nAxes: number, nMonths: number) => Effect.Effect<Panel, KernelError>
   /** maskIn & (lo ≤ the patient's mean `axis` score over months [from, to) ≤ hi); no score in range → not selected. */
   readonly panelMeanMask: (panel: Panel, axis: number, from: number, to: number, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
+  /** Per selected patient and axis over months [from[p], to[p]): count, mean and least-squares slope of the present scores. */
+  readonly panelWindows: (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => Effect.Effect<PanelWindowsResult, KernelError>
   /** Per axis: per-period-group sums (monthGroup[m], −1 = none) and per-patient OLS slope summaries over months [from, to). */
   readonly panelTrend: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelTrendResult, KernelError>
 }
@@ -144,6 +155,17 @@ const checkPanel = (kernel: string, panel: Panel, mask: Uint8Array, from: number
   }
   for (const a of axes) if (!Number.isInteger(a) || a < 0 || a >= panel.nAxes) throw new KernelError({ kernel, reason: `axis ${a} is not within [0, ${panel.nAxes})` })
   if (monthGroup !== undefined) expectLength(kernel, "monthGroup", monthGroup.length, panel.nMonths)
+}
+
+/** Checks per-patient windows: one [from, to) per patient within the panel's months. */
+const checkWindows = (panel: Panel, from: Int32Array, to: Int32Array) => {
+  expectLength("panelWindows", "from", from.length, panel.nPatients)
+  expectLength("panelWindows", "to", to.length, panel.nPatients)
+  for (let p = 0; p < from.length; p++) {
+    if (from[p]! < 0 || to[p]! > panel.nMonths || from[p]! > to[p]!) {
+      throw new KernelError({ kernel: "panelWindows", reason: `patient ${p}: window [${from[p]}, ${to[p]}) is not within [0, ${panel.nMonths})` })
+    }
+  }
 }
 
 const makePanel = (data: Float32Array, nPatients: number, nAxes: number, nMonths: number, ptr: (d: Float32Array) => number): Panel => {
@@ -267,6 +289,17 @@ export const makeWasm = (arena: Arena): KernelsService => {
           return s.u8(m, maskIn.length)
         })
       }),
+    panelWindows: (panel, axes, from, to, mask) =>
+      run(() => {
+        checkPanel("panelWindows", panel, mask, 0, panel.nMonths, Array.from(axes))
+        checkWindows(panel, from, to)
+        const size = axes.length * panel.nPatients
+        return arena.batch((s) => {
+          const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
+          core.panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
+          return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
+        })
+      }),
     panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>
       run(() => {
         checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup)
@@ -361,6 +394,15 @@ export const reference: KernelsService = {
       checkPanel("panelMeanMask", panel, maskIn, from, to, [axis])
       const out = new Uint8Array(maskIn.length)
       RefPanel.panelMeanMask(panel.data, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, maskIn, out)
+      return out
+    }),
+  panelWindows: (panel, axes, from, to, mask) =>
+    run(() => {
+      checkPanel("panelWindows", panel, mask, 0, panel.nMonths, Array.from(axes))
+      checkWindows(panel, from, to)
+      const size = axes.length * panel.nPatients
+      const out = { n: new Float64Array(size), mean: new Float64Array(size), slope: new Float64Array(size) }
+      RefPanel.panelWindows(panel.data, panel.nPatients, panel.nMonths, axes, from, to, mask, out.n, out.mean, out.slope)
       return out
     }),
   panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>

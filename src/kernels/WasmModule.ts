@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 2
+export const EXPECTED_ABI_VERSION = 3
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))
@@ -28,6 +28,7 @@ export interface CoreExports {
   readonly groupStats: (groups: number, values: number, mask: number, n: number, nGroups: number, outCount: number, outSum: number, outMean: number) => void
   readonly quantiles: (values: number, mask: number, n: number, qs: number, nq: number, out: number, scratch: number) => number
   readonly panelMeanMask: (panel: number, nPatients: number, nMonths: number, axis: number, from: number, to: number, lo: number, hi: number, maskIn: number, maskOut: number) => void
+  readonly panelWindows: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, mask: number, outN: number, outMean: number, outSlope: number) => void
   readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
 }
 

@@ -161,5 +161,5 @@ export const definePlugin = <
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
-export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, Months, parseAgeRange, parseMonths } from "./shapes.ts"
-export { incompleteBeta, studentTwoSidedP } from "./stats.ts"
+export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, Minimum, Months, parseAgeRange, parseMinimum, parseMonths } from "./shapes.ts"
+export { incompleteBeta, oneSampleTP, studentTwoSidedP } from "./stats.ts"

@@ -42,3 +42,15 @@ export const parseMonths = (text: string): number | undefined => {
 export const Months = Schema.String.check(
   Schema.makeFilter((s: string) => parseMonths(s) !== undefined || "Expected <n>_months with n from 1 to 120, e.g. 12_months")
 ).annotate({ description: "`<n>_months`, n from 1 to 120" })
+
+/** `minimum_<n>` → n (1–10,000,000), or undefined. */
+export const parseMinimum = (text: string): number | undefined => {
+  const m = /^minimum_(\d{1,8})$/.exec(text)
+  const n = m === null ? Number.NaN : Number(m[1])
+  return n >= 1 && n <= 10_000_000 ? n : undefined
+}
+
+/** A minimum population `minimum_<n>`, n ≥ 1 (e.g. `minimum_500`). */
+export const Minimum = Schema.String.check(
+  Schema.makeFilter((s: string) => parseMinimum(s) !== undefined || "Expected minimum_<n> with n from 1 to 10000000, e.g. minimum_500")
+).annotate({ description: "`minimum_<n>`, n ≥ 1" })

@@ -59,3 +59,16 @@ export const studentTwoSidedP = (t: number, df: number): number => {
   if (!Number.isFinite(t)) return 0
   return incompleteBeta(df / (df + t * t), df / 2, 0.5)
 }
+
+/**
+ * Two-sided p-value of a one-sample t-test of a mean against 0 from n, Σx and Σx²:
+ * t = mean / (sd / √n) with n − 1 degrees of freedom. 1 (no evidence) with fewer than 2 values or
+ * no spread around a zero mean; 0 with no spread around a non-zero mean.
+ */
+export const oneSampleTP = (n: number, sum: number, sumSq: number): number => {
+  if (n < 2) return 1
+  const mean = sum / n
+  const variance = Math.max(0, (sumSq - (sum * sum) / n) / (n - 1))
+  if (variance === 0) return mean === 0 ? 1 : 0
+  return studentTwoSidedP(mean / Math.sqrt(variance / n), n - 1)
+}

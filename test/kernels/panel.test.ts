@@ -57,6 +57,20 @@ describe("panel kernels agree with their twins", () => {
   })
 })
 
+describe("panelWindows agrees with its twin", () => {
+  it("on random per-patient windows", () => {
+    fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
+      let s = seed
+      const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * (c.nMonths + 1)))
+      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
+      const [a, b] = [wasm, reference].map((k) => run(k.panelWindows(run(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths)), axes, from, to, c.mask)))
+      return a!.n.every((v, i) => v === b!.n[i]) && a!.mean.every((v, i) => close(v, b!.mean[i]!)) && a!.slope.every((v, i) => close(v, b!.slope[i]!))
+    }), { numRuns: 200 })
+  })
+})
+
 describe.each([["wasm", wasm], ["reference", reference]] as const)("%s panel kernels by hand", (_name, k) => {
   // 1 axis, 3 patients, 4 months. Patient 0: 1, 2, 3, 4 (slope 1); patient 1: 5, NaN, 5, 5 (slope 0);
   // patient 2: 9, 8 (two points: no slope).
@@ -82,6 +96,19 @@ describe.each([["wasm", wasm], ["reference", reference]] as const)("%s panel ker
     expect(Array.from(run(k.panelMeanMask(panel, 0, 0, 4, 2, 5, all)))).toEqual([1, 1, 0])
     expect(Array.from(run(k.panelMeanMask(panel, 0, 2, 4, 0, 10, all)))).toEqual([1, 1, 0])
     expect(Array.from(run(k.panelMeanMask(panel, 0, 0, 2, 8.5, 8.5, all)))).toEqual([0, 0, 1])
+  })
+
+  it("gives each patient's count, mean and slope over its own window", () => {
+    const r = run(k.panelWindows(panel, Int32Array.from([0]), Int32Array.from([0, 0, 0]), Int32Array.from([4, 3, 1]), Uint8Array.from([1, 1, 1])))
+    expect(Array.from(r.n)).toEqual([4, 2, 1])
+    expect(Array.from(r.mean)).toEqual([2.5, 5, 9])
+    expect(r.slope[0]).toBeCloseTo(1, 12)
+    expect(r.slope[1]).toBeNaN()
+    expect(r.slope[2]).toBeNaN()
+    const masked = run(k.panelWindows(panel, Int32Array.from([0]), Int32Array.from([0, 0, 0]), Int32Array.from([4, 4, 4]), Uint8Array.from([0, 1, 0])))
+    expect(Array.from(masked.n)).toEqual([0, 3, 0])
+    expect(masked.mean[0]).toBeNaN()
+    expect(Effect.runSyncExit(k.panelWindows(panel, Int32Array.from([0]), Int32Array.from([2, 0, 0]), Int32Array.from([1, 4, 4]), all))._tag).toBe("Failure")
   })
 
   it("rejects a month range or axis outside the panel", () => {

@@ -4,17 +4,18 @@
  * no extra fields, and the members the example promises.
  */
 import { Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import type { Plugin } from "../../src/plugin/Plugin.ts"
-import { call, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { call, fixtureDataDir, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
 import thirdParty from "../fixtures/plugins/series-stats.ts"
 
 const plugins: ReadonlyArray<Plugin> = [...builtins, thirdParty]
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats"), HCC_POPULATION: "5000" } })
+  // The run's generated 30,000-patient dataset: the spec's samples ask for cohorts of 500 and more.
+  server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_PLUGINS: fixturePlugin("series-stats") } })
   await waitReady(server)
 })
 afterAll(async () => {

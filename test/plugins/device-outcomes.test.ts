@@ -3,32 +3,21 @@
  * planted per-study mean inside its 95 % interval, the endpoint reports exactly that pooled value,
  * and every error of the contract is there.
  */
-import { Effect, Layer } from "effect"
-import { join } from "node:path"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { derSimonianLaird, implantsInPeriod, studyEstimates } from "../../plugins/device-outcomes/pooling.ts"
 import type { Dataset } from "../../src/data/HealthData.ts"
-import { loadDataset } from "../../src/data/HealthDataLive.ts"
-import * as SqliteClient from "../../src/data/SqliteClient.ts"
 import { DEVICES } from "../../src/data/truths.ts"
-import { Kernels, type KernelsService } from "../../src/kernels/Kernels.ts"
-import { call, hcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
+import type { KernelsService } from "../../src/kernels/Kernels.ts"
+import { fixtureServerAndData } from "../support/fixture.ts"
+import { call, type TestServer } from "../support/server.ts"
 
 let server: TestServer
 let data: Dataset
 let kernels: KernelsService
 
 beforeAll(async () => {
-  const dir = tempDataDir()
-  hcc(dir, ["data", "generate", "--patients", "30000", "--seed", "20240601"])
-  ;[data, kernels] = await Effect.runPromise(
-    Effect.gen(function*() {
-      const k = yield* Kernels
-      return [yield* loadDataset(k), k] as const
-    }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
-  )
-  server = await startServer({ dataDir: dir })
-  await waitReady(server)
+  ;({ server, data, kernels } = await fixtureServerAndData())
 })
 afterAll(async () => {
   await server.stop()

@@ -4,7 +4,7 @@
  * temporary data folder unless one is passed (to test restarts).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -49,6 +49,13 @@ export const waitReady = async (server: TestServer, timeoutMs = 120_000): Promis
     if (Date.now() > deadline) throw new Error("the server did not become ready")
     await new Promise((r) => setTimeout(r, 100))
   }
+}
+
+/** A fresh data folder holding a copy of the run's generated 30,000-patient dataset (globalSetup.ts). */
+export const fixtureDataDir = (fixtureDir: string): string => {
+  const dir = tempDataDir()
+  for (const file of ["hcc.db", "hcc.db-wal"]) if (existsSync(join(fixtureDir, file))) copyFileSync(join(fixtureDir, file), join(dir, file))
+  return dir
 }
 
 /** Makes a fresh data folder. */

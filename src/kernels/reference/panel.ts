@@ -80,3 +80,37 @@ export const panelTrend = (
     outSlope[k * 3 + 2] = sq
   }
 }
+
+/** Per selected patient and axis over its own window [from[p], to[p]): count, mean and OLS slope of present scores. */
+export const panelWindows = (
+  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array,
+  outN: Float64Array, outMean: Float64Array, outSlope: Float64Array
+): void => {
+  for (let k = 0; k < axes.length; k++) {
+    const axis = axes[k]!
+    for (let p = 0; p < nPatients; p++) {
+      const at = k * nPatients + p
+      let n = 0
+      let st = 0
+      let sx = 0
+      let stt = 0
+      let stx = 0
+      if (mask[p] !== 0) {
+        const base = (axis * nPatients + p) * nMonths
+        for (let m = from[p]!; m < to[p]!; m++) {
+          const x = panel[base + m]!
+          if (Number.isNaN(x)) continue
+          n += 1
+          st += m
+          sx += x
+          stt += m * m
+          stx += m * x
+        }
+      }
+      const denom = n * stt - st * st
+      outN[at] = n
+      outMean[at] = n > 0 ? sx / n : Number.NaN
+      outSlope[at] = n >= 3 && denom > 0 ? (n * stx - st * sx) / denom : Number.NaN
+    }
+  }
+}

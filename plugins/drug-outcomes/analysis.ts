@@ -1,0 +1,247 @@
+/**
+ * The numbers of POST /v1/drug-outcomes, in one pass over the dataset (docs/analytics.md):
+ * exposure windows from the drug courses, the cohort for the outcome type, an indication-, age- and
+ * sex-stratified comparison with unexposed patients, adverse events, and per-axis correlation and
+ * trend. Per-patient axis statistics and the correlations run in the WASM core; what is left is
+ * O(patients) bookkeeping and arithmetic over at most 48 strata.
+ */
+import { Effect } from "effect"
+import { firstDayOfMonth, monthOfDay } from "../../src/data/calendar.ts"
+import { ADHERENCE_THRESHOLD } from "../../src/data/truths.ts"
+import { AXES, type Axis, type Dataset, type KernelsService, oneSampleTP } from "../../src/plugin/Plugin.ts"
+import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"
+
+/** A condition is an indication of the drug when at least this share of the cohort has it… */
+export const INDICATION_MIN_SHARE = 0.05
+/** …and it is at least this many times as common in the cohort as among the unexposed. */
+export const INDICATION_MIN_RATIO = 1.5
+/** At most this many indications (the most over-represented) define strata: 2^k × 3 age bands × 2 sexes. */
+export const MAX_INDICATIONS = 3
+/** Age bands of the strata (age at as_of): under 45, 45–64, 65 and over. */
+export const AGE_BANDS = [45, 65] as const
+/** A mean slope smaller than this (points per month, 0.12 a year) is `stable` whatever its p-value. */
+export const TREND_MIN_SLOPE = 0.01
+/** Significance level of the trend test. */
+export const TREND_ALPHA = 0.05
+
+/** One axis's comparison of the cohort with comparable unexposed patients. */
+export interface AxisEffect {
+  /** Stratified mean difference, in score points. */
+  readonly difference: number
+  readonly se: number
+  /** difference ÷ pooled SD of the patient means. */
+  readonly standardized: number
+  readonly correlation: number
+  /** Patients with a before and an on-drug score (the correlation's n). */
+  readonly correlationN: number
+  readonly meanSlope: number
+  readonly trendP: number
+  readonly trend: (typeof TRENDS)[number]
+}
+
+/** Everything the endpoint reports, with the intervals tests check. */
+export interface DrugAnalysis {
+  readonly cohortSize: number
+  readonly comparators: number
+  /** The conditions used as indication strata, most over-represented first. */
+  readonly indications: ReadonlyArray<string>
+  readonly events: number
+  readonly eventRate: number
+  readonly eventRateSe: number
+  readonly axes: ReadonlyMap<Axis, AxisEffect>
+}
+
+/** Sums of one stratum. */
+interface Cell {
+  n: number
+  s: number
+  ss: number
+}
+const cell = (): Cell => ({ n: 0, s: 0, ss: 0 })
+const variance = (c: Cell) => (c.n >= 2 ? Math.max(0, (c.ss - (c.s * c.s) / c.n) / (c.n - 1)) : Number.NaN)
+
+/** Runs the analysis for one drug (index in vocabulary.drug) and outcome type over the target axes. */
+export const analyzeDrug = (
+  kernels: KernelsService,
+  data: Dataset,
+  drug: number,
+  outcomeType: (typeof OUTCOME_TYPES)[number],
+  axes: ReadonlyArray<Axis>
+) =>
+  Effect.gen(function*() {
+    const n = data.patients.count
+    const last = data.months - 1
+    const windowStart = firstDayOfMonth(data.firstMonth)
+
+    // Exposure window per patient: the months its courses of the drug cover, within the panel.
+    const from = new Int32Array(n).fill(data.months)
+    const to = new Int32Array(n)
+    const firstStart = new Int32Array(n).fill(data.months)
+    const hasCourse = new Uint8Array(n)
+    const pdcSum = new Float64Array(n)
+    const courses = new Int32Array(n)
+    const ex = data.exposures
+    for (let i = 0; i < ex.drug.length; i++) {
+      if (ex.drug[i] !== drug) continue
+      const p = ex.patient[i]!
+      hasCourse[p] = 1
+      const s = monthOfDay(ex.startDay[i]!) - data.firstMonth
+      const e = (Number.isNaN(ex.endDay[i]!) ? monthOfDay(data.asOfDay) : monthOfDay(ex.endDay[i]!)) - data.firstMonth
+      if (e < 0 || s > last) continue
+      from[p] = Math.min(from[p]!, Math.max(s, 0))
+      to[p] = Math.max(to[p]!, Math.min(e, last) + 1)
+      firstStart[p] = Math.min(firstStart[p]!, s)
+      pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
+      courses[p] = courses[p]! + 1
+    }
+    const adherence = Float64Array.from(pdcSum, (s, p) => (courses[p]! > 0 ? s / courses[p]! : Number.NaN))
+
+    // Adverse events of the drug in the window.
+    const events = new Int32Array(n)
+    const ae = data.adverseEvents
+    for (let i = 0; i < ae.drug.length; i++) {
+      if (ae.drug[i] === drug && ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
+    }
+
+    // Cohort (by outcome type) and comparators (no course of the drug at all).
+    const cohort = new Uint8Array(n)
+    const comparator = new Uint8Array(n)
+    let cohortSize = 0
+    let comparators = 0
+    let eventCount = 0
+    for (let p = 0; p < n; p++) {
+      const exposed = courses[p]! > 0 && to[p]! > from[p]!
+      const inCohort = exposed &&
+        (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
+      if (inCohort) {
+        cohort[p] = 1
+        cohortSize++
+        eventCount += events[p]!
+      } else if (hasCourse[p] === 0) {
+        comparator[p] = 1
+        comparators++
+      }
+    }
+
+    // Indications: the conditions clearly over-represented in the cohort (up to MAX_INDICATIONS).
+    const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Int32Array }> = []
+    for (const [code, col] of data.patients.conditions) {
+      let inCohort = 0
+      let inComparators = 0
+      for (let p = 0; p < n; p++) {
+        if (col.data[p] === 0) continue
+        inCohort += cohort[p]!
+        inComparators += comparator[p]!
+      }
+      const share = cohortSize > 0 ? inCohort / cohortSize : 0
+      const ratio = share / Math.max(comparators > 0 ? inComparators / comparators : 0, 1e-9)
+      if (share >= INDICATION_MIN_SHARE && ratio >= INDICATION_MIN_RATIO) candidates.push({ code, ratio, flags: col.data })
+    }
+    const indications = candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
+    const nStrata = (1 << indications.length) * 6
+    const asOfYear = Number(data.asOf.slice(0, 4))
+    const stratum = (p: number) => {
+      const age = asOfYear - data.patients.birthYear.data[p]!
+      const band = age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2
+      let bits = 0
+      indications.forEach((ind, i) => {
+        bits |= (ind.flags[p]! === 0 ? 0 : 1) << i
+      })
+      return (bits * 3 + band) * 2 + data.patients.sex.data[p]!
+    }
+    const strata = Int32Array.from({ length: n }, (_, p) => stratum(p))
+
+    // Per-patient axis statistics (WASM): the cohort over its exposure window, comparators over the
+    // whole panel; then the cohort's months before its first course (for the change).
+    const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
+    const both = Uint8Array.from(cohort, (c, p) => c | comparator[p]!)
+    const onFrom = Int32Array.from(from, (f, p) => (cohort[p] === 1 ? f : 0))
+    const onTo = Int32Array.from(to, (t, p) => (cohort[p] === 1 ? t : comparator[p] === 1 ? data.months : 0))
+    const on = yield* kernels.panelWindows(data.panel, axisIndex, onFrom, onTo, both)
+    const preTo = Int32Array.from(firstStart, (s, p) => (cohort[p] === 1 ? Math.min(Math.max(s, 0), data.months) : 0))
+    const pre = yield* kernels.panelWindows(data.panel, axisIndex, new Int32Array(n), preTo, cohort)
+
+    const result = new Map<Axis, AxisEffect>()
+    for (const [k, axis] of axes.entries()) {
+      const base = k * n
+      const exposedCells = Array.from({ length: nStrata }, cell)
+      const comparatorCells = Array.from({ length: nStrata }, cell)
+      const usedExposed = cell()
+      const usedComparators = cell()
+      let slopeN = 0
+      let slopeS = 0
+      let slopeSS = 0
+      const adh: Array<number> = []
+      const change: Array<number> = []
+      for (let p = 0; p < n; p++) {
+        const m = on.mean[base + p]!
+        if (Number.isNaN(m) || both[p] === 0) continue
+        const c = (cohort[p] === 1 ? exposedCells : comparatorCells)[strata[p]!]!
+        c.n++
+        c.s += m
+        c.ss += m * m
+        if (cohort[p] === 1) {
+          const slope = on.slope[base + p]!
+          if (!Number.isNaN(slope)) {
+            slopeN++
+            slopeS += slope
+            slopeSS += slope * slope
+          }
+          const before = pre.mean[base + p]!
+          if (!Number.isNaN(before)) {
+            adh.push(adherence[p]!)
+            change.push(m - before)
+          }
+        }
+      }
+      // Direct standardization to the cohort's strata that have comparators.
+      let used = 0
+      for (let s = 0; s < nStrata; s++) if (exposedCells[s]!.n > 0 && comparatorCells[s]!.n >= 2) used += exposedCells[s]!.n
+      const exposedVariance = variance(exposedCells.reduce((a, c) => ({ n: a.n + c.n, s: a.s + c.s, ss: a.ss + c.ss }), cell()))
+      let difference = 0
+      let v = 0
+      for (let s = 0; s < nStrata; s++) {
+        const e = exposedCells[s]!
+        const c = comparatorCells[s]!
+        if (e.n === 0 || c.n < 2) continue
+        const w = e.n / used
+        difference += w * (e.s / e.n - c.s / c.n)
+        v += w * w * ((e.n >= 2 ? variance(e) : exposedVariance) / e.n + variance(c) / c.n)
+        for (const [into, from] of [[usedExposed, e], [usedComparators, c]] as const) {
+          into.n += from.n
+          into.s += from.s
+          into.ss += from.ss
+        }
+      }
+      // Pooled within-group SD of the patient means (Cohen's d denominator).
+      const sd = Math.sqrt(
+        ((usedExposed.n - 1) * (variance(usedExposed) || 0) + (usedComparators.n - 1) * variance(usedComparators)) /
+          (usedExposed.n + usedComparators.n - 2)
+      )
+      const corr = adh.length >= 3
+        ? (yield* kernels.correlationMatrix(Float64Array.from([...adh, ...change]), 1, 2, adh.length)).pearson[0]!
+        : Number.NaN
+      const meanSlope = slopeN > 0 ? slopeS / slopeN : 0
+      const trendP = oneSampleTP(slopeN, slopeS, slopeSS)
+      result.set(axis, {
+        difference: used > 0 ? difference : Number.NaN,
+        se: used > 0 ? Math.sqrt(v) : Number.NaN,
+        standardized: used > 0 && sd > 0 ? difference / sd : Number.NaN,
+        correlation: Number.isNaN(corr) ? 0 : corr,
+        correlationN: adh.length,
+        meanSlope,
+        trendP,
+        trend: trendP < TREND_ALPHA && meanSlope >= TREND_MIN_SLOPE ? "positive" : trendP < TREND_ALPHA && meanSlope <= -TREND_MIN_SLOPE ? "negative" : "stable"
+      })
+    }
+    const analysis: DrugAnalysis = {
+      cohortSize,
+      comparators,
+      indications: indications.map((i) => i.code),
+      events: eventCount,
+      eventRate: cohortSize > 0 ? eventCount / cohortSize : 0,
+      eventRateSe: cohortSize > 0 ? Math.sqrt(eventCount) / cohortSize : 0,
+      axes: result
+    }
+    return analysis
+  })

@@ -1,0 +1,44 @@
+/** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
+import { Effect } from "effect"
+import { canonicalOrder, closest, fail, HealthData, Kernels, parseMinimum } from "../../src/plugin/Plugin.ts"
+import { analyzeDrug } from "./analysis.ts"
+import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits
+
+/** Answers one request. */
+export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const data = yield* (yield* HealthData).dataset
+    const drug = data.vocabulary.drug.indexOf(request.drug)
+    if (drug < 0) {
+      return yield* fail("unknown_drug", `No drug named '${request.drug}' in the dataset.`, { suggestions: closest(request.drug, data.vocabulary.drug) })
+    }
+    const axes = canonicalOrder(request.axes_filter)
+    const required = parseMinimum(request.population_size)!
+    const a = yield* Effect.orDie(analyzeDrug(kernels, data, drug, request.outcome_type, axes))
+    if (a.cohortSize < required) {
+      return yield* fail("cohort_too_small", `${a.cohortSize} patients match ${request.drug} (${request.outcome_type}); the request asks for at least ${required}.`, {
+        context: { cohort_size: a.cohortSize, required }
+      })
+    }
+    const standardized = axes.map((axis) => a.axes.get(axis)!.standardized).filter((x) => Number.isFinite(x))
+    if (standardized.length === 0) {
+      return yield* fail("cohort_too_small", `No comparable unexposed patients (same indication, age band and sex) have ${axes.join(", ")} scores.`, {
+        context: { cohort_size: a.comparators, required: 2 }
+      })
+    }
+    const response: typeof DrugOutcomesResponse.Type = {
+      drug: request.drug,
+      outcome_type: request.outcome_type,
+      cohort_size: a.cohortSize,
+      efficacy_score: round(standardized.reduce((s, x) => s + x, 0) / standardized.length, 3),
+      adverse_event_rate: round(a.eventRate, 4),
+      axis_breakdown: Object.fromEntries(axes.map((axis) => {
+        const e = a.axes.get(axis)!
+        return [axis, { correlation: round(e.correlation, 3), trend: e.trend }]
+      }))
+    }
+    return response
+  })

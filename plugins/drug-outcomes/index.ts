@@ -1,0 +1,34 @@
+/** The drug-outcomes domain: what happens to patients on a drug, against comparable patients not on it. */
+import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { drugOutcomes } from "./handler.ts"
+import { DrugOutcomesRequest, DrugOutcomesResponse, OUTCOME_TYPES, TRENDS } from "./schema.ts"
+
+export default definePlugin({
+  name: "drug-outcomes",
+  version: "1.0.0",
+  engine: "^1.0.0",
+  path: "/v1/drug-outcomes",
+  summary: "Outcomes of patients on a drug: standardized effect on the target axes, adverse-event rate, per-axis correlation with adherence and trend",
+  description:
+    "The cohort is the patients with a course of the drug in the data window (restricted by outcome_type). efficacy_score is the " +
+    "mean over the target axes of the standardized difference between the cohort's scores while on the drug and those of " +
+    "unexposed patients of the same indication, age band and sex (direct standardization). adverse_event_rate counts the " +
+    "drug's adverse events per cohort patient in the window. See docs/analytics.md.",
+  request: DrugOutcomesRequest,
+  response: DrugOutcomesResponse,
+  hcc_cost: 3.0,
+  errors: [
+    { code: "unknown_drug", status: 422, description: "The drug is not in the dataset's vocabulary; see suggestions and the catalog." },
+    { code: "cohort_too_small", status: 422, description: "The cohort is smaller than population_size, or no comparable unexposed patients exist; context gives both numbers." }
+  ],
+  vocabularies: { outcome_type: OUTCOME_TYPES, trend: TRENDS },
+  examples: [
+    {
+      name: "sample",
+      summary: "Metformin efficacy over NM and PO in a cohort of at least 500",
+      request: { drug: "metformin", outcome_type: "efficacy", axes_filter: ["NM", "PO"], population_size: "minimum_500" },
+      expect: { drug: "metformin", outcome_type: "efficacy" }
+    }
+  ],
+  handler: drugOutcomes
+})

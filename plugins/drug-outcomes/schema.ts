@@ -1,0 +1,37 @@
+/** Request and response of POST /v1/drug-outcomes (service-spec §4.2, decisions §2). */
+import { Effect, Schema } from "effect"
+import { AXES, AxisCode, Code, distinctNonEmpty, Minimum } from "../../src/plugin/Plugin.ts"
+
+/** Which exposed patients form the cohort (docs/analytics.md). */
+export const OUTCOME_TYPES = ["efficacy", "adverse_events", "adherence"] as const
+/** Direction of an axis while on the drug. */
+export const TRENDS = ["positive", "stable", "negative"] as const
+
+/** The request body. */
+export const DrugOutcomesRequest = Schema.Struct({
+  drug: Code.annotate({ description: "Drug code (catalog vocabulary `drug`), e.g. metformin" }),
+  outcome_type: Schema.Literals(OUTCOME_TYPES).pipe(Schema.withDecodingDefaultKey(Effect.succeed("efficacy" as const))).annotate({
+    description: "efficacy (default): every exposed patient; adherence: patients whose courses cover ≥ 80 % of days; adverse_events: exposed patients with an adverse event of the drug"
+  }),
+  axes_filter: distinctNonEmpty(AxisCode).pipe(Schema.withDecodingDefaultKey(Effect.succeed([...AXES]))).annotate({
+    description: "Target axes of the efficacy score and of axis_breakdown (default all 8)"
+  }),
+  population_size: Minimum.pipe(Schema.withDecodingDefaultKey(Effect.succeed("minimum_1"))).annotate({
+    description: "Smallest cohort to report (default minimum_1); a smaller one is 422 cohort_too_small"
+  })
+})
+
+const AxisOutcome = Schema.Struct({
+  correlation: Schema.Finite.annotate({ description: "Pearson r between adherence (PDC) and the axis change from before to during the drug (3 decimals)" }),
+  trend: Schema.Literals(TRENDS).annotate({ description: "Direction of the cohort's within-patient slopes while on the drug" })
+})
+
+/** The response body (the platform adds hcc_cost). */
+export const DrugOutcomesResponse = Schema.Struct({
+  drug: Schema.String,
+  outcome_type: Schema.String,
+  cohort_size: Schema.Int,
+  efficacy_score: Schema.Finite.annotate({ description: "Mean standardized difference (exposed − comparable unexposed) over the target axes (3 decimals)" }),
+  adverse_event_rate: Schema.Finite.annotate({ description: "Adverse events of the drug per cohort patient in the data window (4 decimals)" }),
+  axis_breakdown: Schema.Record(Schema.String, AxisOutcome).annotate({ description: "Per target axis, canonical order" })
+})

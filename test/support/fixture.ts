@@ -1,0 +1,26 @@
+/**
+ * The run's generated dataset (globalSetup.ts) both in-process — loaded as the service loads it, to
+ * compute reference numbers — and behind a real server on a private copy.
+ */
+import { Effect, Layer } from "effect"
+import { join } from "node:path"
+import { inject } from "vitest"
+import type { Dataset } from "../../src/data/HealthData.ts"
+import { loadDataset } from "../../src/data/HealthDataLive.ts"
+import * as SqliteClient from "../../src/data/SqliteClient.ts"
+import { Kernels, type KernelsService } from "../../src/kernels/Kernels.ts"
+import { fixtureDataDir, startServer, type TestServer, waitReady } from "./server.ts"
+
+/** The dataset, the WASM kernels it is resident in, and a ready server on a copy of it. */
+export const fixtureServerAndData = async (): Promise<{ readonly server: TestServer; readonly data: Dataset; readonly kernels: KernelsService }> => {
+  const dir = fixtureDataDir(inject("fixtureDir"))
+  const [data, kernels] = await Effect.runPromise(
+    Effect.gen(function*() {
+      const k = yield* Kernels
+      return [yield* loadDataset(k), k] as const
+    }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+  )
+  const server = await startServer({ dataDir: dir })
+  await waitReady(server)
+  return { server, data, kernels }
+}
