@@ -2,9 +2,10 @@
 import type { Plugin } from "../src/plugin/Plugin.ts"
 import deviceOutcomes from "./device-outcomes/index.ts"
 import drugOutcomes from "./drug-outcomes/index.ts"
+import oneHealth from "./one-health/index.ts"
 import population from "./population/index.ts"
 import temporal from "./temporal/index.ts"
 
-const builtins: ReadonlyArray<Plugin> = [drugOutcomes, deviceOutcomes, population, temporal]
+const builtins: ReadonlyArray<Plugin> = [drugOutcomes, deviceOutcomes, population, oneHealth, temporal]
 
 export default builtins

@@ -1,0 +1,36 @@
+/** The one-health domain: do animal cases lead human cases of a zoonotic condition in a region? */
+import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { oneHealth } from "./handler.ts"
+import { ALERT_LEVELS, ONE_HEALTH_QUERY_TYPES, OneHealthRequest, OneHealthResponse, RISK_LEVELS } from "./schema.ts"
+
+export default definePlugin({
+  name: "one-health",
+  version: "1.0.0",
+  engine: "^1.0.0",
+  path: "/v1/one-health",
+  summary: "Zoonotic signals: whether animal cases lead human cases, by how many days, with an alert level, a risk level and a recommendation",
+  description:
+    "Prewhitens the weekly animal and human series with the animal series' AR(1) filter, cross-correlates them at lags of " +
+    "0–56 days (animal leading), and reports the best lag when its Bonferroni-adjusted p-value is below 0.05. The alert level " +
+    "combines that finding with recent animal activity; the zoonotic risk combines it with the host's documented potential " +
+    "(plugins/one-health/zoonotic-potential.json). See docs/analytics.md.",
+  request: OneHealthRequest,
+  response: OneHealthResponse,
+  hcc_cost: 5.0,
+  errors: [
+    { code: "unknown_species", status: 422, description: "The species is not in the dataset's vocabulary; see suggestions and the catalog." },
+    { code: "unknown_condition", status: 422, description: "The condition is not in the dataset's vocabulary; see suggestions and the catalog." },
+    { code: "unknown_region", status: 422, description: "The region is not in the dataset's vocabulary; see suggestions and the catalog." },
+    { code: "series_not_found", status: 422, description: "The dataset has no surveillance series for this species, condition and region; suggestions lists the species that have one." }
+  ],
+  vocabularies: { one_health_query_type: ONE_HEALTH_QUERY_TYPES, alert_level: ALERT_LEVELS, zoonotic_risk: RISK_LEVELS },
+  examples: [
+    {
+      name: "sample",
+      summary: "Poultry and human avian influenza in South-east Asia",
+      request: { query_type: "cross_species_correlation", human_condition: "avian_influenza", animal_species: "poultry", geographic_scope: "southeast_asia" },
+      expect: { correlation_found: true, temporal_lag: "14_days" }
+    }
+  ],
+  handler: oneHealth
+})

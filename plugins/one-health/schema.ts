@@ -1,0 +1,30 @@
+/** Request and response of POST /v1/one-health (service-spec §4.6, decisions §2). */
+import { Effect, Schema } from "effect"
+import { Code } from "../../src/plugin/Plugin.ts"
+
+/** What the endpoint answers (documented in docs/analytics.md). */
+export const ONE_HEALTH_QUERY_TYPES = ["cross_species_correlation"] as const
+/** Alert levels, lowest first. */
+export const ALERT_LEVELS = ["low", "moderate", "high", "critical"] as const
+/** Zoonotic risk levels, lowest first. */
+export const RISK_LEVELS = ["low", "moderate", "high"] as const
+
+/** The request body. */
+export const OneHealthRequest = Schema.Struct({
+  query_type: Schema.Literals(ONE_HEALTH_QUERY_TYPES).pipe(Schema.withDecodingDefaultKey(Effect.succeed("cross_species_correlation" as const))).annotate({
+    description: "cross_species_correlation (default): does the animal series lead the human one, by how many days"
+  }),
+  human_condition: Code.annotate({ description: "Zoonotic condition code (catalog vocabulary `zoonotic_condition`)" }),
+  animal_species: Code.annotate({ description: "Species code (catalog vocabulary `species`)" }),
+  geographic_scope: Code.annotate({ description: "Region code (catalog vocabulary `region`)" })
+})
+
+/** The response body (the platform adds hcc_cost). */
+export const OneHealthResponse = Schema.Struct({
+  correlation_found: Schema.Boolean.annotate({ description: "The animal series leads the human one: positive lagged correlation with Bonferroni-adjusted p < 0.05 after prewhitening" }),
+  correlation_strength: Schema.Finite.annotate({ description: "Pearson r of the prewhitened series at the best lag (3 decimals)" }),
+  temporal_lag: Schema.String.annotate({ description: "Best lag, `<n>_days` (multiples of 7, 0–56)" }),
+  alert_level: Schema.Literals(ALERT_LEVELS),
+  zoonotic_risk: Schema.Literals(RISK_LEVELS),
+  recommendation: Schema.String
+})

@@ -1,0 +1,94 @@
+/**
+ * POST /v1/one-health on the run's generated dataset: each planted animal → human lead is found
+ * within one weekly step, the named unlinked pairs show none, and the answer is built from facts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ar1, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
+import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/data/truths.ts"
+import { fixtureServerAndData } from "../support/fixture.ts"
+import { call, type TestServer } from "../support/server.ts"
+
+let server: TestServer
+
+beforeAll(async () => {
+  ;({ server } = await fixtureServerAndData())
+})
+afterAll(async () => {
+  await server.stop()
+})
+
+const post = async (body: unknown) => {
+  const res = await call(server, "/v1/one-health", { body })
+  return { status: res.status, body: (await res.json()) as Record<string, any> }
+}
+
+describe("planted truths", () => {
+  it.each(ZOONOTIC_LINKS.map((l) => [l.species, l.condition, l.region, l.lagDays] as const))("%s → %s in %s: a lead of %i days, within one week", async (species, condition, region, lagDays) => {
+    const { body, status } = await post({ human_condition: condition, animal_species: species, geographic_scope: region })
+    expect(status).toBe(200)
+    expect(body.correlation_found).toBe(true)
+    expect(body.correlation_strength).toBeGreaterThan(0.5)
+    const days = Number(/^(\d+)_days$/.exec(body.temporal_lag)![1])
+    expect(Math.abs(days - lagDays)).toBeLessThanOrEqual(7)
+    expect(body.recommendation).toContain(`lead human cases by ${days} days`)
+    expect(["moderate", "high", "critical"]).toContain(body.alert_level)
+  })
+
+  it.each(UNLINKED_PAIRS.map((p) => [p.species, p.condition, p.region] as const))("%s / %s / %s: no correlation", async (species, condition, region) => {
+    const { body, status } = await post({ human_condition: condition, animal_species: species, geographic_scope: region })
+    expect(status).toBe(200)
+    expect(body.correlation_found).toBe(false)
+    expect(body.recommendation).toMatch(/^No lead of /)
+  })
+})
+
+describe("answers", () => {
+  it("carries the spec's fields, the documented risk for the host, and repeats itself", async () => {
+    const request = { query_type: "cross_species_correlation", human_condition: "avian_influenza", animal_species: "poultry", geographic_scope: "southeast_asia" }
+    const a = await post(request)
+    expect(Object.keys(a.body).sort()).toEqual(["alert_level", "correlation_found", "correlation_strength", "hcc_cost", "recommendation", "temporal_lag", "zoonotic_risk"])
+    // Poultry are a high-potential source of avian influenza (zoonotic-potential.json) and the lead is found.
+    expect(a.body.zoonotic_risk).toBe("high")
+    expect(a.body.hcc_cost).toBe(5)
+    expect((await post(request)).body).toEqual(a.body)
+  })
+  it("rates risk from the finding and the host's potential", () => {
+    expect(zoonoticRisk(true, "high")).toBe("high")
+    expect(zoonoticRisk(true, "low")).toBe("moderate")
+    expect(zoonoticRisk(false, "high")).toBe("moderate")
+    expect(zoonoticRisk(false, "moderate")).toBe("low")
+  })
+  it("prewhitens with the lag-1 autocorrelation", () => {
+    const x = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8])
+    expect(ar1(x)).toBeGreaterThan(0.5)
+    expect(Array.from(prewhiten(Float64Array.from([2, 4, 8]), 0.5))).toEqual([3, 6])
+  })
+})
+
+describe("errors", () => {
+  it.each([
+    [{ human_condition: "avian_flu", animal_species: "poultry", geographic_scope: "southeast_asia" }, "unknown_condition", "avian_influenza"],
+    [{ human_condition: "avian_influenza", animal_species: "chickens", geographic_scope: "southeast_asia" }, "unknown_species", undefined],
+    [{ human_condition: "avian_influenza", animal_species: "poultry", geographic_scope: "south_east_asia" }, "unknown_region", "southeast_asia"]
+  ])("%j → 422 %s", async (request, code, first) => {
+    const { body, status } = await post(request)
+    expect(status).toBe(422)
+    expect(body.code).toBe(code)
+    expect(body.suggestions.length).toBeGreaterThan(0)
+    if (first !== undefined) expect(body.suggestions[0]).toBe(first)
+  })
+  it("a species without a series for the condition is 422 series_not_found naming the species that have one", async () => {
+    const { body, status } = await post({ human_condition: "avian_influenza", animal_species: "bats", geographic_scope: "southeast_asia" })
+    expect(status).toBe(422)
+    expect(body.code).toBe("series_not_found")
+    expect(body.suggestions).toEqual(expect.arrayContaining(["poultry", "wild_birds"]))
+  })
+  it.each([
+    [{ human_condition: "rabies", animal_species: "dogs", geographic_scope: "western_europe", query_type: "forecast" }, "/query_type"],
+    [{ animal_species: "dogs", geographic_scope: "western_europe" }, "/human_condition"]
+  ])("400 names the path: %j", async (request, path) => {
+    const { body, status } = await post(request)
+    expect(status).toBe(400)
+    expect(body.errors.map((e: any) => e.path)).toContain(path)
+  })
+})
