@@ -60,6 +60,37 @@ interface Cell {
 const cell = (): Cell => ({ n: 0, s: 0, ss: 0 })
 const variance = (c: Cell) => (c.n >= 2 ? Math.max(0, (c.ss - (c.s * c.s) / c.n) / (c.n - 1)) : Number.NaN)
 
+/** What every request on a dataset shares: patients' whole-window axis means and age-band × sex codes. */
+interface PerDataset {
+  /** 8 × patients, axis-major (AXES order). */
+  readonly wholeMeans: Float64Array
+  /** Age band (AGE_BANDS) × 2 + sex. */
+  readonly ageSex: Int32Array
+}
+const perDatasetCache = new WeakMap<Dataset, PerDataset>()
+
+const perDataset = (kernels: KernelsService, data: Dataset) =>
+  Effect.gen(function*() {
+    const cached = perDatasetCache.get(data)
+    if (cached !== undefined) return cached
+    const n = data.patients.count
+    const whole = yield* kernels.panelWindows(
+      data.panel,
+      Int32Array.from(AXES, (_, i) => i),
+      new Int32Array(n),
+      new Int32Array(n).fill(data.months),
+      new Uint8Array(n).fill(1)
+    )
+    const asOfYear = Number(data.asOf.slice(0, 4))
+    const ageSex = Int32Array.from(data.patients.birthYear.data, (birthYear, p) => {
+      const age = asOfYear - birthYear
+      return (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * 2 + data.patients.sex.data[p]!
+    })
+    const result: PerDataset = { wholeMeans: whole.mean, ageSex }
+    perDatasetCache.set(data, result)
+    return result
+  })
+
 /** Runs the analysis for one drug (index in vocabulary.drug) and outcome type over the target axes. */
 export const analyzeDrug = (
   kernels: KernelsService,
@@ -139,25 +170,18 @@ export const analyzeDrug = (
     }
     const indications = candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
     const nStrata = (1 << indications.length) * 6
-    const asOfYear = Number(data.asOf.slice(0, 4))
-    const stratum = (p: number) => {
-      const age = asOfYear - data.patients.birthYear.data[p]!
-      const band = age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2
+    const shared = yield* perDataset(kernels, data)
+    const strata = Int32Array.from(shared.ageSex, (ageSex, p) => {
       let bits = 0
-      indications.forEach((ind, i) => {
-        bits |= (ind.flags[p]! === 0 ? 0 : 1) << i
-      })
-      return (bits * 3 + band) * 2 + data.patients.sex.data[p]!
-    }
-    const strata = Int32Array.from({ length: n }, (_, p) => stratum(p))
+      for (let i = 0; i < indications.length; i++) if (indications[i]!.flags[p]! !== 0) bits |= 1 << i
+      return bits * 6 + ageSex
+    })
 
-    // Per-patient axis statistics (WASM): the cohort over its exposure window, comparators over the
-    // whole panel; then the cohort's months before its first course (for the change).
+    // Per-patient axis statistics (WASM): the cohort over its exposure window and over the months
+    // before its first course (for the change); comparators over the whole panel (per dataset).
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
     const both = Uint8Array.from(cohort, (c, p) => c | comparator[p]!)
-    const onFrom = Int32Array.from(from, (f, p) => (cohort[p] === 1 ? f : 0))
-    const onTo = Int32Array.from(to, (t, p) => (cohort[p] === 1 ? t : comparator[p] === 1 ? data.months : 0))
-    const on = yield* kernels.panelWindows(data.panel, axisIndex, onFrom, onTo, both)
+    const on = yield* kernels.panelWindows(data.panel, axisIndex, from.map((f, p) => (cohort[p] === 1 ? f : 0)), to.map((t, p) => (cohort[p] === 1 ? t : 0)), cohort)
     const preTo = Int32Array.from(firstStart, (s, p) => (cohort[p] === 1 ? Math.min(Math.max(s, 0), data.months) : 0))
     const pre = yield* kernels.panelWindows(data.panel, axisIndex, new Int32Array(n), preTo, cohort)
 
@@ -173,9 +197,11 @@ export const analyzeDrug = (
       let slopeSS = 0
       const adh: Array<number> = []
       const change: Array<number> = []
+      const whole = AXES.indexOf(axis) * n
       for (let p = 0; p < n; p++) {
-        const m = on.mean[base + p]!
-        if (Number.isNaN(m) || both[p] === 0) continue
+        if (both[p] === 0) continue
+        const m = cohort[p] === 1 ? on.mean[base + p]! : shared.wholeMeans[whole + p]!
+        if (Number.isNaN(m)) continue
         const c = (cohort[p] === 1 ? exposedCells : comparatorCells)[strata[p]!]!
         c.n++
         c.s += m
