@@ -25,6 +25,13 @@ declare module "autocannon" {
     readonly connections?: number
     readonly duration?: number
     readonly pipelining?: number
+    /** Per-request overrides; setupRequest may change each request before it is sent. */
+    readonly requests?: ReadonlyArray<{
+      readonly method?: string
+      readonly path?: string
+      readonly body?: string
+      readonly setupRequest?: (request: { body?: string; [key: string]: unknown }) => { body?: string; [key: string]: unknown }
+    }>
   }
   function autocannon(options: Options): Promise<Result>
   export default autocannon

@@ -1,32 +1,16 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, type Dataset, fail, HealthData, Kernels, type KernelsService, parseMinimum } from "../../src/plugin/Plugin.ts"
+import { AXES, canonicalOrder, closest, datasetCache, fail, HealthData, Kernels, parseMinimum } from "../../src/plugin/Plugin.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
 import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits
 
 /**
- * Analyses per dataset, by drug and outcome type, for all 8 axes (each axis is computed on its own,
- * so a request's axes_filter just picks from them). The dataset never changes while it is served,
- * so a repeated question costs a look-up; at most 30 entries for the shipped vocabulary.
+ * Analyses by drug and outcome type, for all 8 axes (each axis is computed on its own, so a
+ * request's axes_filter just picks from them), kept while the dataset is served.
  */
-const analyses = new WeakMap<Dataset, Map<string, DrugAnalysis>>()
-
-const analysisOf = (kernels: KernelsService, data: Dataset, drug: number, outcomeType: (typeof DrugOutcomesRequest.Type)["outcome_type"]) =>
-  Effect.gen(function*() {
-    let byKey = analyses.get(data)
-    if (byKey === undefined) {
-      byKey = new Map()
-      analyses.set(data, byKey)
-    }
-    const key = `${drug}/${outcomeType}`
-    const hit = byKey.get(key)
-    if (hit !== undefined) return hit
-    const a = yield* Effect.orDie(analyzeDrug(kernels, data, drug, outcomeType, AXES))
-    byKey.set(key, a)
-    return a
-  })
+const analyses = datasetCache<DrugAnalysis>(256)
 
 /** Answers one request. */
 export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
@@ -39,7 +23,7 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
     }
     const axes = canonicalOrder(request.axes_filter)
     const required = parseMinimum(request.population_size)!
-    const a = yield* analysisOf(kernels, data, drug, request.outcome_type)
+    const a = yield* analyses(data, `${drug}/${request.outcome_type}`, Effect.orDie(analyzeDrug(kernels, data, drug, request.outcome_type, AXES)))
     if (a.cohortSize < required) {
       return yield* fail("cohort_too_small", `${a.cohortSize} patients match ${request.drug} (${request.outcome_type}); the request asks for at least ${required}.`, {
         context: { cohort_size: a.cohortSize, required }

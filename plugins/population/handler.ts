@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { formatMonth, quarterLabel } from "../../src/data/calendar.ts"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, datasetCache, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { oneSampleTP } from "../../src/plugin/stats.ts"
 import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
@@ -30,8 +30,18 @@ export const criteriaOf = (def: (typeof PopulationRequest.Type)["cohort_definiti
   ...(def.axes_threshold === undefined ? {} : { axes: def.axes_threshold })
 })
 
-/** Answers one request. */
+/** Answers kept per dataset, keyed by the decoded request (defaults applied). */
+const answers = datasetCache<typeof PopulationResponse.Type>(256)
+
+/** Answers one request (a repeated one from the cache). */
 export const population = (request: typeof PopulationRequest.Type) =>
+  Effect.gen(function*() {
+    const data = yield* (yield* HealthData).dataset
+    return yield* answers(data, JSON.stringify(request), compute(request))
+  })
+
+/** Computes one answer. */
+const compute = (request: typeof PopulationRequest.Type) =>
   Effect.gen(function*() {
     const health = yield* HealthData
     const kernels = yield* Kernels

@@ -163,3 +163,4 @@ export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, can
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, Minimum, Months, parseAgeRange, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, studentTwoSidedP } from "./stats.ts"
+export { datasetCache } from "./cache.ts"

@@ -1,5 +1,7 @@
 /** Contract helpers plugins share: p-values, "did you mean" suggestions and request shapes. */
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { datasetCache } from "../../src/plugin/cache.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { studentTwoSidedP } from "../../src/plugin/stats.ts"
 import { closest, editDistance } from "../../src/plugin/suggest.ts"
@@ -45,5 +47,30 @@ describe("parseAgeRange", () => {
   })
   it.each(["64-55", "0-121", "a-b", "55", "-1-5", " 55-64"])("refuses %s", (text) => {
     expect(parseAgeRange(text)).toBeUndefined()
+  })
+})
+
+describe("datasetCache", () => {
+  it("computes once per dataset and key, evicts the least recently used, and keeps no failure", () => {
+    const cached = datasetCache<number>(2)
+    const d1 = {}
+    const d2 = {}
+    let runs = 0
+    const compute = (v: number) => Effect.sync(() => {
+      runs++
+      return v
+    })
+    const get = (d: object, k: string, v: number) => Effect.runSync(cached(d, k, compute(v)))
+    expect(get(d1, "a", 1)).toBe(1)
+    expect(get(d1, "a", 99)).toBe(1)
+    expect(runs).toBe(1)
+    expect(get(d2, "a", 2)).toBe(2) // another dataset, another entry
+    get(d1, "b", 3)
+    get(d1, "a", 0) // touch a: b is now the least recently used
+    get(d1, "c", 4) // evicts b
+    expect(get(d1, "a", 0)).toBe(1)
+    expect(get(d1, "b", 5)).toBe(5)
+    expect(Effect.runSyncExit(cached(d1, "x", Effect.fail("no")))._tag).toBe("Failure")
+    expect(get(d1, "x", 7)).toBe(7)
   })
 })

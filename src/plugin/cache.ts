@@ -1,0 +1,32 @@
+/**
+ * Results kept per dataset. The health dataset never changes while it is served, so an answer
+ * computed from it stays right until the process restarts with another one; a cache keyed by the
+ * dataset object is dropped with it. Least recently used entries go past `max`; failures are not
+ * kept (they are cheap: they happen before the heavy work).
+ */
+import { Effect } from "effect"
+
+/** A cache of results per dataset: `cached(dataset, key, compute)`. */
+export const datasetCache = <V>(max: number) => {
+  const byDataset = new WeakMap<object, Map<string, V>>()
+  return <E, R>(dataset: object, key: string, compute: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> =>
+    Effect.suspend(() => {
+      let entries = byDataset.get(dataset)
+      if (entries === undefined) {
+        entries = new Map()
+        byDataset.set(dataset, entries)
+      }
+      const store = entries
+      const hit = store.get(key)
+      if (hit !== undefined) {
+        store.delete(key)
+        store.set(key, hit)
+        return Effect.succeed(hit)
+      }
+      return Effect.tap(compute, (value) =>
+        Effect.sync(() => {
+          store.set(key, value)
+          if (store.size > max) store.delete(store.keys().next().value!)
+        }))
+    })
+}
