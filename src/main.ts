@@ -51,6 +51,18 @@ const NodeServerLive = Layer.unwrap(
       const server = createServer()
       server.keepAliveTimeout = 65_000
       server.headersTimeout = 66_000
+      // server.close() drops the connections idle at that moment; one serving an in-flight request
+      // turns idle later and would hold shutdown for the whole grace period (or keepAliveTimeout).
+      // While closing, drop each connection as soon as it is idle.
+      const close = server.close.bind(server)
+      server.close = (callback?: (err?: Error) => void) => {
+        const sweep = setInterval(() => server.closeIdleConnections(), 50)
+        close((err?: Error) => {
+          clearInterval(sweep)
+          callback?.(err)
+        })
+        return server
+      }
       return server
     }, {
       port: config.port,

@@ -56,7 +56,11 @@ describe("SIGTERM", () => {
     const res = await inflight
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ tag: "finish-me", hcc_cost: 0.5 })
+    // The client keeps its connection alive; the server still exits once the request is done,
+    // well before the 10 s grace period.
+    const stoppedAt = Date.now()
     expect(await exit).toBe(0)
+    expect(Date.now() - stoppedAt).toBeLessThan(5000)
     expect(server.logLines().some((l) => l.msg === "stopped")).toBe(true)
   })
 })
