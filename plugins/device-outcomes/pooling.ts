@@ -3,7 +3,7 @@
  * (DerSimonian & Laird, Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
  */
 import { Effect } from "effect"
-import { firstDayOfMonth, monthOfDay } from "../../src/data/calendar.ts"
+import { firstDayOfMonth, monthOfDay } from "../../src/health/calendar.ts"
 import type { Dataset, KernelsService } from "../../src/plugin/Plugin.ts"
 
 /** One study's estimate of one metric. */

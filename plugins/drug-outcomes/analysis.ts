@@ -6,8 +6,8 @@
  * O(patients) bookkeeping and arithmetic over at most 48 strata.
  */
 import { Effect } from "effect"
-import { firstDayOfMonth, monthOfDay } from "../../src/data/calendar.ts"
-import { ADHERENCE_THRESHOLD } from "../../src/data/truths.ts"
+import { firstDayOfMonth, monthOfDay } from "../../src/health/calendar.ts"
+import { ADHERENCE_THRESHOLD } from "../../src/health/truths.ts"
 import { AXES, type Axis, type Dataset, type KernelsService, oneSampleTP } from "../../src/plugin/Plugin.ts"
 import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"
 

@@ -5,7 +5,7 @@
  * (summary-measures analysis, Matthews et al., BMJ 1990), Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { formatMonth, quarterLabel } from "../../src/data/calendar.ts"
+import { formatMonth, quarterLabel } from "../../src/health/calendar.ts"
 import { AXES, type Axis, canonicalOrder, type CohortCriteria, datasetCache, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { oneSampleTP } from "../../src/plugin/stats.ts"

@@ -3,7 +3,7 @@
  * README.md documents each variable; a test keeps that table and this file in step.
  */
 import { Config, Context, Layer, Option, Schema } from "effect"
-import { MAX_PATIENTS, MAX_SEED } from "../data/generator.ts"
+import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
 
 /** Every environment variable read below; README.md's configuration table lists exactly these (a test checks). */
 export const ENV_VARS = [

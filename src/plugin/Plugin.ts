@@ -10,7 +10,7 @@
  * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
  */
 import { Effect, Schema } from "effect"
-import type { HealthData } from "../data/HealthData.ts"
+import type { HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
@@ -95,7 +95,7 @@ export {
   ENCOUNTER_KINDS,
   HealthData,
   type HealthDataService
-} from "../data/HealthData.ts"
+} from "../health/HealthData.ts"
 export { closest } from "../plugin/suggest.ts"
 
 /** The typed description of one plugin. */

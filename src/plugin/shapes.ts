@@ -1,6 +1,6 @@
 /** Request value shapes of decisions §2 shared by plugins (part of the plugin contract). */
 import { Schema } from "effect"
-import { SNAKE_CASE } from "../data/healthTables.ts"
+import { SNAKE_CASE } from "../health/healthTables.ts"
 
 /** Inclusive bounds of an age range. */
 export const AGE_LIMITS = [0, 120] as const

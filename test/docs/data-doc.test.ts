@@ -1,8 +1,8 @@
 /** docs/data.md's reference block is exactly what the code renders (tables, vocabularies, planted truths). */
 import { readFileSync } from "node:fs"
 import { expect, it } from "vitest"
-import { withGeneratedBlock } from "../../src/data/dataDoc.ts"
-import { HEALTH_TABLES } from "../../src/data/healthTables.ts"
+import { withGeneratedBlock } from "../../src/health/dataDoc.ts"
+import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
 
 const doc = readFileSync(new URL("../../docs/data.md", import.meta.url), "utf8")
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ar1, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
-import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/data/truths.ts"
+import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/health/truths.ts"
 import { fixtureServerAndData } from "../support/fixture.ts"
 import { call, type TestServer } from "../support/server.ts"
 

@@ -5,9 +5,9 @@
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
 import { inject } from "vitest"
-import type { Dataset } from "../../src/data/HealthData.ts"
-import { loadDataset } from "../../src/data/HealthDataLive.ts"
-import * as SqliteClient from "../../src/data/SqliteClient.ts"
+import type { Dataset } from "../../src/health/HealthData.ts"
+import { loadDataset } from "../../src/health/HealthDataLive.ts"
+import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import { Kernels, type KernelsService } from "../../src/kernels/Kernels.ts"
 import { fixtureDataDir, startServer, type TestServer, waitReady } from "./server.ts"
 

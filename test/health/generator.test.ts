@@ -5,11 +5,11 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
-import { deviceStudies, newCounters, patientRows, surveillanceRows } from "../../src/data/generator.ts"
-import { HEALTH_TABLES } from "../../src/data/healthTables.ts"
-import { runMigrations } from "../../src/data/migrations.ts"
-import * as SqliteClient from "../../src/data/SqliteClient.ts"
-import * as T from "../../src/data/truths.ts"
+import { deviceStudies, newCounters, patientRows, surveillanceRows } from "../../src/health/generator.ts"
+import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
+import { runMigrations } from "../../src/db/migrations.ts"
+import * as SqliteClient from "../../src/db/SqliteClient.ts"
+import * as T from "../../src/health/truths.ts"
 
 const options = { patients: 8000, seed: 11 }
 const studies = deviceStudies(options.seed)

@@ -15,11 +15,11 @@ import { AXES } from "../plugin/axes.ts"
 import { DomainError } from "../plugin/Plugin.ts"
 import { closest } from "../plugin/suggest.ts"
 import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
-import { DATABASE_FILE } from "./Database.ts"
+import { DATABASE_FILE } from "../db/Database.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
 import { generatedChunks } from "./generator.ts"
 import { type CohortCriteria, type Dataset, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
-import * as SqliteClient from "./SqliteClient.ts"
+import * as SqliteClient from "../db/SqliteClient.ts"
 import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** The longest axis history the panel keeps (older monthly rows are not loaded). */
