@@ -3,11 +3,9 @@
  * estimate of each metric (WASM grouped sums), pooled across studies by DerSimonian–Laird.
  */
 import { Effect } from "effect"
-import { closest, fail, HealthData, Kernels, parseMonths } from "../../src/plugin/Plugin.ts"
+import { closest, fail, HealthData, Kernels, parseMonths, roundTo } from "../../src/plugin/Plugin.ts"
 import { derSimonianLaird, implantsInPeriod, studyEstimates } from "./pooling.ts"
 import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
-
-const round4 = (x: number) => Math.round(x * 10_000) / 10_000
 
 /** Answers one request. */
 export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
@@ -41,7 +39,7 @@ export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
           context: { cohort_size: 0, required: 1 }
         })
       }
-      outcomes[metric] = round4(derSimonianLaird(studies).estimate)
+      outcomes[metric] = roundTo(derSimonianLaird(studies).estimate, 4)
     }
     const response: typeof DeviceOutcomesResponse.Type = {
       device_category: request.device_category,

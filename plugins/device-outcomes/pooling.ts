@@ -94,6 +94,7 @@ export const implantsInPeriod = (kernels: KernelsService, data: Dataset, device:
     deviceSet[device] = 1
     const byDevice = yield* kernels.maskInSet(p.implantDevice, deviceSet, new Uint8Array(n).fill(1))
     const mask = yield* kernels.maskRange(p.implantDay, periodStart(data, months), data.asOfDay, byDevice)
+    // Implants per study: the count of the grouped statistics (every implant has a day).
     const perStudy = yield* kernels.groupStats(p.implantStudy, p.implantDay, mask, data.devices.studies.ids.length)
     return { prepared: p, mask, size: yield* kernels.maskCount(mask), studies: perStudy.count.reduce((a, c) => a + (c > 0 ? 1 : 0), 0) }
   })

@@ -1,10 +1,8 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, datasetCache, fail, HealthData, Kernels, parseMinimum } from "../../src/plugin/Plugin.ts"
+import { AXES, canonicalOrder, closest, datasetCache, fail, HealthData, Kernels, parseMinimum, roundTo } from "../../src/plugin/Plugin.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
 import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
-
-const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits
 
 /**
  * Analyses by drug and outcome type, for all 8 axes (each axis is computed on its own, so a
@@ -39,11 +37,11 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
       drug: request.drug,
       outcome_type: request.outcome_type,
       cohort_size: a.cohortSize,
-      efficacy_score: round(standardized.reduce((s, x) => s + x, 0) / standardized.length, 3),
-      adverse_event_rate: round(a.eventRate, 4),
+      efficacy_score: roundTo(standardized.reduce((s, x) => s + x, 0) / standardized.length, 3),
+      adverse_event_rate: roundTo(a.eventRate, 4),
       axis_breakdown: Object.fromEntries(axes.map((axis) => {
         const e = a.axes.get(axis)!
-        return [axis, { correlation: round(e.correlation, 3), trend: e.trend }]
+        return [axis, { correlation: roundTo(e.correlation, 3), trend: e.trend }]
       }))
     }
     return response

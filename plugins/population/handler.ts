@@ -6,15 +6,13 @@
  */
 import { Effect } from "effect"
 import { formatMonth, quarterLabel } from "../../src/health/calendar.ts"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, datasetCache, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, datasetCache, fail, HealthData, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { oneSampleTP } from "../../src/plugin/stats.ts"
 import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 /** Smallest cohort reported (CMS cell-size suppression policy: no cell of 1–10 beneficiaries). */
 export const MIN_COHORT = 11
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000
 
 /** Label of the period a month (y × 12 + m − 1) falls in. */
 export const periodLabel = (granularity: keyof typeof GRANULARITY_KEYS, month: number): string =>
@@ -75,7 +73,7 @@ const compute = (request: typeof PopulationRequest.Type) =>
       axes.forEach((axis, k) => {
         const count = result.count[k * nGroups + g]!
         any ||= count > 0
-        period[`avg_${axis}`] = count > 0 ? round3(result.sum[k * nGroups + g]! / count) : null
+        period[`avg_${axis}`] = count > 0 ? roundTo(result.sum[k * nGroups + g]! / count, 3) : null
       })
       if (any) periods.push(period)
     }

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { MODEL_NAMES } from "../../src/kernels/reference/trajectory.ts"
 import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
-import { AXES, Kernels } from "../../src/plugin/Plugin.ts"
+import { AXES, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
 import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 
 /** Below this an axis score is critical (rule 03's threshold). */
@@ -18,7 +18,7 @@ export const DECLINE_RULES: ReadonlyArray<number> = [1, 4, 6, 7, 9, 13, 14, 16, 
 /** A predicted crossing below CRITICAL within this many days makes urgency high. */
 export const HIGH_WITHIN_DAYS = 90
 
-const round3 = (x: number) => Math.round(x * 1000) / 1000
+const round3 = (x: number) => roundTo(x, 3)
 
 /**
  * The urgency level:

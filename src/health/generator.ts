@@ -5,6 +5,7 @@
  * purpose, and the public figures behind the background rates, are in truths.ts.
  */
 import { AXES } from "../plugin/axes.ts"
+import { roundTo } from "../plugin/stats.ts"
 import { firstDayOfMonth, formatDate, formatMonth, lastDayOfMonth, parseDate, parseMonth } from "./calendar.ts"
 import type { Chunk } from "./DatasetWriter.ts"
 import type { HealthTableName } from "./healthTables.ts"
@@ -48,10 +49,6 @@ const RATE_METRICS = ["complication_rate", "revision_rate", "infection_rate", "d
 const AXIS_INDEX: Readonly<Record<string, number>> = Object.fromEntries(AXES.map((a, i) => [a, i]))
 
 const clamp = (x: number, lo: number, hi: number) => (x < lo ? lo : x > hi ? hi : x)
-const round = (x: number, digits: number) => {
-  const f = 10 ** digits
-  return Math.round(x * f) / f
-}
 const logistic = (x: number) => 1 / (1 + Math.exp(-x))
 
 /** The age distribution as (age, weight) points, uniform within each band. */
@@ -221,7 +218,7 @@ export const patientRows = (options: GeneratorOptions, firstId: number, count: n
       const stops = rng.chance(T.DISCONTINUATION_SHARE)
       const stopMonth = rng.int(Math.max(startMonth, 0) + 1, N_MONTHS - 1)
       const endDay = stops ? firstDayOfMonth(FIRST_MONTH + stopMonth) + rng.int(0, 27) : null
-      const adherence = round(rng.chance(T.ADHERENT_SHARE) ? rng.between(0.8, 1) : rng.between(0.2, 0.8), 2)
+      const adherence = roundTo(rng.chance(T.ADHERENT_SHARE) ? rng.between(0.8, 1) : rng.between(0.2, 0.8), 2)
       courses.push({ drug: use.drug, startDay, endDay, adherence })
       out.drug_exposures.push([++ids.exposure, id, use.drug, formatDate(startDay), endDay === null ? null : formatDate(endDay), adherence])
       for (const ae of T.ADVERSE_EVENT_RATES) {
@@ -240,7 +237,7 @@ export const patientRows = (options: GeneratorOptions, firstId: number, count: n
       const missing = rng.chance(T.MISSING_MONTH_SHARE)
       const row: Row = [id, formatMonth(FIRST_MONTH + m)]
       for (let a = 0; a < AXES.length; a++) {
-        const value = round(clamp(levels[a * N_MONTHS + m]! + T.AXIS_NOISE_SD * rng.normal(), 0, 10), 1)
+        const value = roundTo(clamp(levels[a * N_MONTHS + m]! + T.AXIS_NOISE_SD * rng.normal(), 0, 10), 1)
         row.push(rng.chance(T.MISSING_VALUE_SHARE) ? null : value)
       }
       if (!missing) out.axis_scores.push(row)
@@ -288,9 +285,9 @@ export const patientRows = (options: GeneratorOptions, firstId: number, count: n
       const implant = ++ids.implant
       out.device_implants.push([implant, id, d.device, study.id, formatDate(FIRST_DAY + rng.int(0, windowDays - 1))])
       for (const m of RATE_METRICS) out.device_outcomes.push([implant, m, rng.chance(study.rates[m]) ? 1 : 0])
-      out.device_outcomes.push([implant, "patient_satisfaction", round(clamp(study.scores.patient_satisfaction + 1.2 * rng.normal(), 0, 10), 1)])
-      out.device_outcomes.push([implant, "pain_reduction", round(clamp(study.scores.pain_reduction + 1.8 * rng.normal(), 0, 10), 1)])
-      out.device_outcomes.push([implant, "quality_of_life", round(clamp(study.scores.quality_of_life + 0.12 * rng.normal(), 0, 1), 3)])
+      out.device_outcomes.push([implant, "patient_satisfaction", roundTo(clamp(study.scores.patient_satisfaction + 1.2 * rng.normal(), 0, 10), 1)])
+      out.device_outcomes.push([implant, "pain_reduction", roundTo(clamp(study.scores.pain_reduction + 1.8 * rng.normal(), 0, 10), 1)])
+      out.device_outcomes.push([implant, "quality_of_life", roundTo(clamp(study.scores.quality_of_life + 0.12 * rng.normal(), 0, 1), 3)])
     }
   }
   return out

@@ -14,12 +14,15 @@ export const isJsonContentType = (value: string | undefined): boolean => {
   return media === "application/json"
 }
 
+/** Sets `Retry-After` (seconds) on the response that will carry the current request's answer. */
+const retryAfter = (seconds: number) =>
+  HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(seconds))))
+
 /** Fails with a 429 problem and sets `Retry-After` on the response that carries it. */
 export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyRequests, HttpServerRequest> =>
   Effect.gen(function*() {
     const info = yield* RequestContext
-    yield* HttpEffect.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfter))))
+    yield* retryAfter(e.retryAfter)
     return yield* new TooManyRequests({
       code: "rate_limited",
       limit: e.limit,
@@ -44,10 +47,8 @@ export const domainProblem = (
     const info = yield* RequestContext
     if (e.code === PLATFORM_UNAVAILABLE) {
       // A platform service (the health data) is not ready: any plugin may pass this on.
-      const retryAfter = e.context?.["retry_after_seconds"]
-      if (typeof retryAfter === "number") {
-        yield* HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(retryAfter))))
-      }
+      const seconds = e.context?.["retry_after_seconds"]
+      if (typeof seconds === "number") yield* retryAfter(seconds)
       return yield* new Unavailable({ code: e.code, detail: e.detail, request_id: info.requestId, hcc_cost: 0 })
     }
     const declared = plugin.errors?.find((d) => d.code === e.code)

@@ -14,7 +14,7 @@ import type { HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "1.0.0"
+export const PLUGIN_API_VERSION = "1.1.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -162,5 +162,5 @@ export const definePlugin = <
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, Minimum, Months, parseAgeRange, parseMinimum, parseMonths } from "./shapes.ts"
-export { incompleteBeta, oneSampleTP, studentTwoSidedP } from "./stats.ts"
+export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
 export { datasetCache } from "./cache.ts"

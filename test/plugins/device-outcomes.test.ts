@@ -4,33 +4,22 @@
  * and every error of the contract is there.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { derSimonianLaird, implantsInPeriod, studyEstimates } from "../../plugins/device-outcomes/pooling.ts"
-import type { Dataset } from "../../src/health/HealthData.ts"
 import { DEVICES } from "../../src/health/truths.ts"
-import type { KernelsService } from "../../src/kernels/Kernels.ts"
-import { fixtureServerAndData } from "../support/fixture.ts"
-import { call, type TestServer } from "../support/server.ts"
+import { useFixture } from "../support/fixture.ts"
+import { call } from "../support/server.ts"
 
-let server: TestServer
-let data: Dataset
-let kernels: KernelsService
-
-beforeAll(async () => {
-  ;({ server, data, kernels } = await fixtureServerAndData())
-})
-afterAll(async () => {
-  await server.stop()
-})
+const fixture = useFixture()
 
 const pooled = (device: string, metric: string, months: number) =>
   Effect.runPromise(Effect.gen(function*() {
-    const sel = yield* implantsInPeriod(kernels, data, data.vocabulary.device.indexOf(device), months)
-    return derSimonianLaird(yield* studyEstimates(kernels, data, sel.prepared, sel.mask, metric))
+    const sel = yield* implantsInPeriod(fixture.kernels, fixture.data, fixture.data.vocabulary.device.indexOf(device), months)
+    return derSimonianLaird(yield* studyEstimates(fixture.kernels, fixture.data, sel.prepared, sel.mask, metric))
   }))
 
 const post = async (body: unknown) => {
-  const res = await call(server, "/v1/device-outcomes", { body })
+  const res = await call(fixture.server, "/v1/device-outcomes", { body })
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 

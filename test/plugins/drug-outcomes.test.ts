@@ -4,31 +4,20 @@
  * intervals, the endpoint reports what the analysis computes, and every error is there.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { analyzeDrug } from "../../plugins/drug-outcomes/analysis.ts"
-import type { Dataset } from "../../src/health/HealthData.ts"
 import { ADHERENT_SHARE, ADVERSE_EVENT_RATES, DRUG_AXIS_EFFECTS } from "../../src/health/truths.ts"
-import type { KernelsService } from "../../src/kernels/Kernels.ts"
 import { AXES } from "../../src/plugin/axes.ts"
-import { fixtureServerAndData } from "../support/fixture.ts"
-import { call, type TestServer } from "../support/server.ts"
+import { useFixture } from "../support/fixture.ts"
+import { call } from "../support/server.ts"
 
-let server: TestServer
-let data: Dataset
-let kernels: KernelsService
-
-beforeAll(async () => {
-  ;({ server, data, kernels } = await fixtureServerAndData())
-})
-afterAll(async () => {
-  await server.stop()
-})
+const fixture = useFixture()
 
 const analyze = (drug: string, outcomeType: "efficacy" | "adherence" | "adverse_events", axes = [...AXES]) =>
-  Effect.runPromise(analyzeDrug(kernels, data, data.vocabulary.drug.indexOf(drug), outcomeType, axes))
+  Effect.runPromise(analyzeDrug(fixture.kernels, fixture.data, fixture.data.vocabulary.drug.indexOf(drug), outcomeType, axes))
 
 const post = async (body: unknown) => {
-  const res = await call(server, "/v1/drug-outcomes", { body })
+  const res = await call(fixture.server, "/v1/drug-outcomes", { body })
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 

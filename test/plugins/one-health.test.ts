@@ -2,23 +2,16 @@
  * POST /v1/one-health on the run's generated dataset: each planted animal → human lead is found
  * within one weekly step, the named unlinked pairs show none, and the answer is built from facts.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { ar1, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
 import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/health/truths.ts"
-import { fixtureServerAndData } from "../support/fixture.ts"
-import { call, type TestServer } from "../support/server.ts"
+import { useFixture } from "../support/fixture.ts"
+import { call } from "../support/server.ts"
 
-let server: TestServer
-
-beforeAll(async () => {
-  ;({ server } = await fixtureServerAndData())
-})
-afterAll(async () => {
-  await server.stop()
-})
+const fixture = useFixture()
 
 const post = async (body: unknown) => {
-  const res = await call(server, "/v1/one-health", { body })
+  const res = await call(fixture.server, "/v1/one-health", { body })
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 

@@ -4,7 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
-import { inject } from "vitest"
+import { afterAll, beforeAll, inject } from "vitest"
 import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/HealthDataLive.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
@@ -23,4 +23,16 @@ export const fixtureServerAndData = async (): Promise<{ readonly server: TestSer
   const server = await startServer({ dataDir: dir })
   await waitReady(server)
   return { server, data, kernels }
+}
+
+/** Registers beforeAll/afterAll for a file: the fixture server and data, readable once the hooks ran. */
+export const useFixture = () => {
+  const ctx = {} as { server: TestServer; data: Dataset; kernels: KernelsService }
+  beforeAll(async () => {
+    Object.assign(ctx, await fixtureServerAndData())
+  })
+  afterAll(async () => {
+    await ctx.server.stop()
+  })
+  return ctx
 }
