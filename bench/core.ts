@@ -140,6 +140,16 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
       const m = run(k.panelMeanMask(panel, 0, 0, n, 5, 10, cohortMask))
       return run(k.panelTrend(panel, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]), 0, n, quarter, 12, m))
     }, wasm))
+
+  // The risk model's fit: a Poisson GLM with exposure offsets over 50,000 patients × 20 features
+  // (intercept, age, 10 condition flags, 8 axis means), as fitted once per risk type at load.
+  const glmRows = Math.round(50_000 * scale)
+  const p = 20
+  const design = Float64Array.from({ length: glmRows * p }, (_, i) => (i % p === 0 ? 1 : i % p < 12 && i % p > 1 ? (rnd() < 0.15 ? 1 : 0) : rnd() * 2 - 1))
+  const events = Float64Array.from({ length: glmRows }, () => (rnd() < 0.12 ? 1 : 0) + (rnd() < 0.03 ? 1 : 0))
+  const exposure = Float64Array.from({ length: glmRows }, () => Math.log(1 + 2 * rnd()))
+  add("GLM fit", `${glmRows.toLocaleString("en-US")} rows × ${p} features, Poisson IRLS to convergence + covariance`, 2,
+    race(Math.max(5, reps >> 1), (k) => run(k.fitGlm(design, events, exposure, glmRows, p, "poisson")), wasm))
   return rows
 }
 

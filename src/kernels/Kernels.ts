@@ -10,6 +10,7 @@ import { Arena } from "./Arena.ts"
 import { KernelError } from "./KernelError.ts"
 import * as RefCohort from "./reference/cohort.ts"
 import * as RefCorrelation from "./reference/correlation.ts"
+import * as RefGlm from "./reference/glm.ts"
 import * as RefPanel from "./reference/panel.ts"
 import * as RefRules from "./reference/decayRules.ts"
 import * as RefTrajectory from "./reference/trajectory.ts"
@@ -96,6 +97,22 @@ export interface PanelWindowsResult {
   readonly slope: Float64Array
 }
 
+/** GLM families, each with its canonical link: Poisson (log) for counts, logistic (logit) for 0/1 outcomes. */
+export const GLM_FAMILIES = ["poisson", "logistic"] as const
+export type GlmFamily = (typeof GLM_FAMILIES)[number]
+
+/** A fitted generalized linear model. */
+export interface GlmResult {
+  readonly beta: Float64Array
+  /** p × p covariance of beta (inverse Fisher information at the last step). */
+  readonly covariance: Float64Array
+  readonly iterations: number
+  readonly converged: boolean
+}
+
+/** IRLS steps allowed before a fit reports `converged: false`. */
+export const GLM_MAX_ITERATIONS = 50
+
 /** The kernels plugins may call. Every method is one batch: one boundary crossing per call. */
 export interface KernelsService {
   /** Which implementation this is. */
@@ -127,6 +144,14 @@ export interface KernelsService {
   readonly panelWindows: (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => Effect.Effect<PanelWindowsResult, KernelError>
   /** Per axis: per-period-group sums (monthGroup[m], −1 = none) and per-patient OLS slope summaries over months [from, to). */
   readonly panelTrend: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelTrendResult, KernelError>
+  /**
+   * Fits a GLM by IRLS: x n × p row-major (include a column of ones for an intercept), y counts or
+   * 0/1, offset added to each linear predictor (log exposure for rates). Fails when a column is
+   * constant or collinear (the information matrix is not positive definite).
+   */
+  readonly fitGlm: (x: Float64Array, y: Float64Array, offset: Float64Array, n: number, p: number, family: GlmFamily) => Effect.Effect<GlmResult, KernelError>
+  /** x_i·β for each of n rows of p columns. */
+  readonly linearPredictor: (x: Float64Array, n: number, p: number, beta: Float64Array) => Effect.Effect<Float64Array, KernelError>
 }
 
 /** Checks that an array has the length its dimensions promise. */
@@ -171,6 +196,19 @@ const checkWindows = (panel: Panel, from: Int32Array, to: Int32Array) => {
 const makePanel = (data: Float32Array, nPatients: number, nAxes: number, nMonths: number, ptr: (d: Float32Array) => number): Panel => {
   expectLength("panel", "data", data.length, nPatients * nAxes * nMonths)
   return { data, ptr: ptr(data), nPatients, nAxes, nMonths }
+}
+
+/** Checks a GLM's shapes (fit or prediction). */
+const checkGlm = (kernel: string, x: Float64Array, n: number, p: number, vectors: ReadonlyArray<readonly [string, Float64Array, number]>) => {
+  if (!Number.isInteger(p) || p < 1) throw new KernelError({ kernel, reason: "p must be an integer ≥ 1" })
+  expectLength(kernel, "x", x.length, n * p)
+  for (const [what, v, len] of vectors) expectLength(kernel, what, v.length, len)
+}
+
+/** A fit's outcome, or the failure a non-positive-definite information matrix means. */
+const glmResult = (status: number, beta: Float64Array, covariance: Float64Array, info: Float64Array): GlmResult => {
+  if (status !== 0) throw new KernelError({ kernel: "fitGlm", reason: "the information matrix is not positive definite (a constant or collinear column)" })
+  return { beta, covariance, iterations: info[0]!, converged: info[1] === 1 }
 }
 
 /** The WASM implementation over one core instance. */
@@ -309,6 +347,24 @@ export const makeWasm = (arena: Arena): KernelsService => {
           core.panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope, s.alloc(panel.nMonths * 16))
           return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
         })
+      }),
+    fitGlm: (x, y, offset, n, p, family) =>
+      run(() => {
+        checkGlm("fitGlm", x, n, p, [["y", y, n], ["offset", offset, n]])
+        return arena.batch((s) => {
+          const [ob, oc, oi] = [p * 8, p * p * 8, 24].map((bytes) => s.alloc(bytes))
+          const status = core.fitGlm(s.copyIn(x), s.copyIn(y), s.copyIn(offset), n, p, GLM_FAMILIES.indexOf(family), GLM_MAX_ITERATIONS, ob!, oc!, oi!, s.alloc((p * p + 2 * p) * 8))
+          return glmResult(status, s.f64(ob!, p), s.f64(oc!, p * p), s.f64(oi!, 3))
+        })
+      }),
+    linearPredictor: (x, n, p, beta) =>
+      run(() => {
+        checkGlm("linearPredictor", x, n, p, [["beta", beta, p]])
+        return arena.batch((s) => {
+          const out = s.alloc(n * 8)
+          core.linearPredictor(s.copyIn(x), n, p, s.copyIn(beta), out)
+          return s.f64(out, n)
+        })
       })
   }
 }
@@ -410,6 +466,22 @@ export const reference: KernelsService = {
       checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup)
       const out = { count: new Float64Array(axes.length * nGroups), sum: new Float64Array(axes.length * nGroups), slope: new Float64Array(axes.length * 3) }
       RefPanel.panelTrend(panel.data, panel.nPatients, panel.nMonths, axes, from, to, monthGroup, nGroups, mask, out.count, out.sum, out.slope)
+      return out
+    }),
+  fitGlm: (x, y, offset, n, p, family) =>
+    run(() => {
+      checkGlm("fitGlm", x, n, p, [["y", y, n], ["offset", offset, n]])
+      const beta = new Float64Array(p)
+      const covariance = new Float64Array(p * p)
+      const info = new Float64Array(3)
+      const status = RefGlm.fitGlm(x, y, offset, n, p, GLM_FAMILIES.indexOf(family), GLM_MAX_ITERATIONS, beta, covariance, info)
+      return glmResult(status, beta, covariance, info)
+    }),
+  linearPredictor: (x, n, p, beta) =>
+    run(() => {
+      checkGlm("linearPredictor", x, n, p, [["beta", beta, p]])
+      const out = new Float64Array(n)
+      RefGlm.linearPredictor(x, n, p, beta, out)
       return out
     })
 }
