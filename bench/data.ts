@@ -1,7 +1,7 @@
 /**
  * `npm run bench:data`: the health dataset at the default size (50,000 patients unless given):
  * generation time (`hcc data generate`), load time and RSS of a server starting on it, then the
- * data endpoints under load (autocannon: population, drug-outcomes, one-health, device-outcomes), side by side with two baselines on
+ * data endpoints under load (autocannon: population, drug-outcomes, risk-model, one-health, device-outcomes), side by side with two baselines on
  * the same server: the catalog (free: auth, burst limit, a precomputed body) and the series-stats
  * fixture plugin (charged: the same plus daily reservation and the durable ledger row per call).
  */
@@ -20,6 +20,8 @@ const REQUESTS: ReadonlyArray<readonly [string, string, unknown]> = [
   ["/v1/population", "spec sample (T2D, 45-65, PO ≥ 5)", { cohort_definition: { age_range: "45-65", axes_threshold: { PO: { min: 5 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" }],
   ["/v1/drug-outcomes", "spec sample (metformin, efficacy, NM + PO)", { drug: "metformin", outcome_type: "efficacy", axes_filter: ["NM", "PO"], population_size: "minimum_500" }],
   ["/v1/drug-outcomes", "lisinopril, all 8 axes", { drug: "lisinopril" }],
+  ["/v1/risk-model", "spec sample (hospitalization, 90 days)", { patient_profile: { axes_snapshot: { PO: 6.2, NM: 4.1, ER: 7.8 }, age_range: "55-64", conditions: ["type_2_diabetes", "hypertension"] }, risk_type: "hospitalization", horizon: "90_days" }],
+  ["/v1/risk-model", "readmission, 8 axes, 3 conditions, 30 days", { patient_profile: { axes_snapshot: { PO: 3.1, NM: 4.4, ER: 5.0, SC: 6.2, RS: 7.0, ES: 5.5, TA: 6.1, PV: 4.9 }, age_range: "75-84", conditions: ["heart_failure", "chronic_kidney_disease", "copd"] }, risk_type: "readmission", horizon: "30_days" }],
   ["/v1/one-health", "spec sample (poultry, avian_influenza, southeast_asia)", { query_type: "cross_species_correlation", human_condition: "avian_influenza", animal_species: "poultry", geographic_scope: "southeast_asia" }],
   ["/v1/device-outcomes", "knee_implant, 7 metrics, 36 months", { device_category: "knee_implant", outcome_metrics: ["complication_rate", "revision_rate", "infection_rate", "device_failure_rate", "patient_satisfaction", "pain_reduction", "quality_of_life"], time_period: "36_months" }],
   ["/v1/device-outcomes", "cardiac_pacemaker, complication_rate, 12 months", { device_category: "cardiac_pacemaker", outcome_metrics: ["complication_rate"] }]

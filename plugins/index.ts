@@ -4,8 +4,9 @@ import deviceOutcomes from "./device-outcomes/index.ts"
 import drugOutcomes from "./drug-outcomes/index.ts"
 import oneHealth from "./one-health/index.ts"
 import population from "./population/index.ts"
+import riskModel from "./risk-model/index.ts"
 import temporal from "./temporal/index.ts"
 
-const builtins: ReadonlyArray<Plugin> = [drugOutcomes, deviceOutcomes, population, oneHealth, temporal]
+const builtins: ReadonlyArray<Plugin> = [drugOutcomes, riskModel, deviceOutcomes, population, oneHealth, temporal]
 
 export default builtins

@@ -16,6 +16,7 @@ import { Accounts } from "./auth/Accounts.ts"
 import { ensureDemoAccount } from "./auth/demoAccount.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
+import { DatasetPreparations } from "./health/HealthData.ts"
 import * as HealthDataLive from "./health/HealthDataLive.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { Kernels } from "./kernels/Kernels.ts"
@@ -84,13 +85,23 @@ const ListeningLog = Layer.effectDiscard(
   })
 )
 
+/** The loaded plugins' dataset preparations (run by the health data loader before it reports ready). */
+const PreparationsLive = Layer.effect(
+  DatasetPreparations,
+  Effect.gen(function*() {
+    const { plugins } = yield* PluginRegistry
+    return plugins.flatMap(({ plugin }) => plugin.prepare === undefined ? [] : [{ name: plugin.name, prepare: plugin.prepare }])
+  })
+)
+
 /** The whole service as one layer, given a configuration layer. */
 export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
   Layer.mergeAll(httpLayer, ListeningLog).pipe(
     Layer.provide(NodeServerLive),
-    Layer.provide(PluginRegistry.layer(builtins)),
     Layer.provide(DemoAccountLive),
     Layer.provideMerge(StateLive),
+    Layer.provideMerge(PreparationsLive),
+    Layer.provideMerge(PluginRegistry.layer(builtins)),
     Layer.provideMerge(config)
   )
 

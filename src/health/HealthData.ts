@@ -8,7 +8,7 @@
  * in `vocabulary[kind]`. Days are day numbers since 1970-01-01 (calendar.ts), months y × 12 + m − 1.
  */
 import { Context, type Effect } from "effect"
-import type { Column, Panel } from "../kernels/Kernels.ts"
+import type { Column, Kernels, Panel } from "../kernels/Kernels.ts"
 import type { Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/Plugin.ts"
 import type { VocabularyKind } from "./vocabulary.ts"
@@ -133,3 +133,19 @@ export interface HealthDataService {
 
 /** The health data, as plugins require it. */
 export class HealthData extends Context.Service<HealthData, HealthDataService>()("hcc/HealthData") {}
+
+/**
+ * Work a plugin does once per loaded dataset, before the service reports ready (e.g. fitting a
+ * model): never per request. `HealthDataLive` runs each one after loading; a failure is logged and
+ * leaves only that plugin's answers unavailable.
+ */
+export interface DatasetPreparation {
+  /** The plugin's name (for the log). */
+  readonly name: string
+  readonly prepare: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
+}
+
+/** The preparations the loader runs; the composition root fills it from the loaded plugins. */
+export const DatasetPreparations = Context.Reference<ReadonlyArray<DatasetPreparation>>("hcc/DatasetPreparations", {
+  defaultValue: () => []
+})

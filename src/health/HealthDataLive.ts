@@ -18,7 +18,7 @@ import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.t
 import { DATABASE_FILE } from "../db/Database.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
 import { generatedChunks } from "./generator.ts"
-import { type CohortCriteria, type Dataset, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
+import { type CohortCriteria, type Dataset, DatasetPreparations, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
 import * as SqliteClient from "../db/SqliteClient.ts"
 import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
@@ -284,6 +284,23 @@ export const selectCohort = (kernels: KernelsService, data: Dataset, criteria: C
     return { mask, size: yield* orDie(kernels.maskCount(mask)) }
   })
 
+/**
+ * Runs the plugins' dataset preparations in order. A failing one is logged (with its plugin's
+ * name) and skipped: its plugin answers `unavailable`, the other domains are served.
+ */
+export const prepareDataset = (dataset: Dataset) =>
+  Effect.gen(function*() {
+    const preparations = yield* DatasetPreparations
+    for (const { name, prepare } of preparations) {
+      const started = performance.now()
+      yield* breathe
+      yield* prepare(dataset).pipe(
+        Effect.tap(() => Effect.logInfo("dataset prepared").pipe(Effect.annotateLogs({ plugin: name, seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))),
+        Effect.catchCause((cause) => Effect.logError("dataset preparation failed", cause).pipe(Effect.annotateLogs({ plugin: name })))
+      )
+    }
+  })
+
 /** Seconds a caller is told to wait while the dataset loads. */
 export const LOADING_RETRY_AFTER_SECONDS = 5
 
@@ -329,6 +346,8 @@ export const layer = Layer.effect(
       setStep("loading")
       const started = performance.now()
       const dataset = yield* loadDataset(kernels)
+      setStep("preparing")
+      yield* prepareDataset(dataset)
       state = { _tag: "ready", dataset }
       yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs({
         patients: dataset.patients.count,
@@ -338,6 +357,7 @@ export const layer = Layer.effect(
       }))
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.provideService(Kernels, kernels),
       Effect.catchCause((cause) =>
         Effect.andThen(
           Effect.sync(() => {
@@ -364,12 +384,13 @@ export const layer = Layer.effect(
   })
 )
 
-/** A dataset already in hand (tests, benchmarks), without the start-up job. */
+/** A dataset already in hand (tests, benchmarks), without the start-up job; runs the preparations. */
 export const layerFromDataset = (dataset: Dataset) =>
   Layer.effect(
     HealthData,
     Effect.gen(function*() {
       const kernels = yield* Kernels
+      yield* prepareDataset(dataset)
       const service: HealthDataService = {
         dataset: Effect.succeed(dataset),
         select: (criteria) => selectCohort(kernels, dataset, criteria)

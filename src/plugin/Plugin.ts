@@ -10,11 +10,11 @@
  * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
  */
 import { Effect, Schema } from "effect"
-import type { HealthData } from "../health/HealthData.ts"
+import type { Dataset, HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "1.1.0"
+export const PLUGIN_API_VERSION = "1.2.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -87,7 +87,7 @@ export interface PluginExample<RequestEncoded> {
  */
 export type PluginServices = Kernels | HealthData
 
-export { Kernels, type KernelsService, type Panel } from "../kernels/Kernels.ts"
+export { type GlmFamily, type GlmResult, Kernels, type KernelsService, type Panel } from "../kernels/Kernels.ts"
 export {
   type Cohort,
   type CohortCriteria,
@@ -130,6 +130,12 @@ export interface PluginSpec<
   readonly examples?: ReadonlyArray<PluginExample<Req["Encoded"]>>
   /** Marks the endpoint as unstable surface in the catalog and the OpenAPI document. */
   readonly experimental?: boolean
+  /**
+   * Work done once per loaded dataset, before the service reports ready (e.g. fitting a model), so
+   * no request pays for it. Keep the result with {@link preparedPerDataset} and read it back in the
+   * handler. A failure is logged; the plugin then answers 503 `unavailable`, other domains are served.
+   */
+  readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
   /** Answers one decoded request. */
   readonly handler: (request: Req["Type"]) => Effect.Effect<Res["Type"], DomainError, R>
 }
@@ -149,6 +155,7 @@ export interface Plugin {
   readonly vocabularies?: Readonly<Record<string, ReadonlyArray<string>>>
   readonly examples?: ReadonlyArray<PluginExample<unknown>>
   readonly experimental?: boolean
+  readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
   readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
 }
 
@@ -161,6 +168,6 @@ export const definePlugin = <
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
-export { AGE_LIMITS, AgeRange, Code, distinctNonEmpty, Minimum, Months, parseAgeRange, parseMinimum, parseMonths } from "./shapes.ts"
+export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
-export { datasetCache } from "./cache.ts"
+export { datasetCache, preparedPerDataset } from "./cache.ts"

@@ -60,6 +60,7 @@ export const validatePlugin = (
     }
     if ("hcc_cost" in fields) return reject("response_declares_cost", "response declares hcc_cost")
     if (typeof p.handler !== "function") return reject("handler_missing", "handler is not a function")
+    if (p.prepare !== undefined && typeof p.prepare !== "function") return reject("handler_missing", "prepare is given but is not a function")
     const errors = p.errors === undefined ? [] : p.errors
     if (!Array.isArray(errors)) return reject("error_invalid", "errors is not an array")
     for (const e of errors as ReadonlyArray<Record<string, unknown>>) {

@@ -43,6 +43,18 @@ export const Months = Schema.String.check(
   Schema.makeFilter((s: string) => parseMonths(s) !== undefined || "Expected <n>_months with n from 1 to 120, e.g. 12_months")
 ).annotate({ description: "`<n>_months`, n from 1 to 120" })
 
+/** `<n>_days` → n (1–3650), or undefined. */
+export const parseDays = (text: string): number | undefined => {
+  const m = /^(\d{1,4})_days$/.exec(text)
+  const n = m === null ? Number.NaN : Number(m[1])
+  return n >= 1 && n <= 3650 ? n : undefined
+}
+
+/** A period `<n>_days`, n 1–3650 (e.g. `90_days`). */
+export const Days = Schema.String.check(
+  Schema.makeFilter((s: string) => parseDays(s) !== undefined || "Expected <n>_days with n from 1 to 3650, e.g. 90_days")
+).annotate({ description: "`<n>_days`, n from 1 to 3650" })
+
 /** `minimum_<n>` → n (1–10,000,000), or undefined. */
 export const parseMinimum = (text: string): number | undefined => {
   const m = /^minimum_(\d{1,8})$/.exec(text)

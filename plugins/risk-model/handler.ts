@@ -1,0 +1,69 @@
+/** POST /v1/risk-model: the profile scored by the risk type's model, fitted once per dataset at load. */
+import { Effect } from "effect"
+import { closest, fail, HealthData, Kernels, parseAgeRange, parseDays, preparedPerDataset, roundTo, type Dataset } from "../../src/plugin/Plugin.ts"
+import { recommendedInterventions } from "./interventions.ts"
+import { contributions, fitRiskModels, probabilityWithin, profileVector, type RiskModels } from "./model.ts"
+import type { RiskModelRequest, RiskModelResponse } from "./schema.ts"
+
+/** At most this many contributing factors are returned. */
+export const MAX_FACTORS = 5
+
+const models = preparedPerDataset<RiskModels>("risk models")
+
+/** Fits the models of a freshly loaded dataset and logs their held-out performance. */
+export const prepareRiskModels = (dataset: Dataset) =>
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const fitted = yield* fitRiskModels(kernels, dataset)
+    for (const m of fitted.values()) {
+      yield* Effect.logInfo("risk model fitted").pipe(Effect.annotateLogs({
+        risk_type: m.riskType,
+        rows: m.rows,
+        events: m.events,
+        features: m.features.length,
+        held_out_auc: roundTo(m.validation.auc, 3),
+        calibration_slope: roundTo(m.validation.calibrationSlope, 3),
+        brier: roundTo(m.validation.brier, 4)
+      }))
+    }
+    yield* models.store(dataset, Effect.succeed(fitted))
+  })
+
+/** The fitted models of the dataset being served (tests and the evaluation script read them). */
+export const riskModelsOf = (dataset: Dataset) => models.get(dataset)
+
+/** Answers one request. */
+export const riskModel = (request: typeof RiskModelRequest.Type) =>
+  Effect.gen(function*() {
+    const data = yield* (yield* HealthData).dataset
+    const model = (yield* models.get(data)).get(request.risk_type)
+    if (model === undefined) {
+      return yield* fail("model_unavailable", `This dataset cannot support a ${request.risk_type} model (it needs at least 12 months of axis scores).`)
+    }
+    const profile = request.patient_profile
+    for (const code of profile.conditions) {
+      if (!data.vocabulary.condition.includes(code)) {
+        return yield* fail("unknown_condition", `No condition named '${code}' in the dataset.`, { suggestions: closest(code, data.vocabulary.condition) })
+      }
+    }
+    const ages = profile.age_range === undefined ? undefined : parseAgeRange(profile.age_range)
+    const x = profileVector(model, {
+      age: ages === undefined ? undefined : (ages[0] + ages[1]) / 2,
+      conditions: new Set(profile.conditions),
+      axes: profile.axes_snapshot
+    })
+    const probability = probabilityWithin(model, x, parseDays(request.horizon)!)
+    const parts = contributions(model, x)
+    const factors = parts
+      .map(({ factor, weight }) => ({ factor, weight: roundTo(weight, 3) }))
+      .filter((f) => f.weight !== 0)
+      .sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight) || a.factor.localeCompare(b.factor))
+      .slice(0, MAX_FACTORS)
+    const response: typeof RiskModelResponse.Type = {
+      risk_type: request.risk_type,
+      probability: roundTo(probability, 4),
+      contributing_factors: factors,
+      recommended_interventions: recommendedInterventions(request.risk_type, probability, parts).length
+    }
+    return response
+  })

@@ -1,0 +1,382 @@
+/**
+ * The risk models: one generalized linear model per risk type, fitted on the population once per
+ * loaded dataset (the plugin's `prepare`), never per request. Features: an intercept, age, the
+ * condition flags with enough cases, and the eight axis means. Each model is also fitted on the
+ * patients with an even id and scored on those with an odd id: the held-out AUC, calibration slope
+ * and Brier score are logged at start-up and reported in docs/analytics.md. Definitions and
+ * formulas: docs/analytics.md#risk-model.
+ */
+import { Effect } from "effect"
+import { firstDayOfMonth } from "../../src/health/calendar.ts"
+import { AXES, type Axis, type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
+
+/** The risk types, each its own model. */
+export const RISK_TYPES = ["hospitalization", "readmission", "health_decline"] as const
+export type RiskType = (typeof RISK_TYPES)[number]
+
+/** A readmission is an admission starting 1–30 days after an index admission's discharge. */
+export const READMISSION_DAYS = 30
+/** Health decline compares the first and the last this-many months of the panel. */
+export const DECLINE_BLOCK_MONTHS = 6
+/** …and counts as a decline when the mean of any axis falls by at least this many points. */
+export const DECLINE_POINTS = 1
+/** A condition enters a model when at least this many of its rows have the outcome, and as many do not. */
+export const MIN_CONDITION_CELL = 10
+/** Age enters as (age − AGE_CENTRE) / 10; axis means as mean − AXIS_CENTRE. */
+export const AGE_CENTRE = 60
+export const AXIS_CENTRE = 5
+
+const DAYS_PER_YEAR = 365.25
+const DAYS_PER_MONTH = 30.4375
+const INPATIENT = 2
+
+/** Held-out performance: fitted on even patient ids, scored on odd ones. */
+export interface Validation {
+  readonly rows: number
+  readonly events: number
+  /** Area under the ROC curve of the predicted probability (Mann–Whitney, ties counted half). */
+  readonly auc: number
+  /** Slope and intercept of the logistic recalibration of the outcome on logit(predicted); 1 and 0 when calibrated. */
+  readonly calibrationSlope: number
+  readonly calibrationIntercept: number
+  /** Mean squared difference between predicted probability and outcome. */
+  readonly brier: number
+}
+
+/** One fitted model. */
+export interface RiskModel {
+  readonly riskType: RiskType
+  readonly family: GlmFamily
+  /** `intercept`, `age`, condition codes, then axis codes. */
+  readonly features: ReadonlyArray<string>
+  readonly beta: Float64Array
+  /** Standard errors of beta. */
+  readonly se: Float64Array
+  /** Each feature's mean over the fitting rows: what a value missing from a profile is taken to be. */
+  readonly means: Float64Array
+  /** Days the model's outcome refers to: a yearly rate (365.25), the 30-day readmission window, or the decline interval. */
+  readonly unitDays: number
+  /** Days after which the probability stops growing: 30 for readmission (a later admission is no readmission), else none. */
+  readonly capDays: number
+  readonly rows: number
+  readonly events: number
+  readonly iterations: number
+  readonly validation: Validation
+}
+
+/** The three models of one dataset. */
+export type RiskModels = ReadonlyMap<RiskType, RiskModel>
+
+/** One model's training rows: the patient of each row, its outcome and (for rates) log exposure. */
+interface Rows {
+  readonly patient: Int32Array
+  readonly y: Float64Array
+  readonly offset: Float64Array
+  /** nAxes × nPatients axis means the features read (NaN = no score). */
+  readonly axisMeans: Float64Array
+}
+
+/** Per-patient inputs shared by the models. */
+interface Base {
+  readonly n: number
+  readonly age: Float64Array
+  /** First day of the patient's first scored month (NaN: never scored). */
+  readonly observedFrom: Float64Array
+  readonly windowMeans: Float64Array
+}
+
+const allAxes = Int32Array.from(AXES.keys())
+
+/** Per-patient means of every axis over months [from, to) of the panel (WASM panelWindows). */
+const windowMeans = (kernels: KernelsService, data: Dataset, from: number, to: number) => {
+  const n = data.patients.count
+  return Effect.map(
+    kernels.panelWindows(data.panel, allAxes, new Int32Array(n).fill(from), new Int32Array(n).fill(to), new Uint8Array(n).fill(1)),
+    (r) => r.mean
+  )
+}
+
+const base = (kernels: KernelsService, data: Dataset) =>
+  Effect.gen(function*() {
+    const n = data.patients.count
+    const asOfYear = Number(data.asOf.slice(0, 4))
+    const age = Float64Array.from(data.patients.birthYear.data, (by) => asOfYear - by)
+    const observedFrom = new Float64Array(n).fill(Number.NaN)
+    const { data: panel, nMonths } = data.panel
+    for (let p = 0; p < n; p++) {
+      search: for (let m = 0; m < nMonths; m++) {
+        for (let a = 0; a < AXES.length; a++) {
+          if (!Number.isNaN(panel[(a * n + p) * nMonths + m]!)) {
+            observedFrom[p] = firstDayOfMonth(data.firstMonth + m)
+            break search
+          }
+        }
+      }
+    }
+    return { n, age, observedFrom, windowMeans: yield* windowMeans(kernels, data, 0, nMonths) } satisfies Base
+  })
+
+/**
+ * Inpatient stays in observed time, split into index admissions and readmissions (a stay starting
+ * 1–30 days after an earlier stay's discharge). For each index admission: whether it was followed
+ * by a readmission, and whether its 30 days after discharge lie within the data.
+ */
+const admissions = (data: Dataset, b: Base) => {
+  const e = data.encounters
+  const indexCount = new Float64Array(b.n)
+  const readmissionRows: Array<{ patient: number; readmitted: boolean }> = []
+  let lastEnd = Number.NaN
+  let lastPatient = -1
+  for (let i = 0; i < e.patient.length; i++) {
+    if (e.kind[i] !== INPATIENT) continue
+    const p = e.patient[i]!
+    if (p !== lastPatient) {
+      lastPatient = p
+      lastEnd = Number.NaN
+    }
+    const start = e.startDay[i]!
+    const gap = start - lastEnd
+    lastEnd = Math.max(Number.isNaN(lastEnd) ? -Infinity : lastEnd, e.endDay[i]!)
+    if (gap >= 1 && gap <= READMISSION_DAYS) continue
+    if (!(start >= b.observedFrom[p]!)) continue
+    indexCount[p]! += 1
+    const end = e.endDay[i]!
+    if (end + READMISSION_DAYS > data.asOfDay) continue
+    let readmitted = false
+    for (let j = i + 1; j < e.patient.length && e.patient[j] === p; j++) {
+      const d = e.startDay[j]! - end
+      if (e.kind[j] === INPATIENT && d >= 1 && d <= READMISSION_DAYS) readmitted = true
+    }
+    readmissionRows.push({ patient: p, readmitted })
+  }
+  return { indexCount, readmissionRows }
+}
+
+/** The rows of each model, and the length of the decline interval. */
+const modelRows = (kernels: KernelsService, data: Dataset, b: Base) =>
+  Effect.gen(function*() {
+    const { indexCount, readmissionRows } = admissions(data, b)
+    const observed = [...b.observedFrom.keys()].filter((p) => !Number.isNaN(b.observedFrom[p]!))
+    const hospitalization: Rows = {
+      patient: Int32Array.from(observed),
+      y: Float64Array.from(observed, (p) => indexCount[p]!),
+      offset: Float64Array.from(observed, (p) => Math.log((data.asOfDay - b.observedFrom[p]! + 1) / DAYS_PER_YEAR)),
+      axisMeans: b.windowMeans
+    }
+    const readmission: Rows = {
+      patient: Int32Array.from(readmissionRows, (r) => r.patient),
+      y: Float64Array.from(readmissionRows, (r) => (r.readmitted ? 1 : 0)),
+      offset: new Float64Array(readmissionRows.length),
+      axisMeans: b.windowMeans
+    }
+    const months = data.panel.nMonths
+    if (months < 2 * DECLINE_BLOCK_MONTHS) return { hospitalization, readmission, decline: undefined, declineDays: Number.NaN }
+    const first = yield* windowMeans(kernels, data, 0, DECLINE_BLOCK_MONTHS)
+    const last = yield* windowMeans(kernels, data, months - DECLINE_BLOCK_MONTHS, months)
+    const patients: Array<number> = []
+    const outcome: Array<number> = []
+    for (let p = 0; p < b.n; p++) {
+      let compared = 0
+      let declined = false
+      for (let a = 0; a < AXES.length; a++) {
+        const change = last[a * b.n + p]! - first[a * b.n + p]!
+        if (Number.isNaN(change)) continue
+        compared++
+        if (change <= -DECLINE_POINTS) declined = true
+      }
+      if (compared === 0) continue
+      patients.push(p)
+      outcome.push(declined ? 1 : 0)
+    }
+    const decline: Rows = { patient: Int32Array.from(patients), y: Float64Array.from(outcome), offset: new Float64Array(patients.length), axisMeans: first }
+    return { hospitalization, readmission, decline, declineDays: (months - DECLINE_BLOCK_MONTHS) * DAYS_PER_MONTH }
+  })
+
+/** Conditions with at least MIN_CONDITION_CELL rows with the outcome and as many without. */
+const usableConditions = (data: Dataset, rows: Rows): Array<string> =>
+  data.vocabulary.condition.filter((code) => {
+    const flags = data.patients.conditions.get(code)?.data
+    if (flags === undefined) return false
+    let withEvent = 0
+    let without = 0
+    for (let i = 0; i < rows.patient.length; i++) {
+      if (flags[rows.patient[i]!] !== 1) continue
+      if (rows.y[i]! > 0) withEvent++
+      else without++
+    }
+    return withEvent >= MIN_CONDITION_CELL && without >= MIN_CONDITION_CELL
+  })
+
+/** The design matrix of the rows selected by `keep` (row-major), with the features' names. */
+const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<string>, axisFill: Float64Array, keep: (i: number) => boolean) => {
+  const features = ["intercept", "age", ...conditions, ...AXES]
+  const p = features.length
+  const picked = [...rows.patient.keys()].filter(keep)
+  const x = new Float64Array(picked.length * p)
+  const flags = conditions.map((c) => data.patients.conditions.get(c)!.data)
+  picked.forEach((i, r) => {
+    const patient = rows.patient[i]!
+    const at = r * p
+    x[at] = 1
+    x[at + 1] = (b.age[patient]! - AGE_CENTRE) / 10
+    flags.forEach((f, k) => {
+      x[at + 2 + k] = f[patient]!
+    })
+    for (let a = 0; a < AXES.length; a++) {
+      const v = rows.axisMeans[a * b.n + patient]!
+      x[at + 2 + conditions.length + a] = (Number.isNaN(v) ? axisFill[a]! : v) - AXIS_CENTRE
+    }
+  })
+  return {
+    features,
+    x,
+    p,
+    n: picked.length,
+    y: Float64Array.from(picked, (i) => rows.y[i]!),
+    offset: Float64Array.from(picked, (i) => rows.offset[i]!)
+  }
+}
+
+/** Predicted probability of at least one event for each row (given its offset). */
+const rowProbabilities = (family: GlmFamily, eta: Float64Array, offset: Float64Array) =>
+  Float64Array.from(eta, (e, i) => (family === "poisson" ? -Math.expm1(-Math.exp(e + offset[i]!)) : 1 / (1 + Math.exp(-e))))
+
+/** AUC by the Mann–Whitney statistic with average ranks for ties. */
+export const auc = (prob: Float64Array, outcome: Float64Array): number => {
+  const order = [...prob.keys()].sort((a, b) => prob[a]! - prob[b]!)
+  let rankSum = 0
+  let positives = 0
+  for (let i = 0; i < order.length;) {
+    let j = i
+    while (j + 1 < order.length && prob[order[j + 1]!] === prob[order[i]!]) j++
+    const rank = (i + j) / 2 + 1
+    for (let k = i; k <= j; k++) {
+      if (outcome[order[k]!]! > 0) {
+        rankSum += rank
+        positives++
+      }
+    }
+    i = j + 1
+  }
+  const negatives = order.length - positives
+  return positives === 0 || negatives === 0 ? Number.NaN : (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives)
+}
+
+/** Held-out metrics of predicted probabilities against 0/1 outcomes (recalibration fit in WASM). */
+const validate = (kernels: KernelsService, prob: Float64Array, outcome: Float64Array) =>
+  Effect.gen(function*() {
+    const n = prob.length
+    const x = new Float64Array(2 * n)
+    let brier = 0
+    let events = 0
+    for (let i = 0; i < n; i++) {
+      const q = Math.min(Math.max(prob[i]!, 1e-9), 1 - 1e-9)
+      x[2 * i] = 1
+      x[2 * i + 1] = Math.log(q / (1 - q))
+      brier += (prob[i]! - outcome[i]!) ** 2
+      events += outcome[i]!
+    }
+    const recalibration = yield* kernels.fitGlm(x, outcome, new Float64Array(n), n, 2, "logistic")
+    return {
+      rows: n,
+      events,
+      auc: auc(prob, outcome),
+      calibrationSlope: recalibration.beta[1]!,
+      calibrationIntercept: recalibration.beta[0]!,
+      brier: brier / n
+    } satisfies Validation
+  })
+
+/** Fits one model on all its rows, and on even ids for the held-out check on odd ids. */
+const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: RiskType, family: GlmFamily, rows: Rows, unitDays: number, capDays = Infinity) =>
+  Effect.gen(function*() {
+    const conditions = usableConditions(data, rows)
+    const axisFill = Float64Array.from(AXES, (_, a) => {
+      let s = 0
+      let c = 0
+      for (const p of rows.patient) {
+        const v = rows.axisMeans[a * b.n + p]!
+        if (!Number.isNaN(v)) {
+          s += v
+          c++
+        }
+      }
+      return c === 0 ? AXIS_CENTRE : s / c
+    })
+    const even = (i: number) => data.patients.ids[rows.patient[i]!]! % 2 === 0
+    const train = design(data, b, rows, conditions, axisFill, even)
+    const test = design(data, b, rows, conditions, axisFill, (i) => !even(i))
+    const trained = yield* kernels.fitGlm(train.x, train.y, train.offset, train.n, train.p, family)
+    const eta = yield* kernels.linearPredictor(test.x, test.n, test.p, trained.beta)
+    const validation = yield* validate(kernels, rowProbabilities(family, eta, test.offset), Float64Array.from(test.y, (v) => (v > 0 ? 1 : 0)))
+
+    const all = design(data, b, rows, conditions, axisFill, () => true)
+    const fit = yield* kernels.fitGlm(all.x, all.y, all.offset, all.n, all.p, family)
+    const means = new Float64Array(all.p)
+    for (let i = 0; i < all.n; i++) for (let j = 0; j < all.p; j++) means[j]! += all.x[i * all.p + j]! / all.n
+    return {
+      riskType,
+      family,
+      features: all.features,
+      beta: fit.beta,
+      se: Float64Array.from(all.features, (_, j) => Math.sqrt(fit.covariance[j * all.p + j]!)),
+      means,
+      unitDays,
+      capDays,
+      rows: all.n,
+      events: all.y.reduce((s, v) => s + v, 0),
+      iterations: fit.iterations,
+      validation
+    } satisfies RiskModel
+  })
+
+/** Fits the three models of a dataset (health_decline needs at least 12 panel months). */
+export const fitRiskModels = (kernels: KernelsService, data: Dataset) =>
+  Effect.gen(function*() {
+    const b = yield* base(kernels, data)
+    const rows = yield* modelRows(kernels, data, b)
+    const models = new Map<RiskType, RiskModel>()
+    models.set("hospitalization", yield* fitModel(kernels, data, b, "hospitalization", "poisson", rows.hospitalization, DAYS_PER_YEAR))
+    models.set("readmission", yield* fitModel(kernels, data, b, "readmission", "logistic", rows.readmission, READMISSION_DAYS, READMISSION_DAYS))
+    if (rows.decline !== undefined) models.set("health_decline", yield* fitModel(kernels, data, b, "health_decline", "logistic", rows.decline, rows.declineDays))
+    return models as RiskModels
+  })
+
+/** A caller's profile, as the model reads it. */
+export interface Profile {
+  /** Age in years; undefined = the population's mean age. */
+  readonly age: number | undefined
+  readonly conditions: ReadonlySet<string>
+  /** Axis scores; a missing axis takes the population's mean. */
+  readonly axes: Readonly<Partial<Record<Axis, number>>>
+}
+
+/** The profile's feature vector: what is missing takes the feature's population mean. */
+export const profileVector = (model: RiskModel, profile: Profile): Float64Array =>
+  Float64Array.from(model.features, (f, j) => {
+    if (f === "intercept") return 1
+    if (f === "age") return profile.age === undefined ? model.means[j]! : (profile.age - AGE_CENTRE) / 10
+    if ((AXES as ReadonlyArray<string>).includes(f)) {
+      const v = profile.axes[f as Axis]
+      return v === undefined ? model.means[j]! : v - AXIS_CENTRE
+    }
+    return profile.conditions.has(f) ? 1 : 0
+  })
+
+/**
+ * Probability of the event within `days`: for a yearly rate λ = e^η (constant hazard),
+ * 1 − e^(−λ·days/365.25); for a probability q = logistic(η) over `unitDays`, the constant-hazard
+ * extension 1 − (1 − q)^(days/unitDays), days capped at capDays. Both never decrease as days grow.
+ */
+export const probabilityWithin = (model: RiskModel, x: Float64Array, horizonDays: number): number => {
+  const days = Math.min(horizonDays, model.capDays)
+  let eta = 0
+  for (let j = 0; j < x.length; j++) eta += model.beta[j]! * x[j]!
+  if (model.family === "poisson") return -Math.expm1(-Math.exp(eta) * (days / model.unitDays))
+  const logSurvival = -Math.log1p(Math.exp(eta)) // log(1 − q)
+  return -Math.expm1(logSurvival * (days / model.unitDays))
+}
+
+/** Each feature's contribution β_j·(x_j − mean_j) to the linear predictor, intercept left out. */
+export const contributions = (model: RiskModel, x: Float64Array): Array<{ readonly factor: string; readonly weight: number }> =>
+  model.features.flatMap((factor, j) => (factor === "intercept" ? [] : [{ factor, weight: model.beta[j]! * (x[j]! - model.means[j]!) }]))

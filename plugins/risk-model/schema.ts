@@ -1,0 +1,45 @@
+/** Request and response of POST /v1/risk-model (service-spec §4.3, decisions §2). */
+import { Effect, Schema } from "effect"
+import { AgeRange, AXES, AxisScore, Code, Days } from "../../src/plugin/Plugin.ts"
+import { RISK_TYPES } from "./model.ts"
+
+const snapshotFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKey(AxisScore)])) as {
+  readonly [K in (typeof AXES)[number]]: Schema.optionalKey<typeof AxisScore>
+}
+
+/** The patient the question is about. */
+export const PatientProfile = Schema.Struct({
+  axes_snapshot: Schema.Struct(snapshotFields).check(
+    Schema.makeFilter((s: object) => Object.keys(s).length > 0 || "Expected at least one axis score")
+  ).annotate({ description: "Axis code → current score (0–10); at least one axis. A missing axis is taken at the population's mean (it contributes nothing)." }),
+  age_range: Schema.optionalKey(AgeRange.annotate({ description: "The patient's age band; the model uses its midpoint. Missing: the population's mean age." })),
+  conditions: Schema.Array(Code).check(
+    Schema.makeFilter((xs: ReadonlyArray<string>) => new Set(xs).size === xs.length || "Expected distinct values")
+  ).pipe(Schema.withDecodingDefaultKey(Effect.succeed([] as ReadonlyArray<string>))).annotate({
+    description: "Condition codes (catalog vocabulary `condition`), default none"
+  })
+})
+
+/** The request body. */
+export const RiskModelRequest = Schema.Struct({
+  patient_profile: PatientProfile,
+  risk_type: Schema.Literals(RISK_TYPES).annotate({
+    description: "hospitalization: an admission (not a readmission); readmission: an admission within 30 days of discharge; health_decline: any axis's mean falling by ≥ 1 point"
+  }),
+  horizon: Days.pipe(Schema.withDecodingDefaultKey(Effect.succeed("90_days"))).annotate({
+    description: "Period the probability covers, `<n>_days` (1–3650, default 90_days); for readmission, days after discharge"
+  })
+})
+
+const Factor = Schema.Struct({
+  factor: Schema.String.annotate({ description: "`age`, a condition code or an axis code" }),
+  weight: Schema.Finite.annotate({ description: "The factor's contribution to the model's log rate (hospitalization) or log odds against a patient at the population's mean (3 decimals)" })
+})
+
+/** The response body (the platform adds hcc_cost). */
+export const RiskModelResponse = Schema.Struct({
+  risk_type: Schema.String,
+  probability: Schema.Finite.annotate({ description: "Probability of the event within the horizon (4 decimals)" }),
+  contributing_factors: Schema.Array(Factor).annotate({ description: "This profile's largest contributions (at most 5, non-zero), largest |weight| first" }),
+  recommended_interventions: Schema.Int.annotate({ description: "How many interventions the documented rules recommend for this profile (docs/analytics.md)" })
+})
