@@ -1,7 +1,7 @@
 /**
  * `npm run bench:data`: the health dataset at the default size (50,000 patients unless given):
  * generation time (`hcc data generate`), load time and RSS of a server starting on it, then the
- * data endpoints under load (autocannon: population, drug-outcomes, risk-model, one-health, device-outcomes), side by side with two baselines on
+ * data endpoints under load (autocannon: clinical, population, drug-outcomes, risk-model, one-health, device-outcomes), side by side with two baselines on
  * the same server: the catalog (free: auth, burst limit, a precomputed body) and the series-stats
  * fixture plugin (charged: the same plus daily reservation and the durable ledger row per call).
  */
@@ -15,6 +15,8 @@ const ROOT = resolve(import.meta.dirname, "..")
 
 /** Endpoint, label, body. */
 const REQUESTS: ReadonlyArray<readonly [string, string, unknown]> = [
+  ["/v1/clinical", "spec sample (metformin + lisinopril, declining NM, 6 months, structured)", { query: "Patient on metformin + lisinopril with declining NM axis. Suggest intervention.", axes: ["PO", "NM", "ER"], time_range: "6_months", response_format: "structured" }],
+  ["/v1/clinical", "spec sample, sql_like", { query: "Patient on metformin + lisinopril with declining NM axis. Suggest intervention.", axes: ["PO", "NM", "ER"], time_range: "6_months", response_format: "sql_like" }],
   ["/v1/population", "everyone, quarterly, 8 axes", { analysis_type: "trend" }],
   ["/v1/population", "heart_failure, quarterly, 8 axes", { cohort_definition: { conditions: ["heart_failure"] }, analysis_type: "trend" }],
   ["/v1/population", "spec sample (T2D, 45-65, PO ≥ 5)", { cohort_definition: { age_range: "45-65", axes_threshold: { PO: { min: 5 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" }],
@@ -97,6 +99,28 @@ export const runDataBench = async (options: { readonly patients?: number; readon
         setupRequest: (request) => {
           const i = counter++
           return { ...request, body: JSON.stringify({ cohort_definition: { age_range: `${i % 50}-${120 - (Math.floor(i / 50) % 60)}` }, analysis_type: "trend" }) }
+        }
+      }]
+    }, seconds))
+    // Clinical evidence is kept per dataset by what it depends on (drugs, conditions, axes, window);
+    // here each request names another drug pair, condition and time range (2,250 combinations).
+    const drugs = ["metformin", "lisinopril", "atorvastatin", "amlodipine", "sertraline", "warfarin", "aspirin", "ibuprofen", "levothyroxine", "omeprazole"]
+    const pairs = drugs.flatMap((a, i) => drugs.slice(i + 1).map((b) => [a, b] as const))
+    const conditions = ["type_2_diabetes", "hypertension", "heart_failure", "chronic_kidney_disease", "copd", "asthma", "depression", "obesity", "osteoarthritis", "hypothyroidism"]
+    const ranges = ["30_days", "90_days", "6_months", "1_year", "all"]
+    let asked = 0
+    rows.push(await measure("POST /v1/clinical: a new drug pair, condition and time range each request (cold)", {
+      connections,
+      headers,
+      url: `${url}/v1/clinical`,
+      method: "POST",
+      requests: [{
+        method: "POST",
+        setupRequest: (request) => {
+          const i = asked++
+          const [a, b] = pairs[i % pairs.length]!
+          const query = `Patient on ${a} and ${b} with ${conditions[Math.floor(i / pairs.length) % conditions.length]!.replaceAll("_", " ")}, NM declining?`
+          return { ...request, body: JSON.stringify({ query, axes: ["PO", "NM", "ER"], time_range: ranges[Math.floor(i / (pairs.length * conditions.length)) % ranges.length] }) }
         }
       }]
     }, seconds))

@@ -1,0 +1,221 @@
+/**
+ * The clinical answer built from the evidence: every reasoning step states computed facts, in the
+ * requested format (structured: `label: values`; natural_language: sentences; sql_like: the SQL
+ * that produced the numbers, with its result); suggestions from the documented rules; confidence
+ * from evidence size, agreement and understanding. docs/analytics.md#clinical.
+ */
+import { AXIS_NAMES, type Dataset, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXIS_INTERVENTIONS } from "../risk-model/interventions.ts"
+import { type AxisEvidence, type Evidence, MIN_SIMILAR } from "./evidence.ts"
+import * as Sql from "./sql.ts"
+import type { Understanding } from "./understand.ts"
+
+/** The response formats (the catalog's query types). */
+export type ResponseFormat = "structured" | "natural_language" | "sql_like"
+
+/** A similar-patient axis mean at least this far below everyone's calls for the axis's intervention. */
+export const LEVEL_GAP = 0.5
+/** A named drug's adverse event in at least this share of the similar patients calls for a review. */
+export const ADVERSE_SHARE = 0.05
+/** Evidence of n patients weighs n / (n + EVIDENCE_HALF). */
+export const EVIDENCE_HALF = 50
+/** Confidence is multiplied by this when part of the query was not understood. */
+export const PARTIAL_FACTOR = 0.75
+
+interface Step {
+  readonly structured: string
+  readonly natural: string
+  readonly sql: string
+}
+
+const int = (n: number) => n.toLocaleString("en-US")
+const signed = (x: number, digits = 3) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(digits)}`
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`
+const list = (xs: ReadonlyArray<string>) => (xs.length <= 1 ? xs.join("") : `${xs.slice(0, -1).join(", ")} and ${xs.at(-1)}`)
+const words = (code: string) => code.replaceAll("_", " ")
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
+
+/** How well the data's verdict on an axis agrees with the direction the query states. */
+const agreementOf = (a: AxisEvidence, direction: string): number =>
+  a.verdict === direction ? 1 : a.verdict === "stable" || direction === "stable" ? 0.5 : 0
+
+/** The confidence and its parts (documented). */
+export const confidenceOf = (u: Understanding, e: Evidence) => {
+  const enough = e.similar >= MIN_SIMILAR
+  const n = !enough ? 0 : e.axes.length > 0 ? Math.min(...e.axes.map((a) => a.n)) : e.similar
+  const size = n / (n + EVIDENCE_HALF)
+  const agreement = u.direction !== undefined && e.axes.length > 0
+    ? e.axes.reduce((s, a) => s + agreementOf(a, u.direction!), 0) / e.axes.length
+    : 0.5
+  const understanding = u.unknown.length > 0 ? PARTIAL_FACTOR : 1
+  return { n, size, agreement, understanding, value: roundTo(understanding * size * (0.5 + 0.5 * agreement), 2) }
+}
+
+const understoodStep = (u: Understanding): Step => {
+  const none = "none"
+  const axisNames = u.axes.map((a) => `${a} (${AXIS_NAMES[a]})`)
+  const parts = [
+    u.drugs.length > 0 ? `the drug${u.drugs.length > 1 ? "s" : ""} ${list(u.drugs)}` : undefined,
+    u.conditions.length > 0 ? `the condition${u.conditions.length > 1 ? "s" : ""} ${list(u.conditions.map(words))}` : undefined,
+    u.axes.length > 0 ? `the ${list(axisNames)} axis${u.axes.length > 1 ? "es" : ""}` : undefined,
+    u.direction !== undefined ? `a ${u.direction} direction` : undefined,
+    u.durationText !== undefined ? `a duration of ${u.durationText}` : undefined
+  ].filter((p) => p !== undefined)
+  const renamed = u.mentions.filter((m) => (m.kind === "drug" || m.kind === "condition") && m.text.replaceAll(" ", "_") !== m.code).map((m) => `'${m.text}' = ${m.code}`)
+  const structured = `understood: drugs=${u.drugs.join(",") || none}; conditions=${u.conditions.join(",") || none}; axes=${u.axes.join(",") || none}; ` +
+    `direction=${u.direction ?? none}; duration=${u.durationText ?? none}${renamed.length > 0 ? `; read ${renamed.join(", ")}` : ""}`
+  const natural = `The query names ${list(parts)}.${renamed.length > 0 ? ` (Read ${list(renamed.map((r) => r.replace(" = ", " as ")))}.)` : ""}`
+  return { structured, natural, sql: `-- ${structured}` }
+}
+
+const unknownStep = (u: Understanding): Step => {
+  const items = u.unknown.map((x) => `'${x.text}' (closest known: ${x.closest})`)
+  return {
+    structured: `not_understood: ${items.join(", ")}; confidence × ${PARTIAL_FACTOR}`,
+    natural: `Part of the query was not understood: ${list(items)}. The answer leaves ${u.unknown.length > 1 ? "them" : "it"} out and its confidence is lowered.`,
+    sql: `-- not understood: ${items.join(", ")}; confidence × ${PARTIAL_FACTOR}`
+  }
+}
+
+const windowStep = (e: Evidence): Step => {
+  const w = e.window
+  const from = w.basis === "time_range" ? "time_range" : w.basis === "query" ? "the query's duration" : "the default: all data"
+  return {
+    structured: `window: ${w.firstDay}..${w.lastDay} (${w.label}, from ${from})`,
+    natural: `Evidence window: ${w.firstDay} to ${w.lastDay} (${words(w.label)}, from ${from}).`,
+    sql: `-- window: month BETWEEN '${w.firstMonth}' AND '${w.lastMonth}', dates BETWEEN '${w.firstDay}' AND '${w.lastDay}'`
+  }
+}
+
+const cohortStep = (data: Dataset, u: Understanding, e: Evidence): Step => {
+  const who = [...u.drugs.map((d) => `a course of ${d}`), ...u.conditions.map((c) => words(c))]
+  if (e.everyone) {
+    return {
+      structured: `similar_patients: all ${int(e.population)} (no drug or condition named); encounters_in_window=${int(e.encounters)}`,
+      natural: `No drug or condition is named, so the evidence is all ${int(e.population)} patients; they had ${int(e.encounters)} encounters in the window.`,
+      sql: `${Sql.cohortSql(data, u)}; -- → ${e.similar}\n${Sql.encountersSql(data, u, e.window)}; -- → ${e.encounters}`
+    }
+  }
+  if (e.similar < MIN_SIMILAR) {
+    return {
+      structured: `similar_patients: ${e.similar} with ${who.join(" + ")} (fewer than ${MIN_SIMILAR}: no data evidence reported)`,
+      natural: `Only ${e.similar} of ${int(e.population)} patients have ${list(who)}: fewer than ${MIN_SIMILAR}, so no data evidence about them is reported.`,
+      sql: `${Sql.cohortSql(data, u)}; -- → ${e.similar} (< ${MIN_SIMILAR}: not reported further)`
+    }
+  }
+  return {
+    structured: `similar_patients: ${int(e.similar)} of ${int(e.population)} with ${who.join(" + ")}; encounters_in_window=${int(e.encounters)}`,
+    natural: `${int(e.similar)} of ${int(e.population)} patients have ${list(who)}; they had ${int(e.encounters)} encounters in the window.`,
+    sql: `${Sql.cohortSql(data, u)}; -- → ${e.similar}\n${Sql.encountersSql(data, u, e.window)}; -- → ${e.encounters}`
+  }
+}
+
+const axisStep = (data: Dataset, u: Understanding, e: Evidence, a: AxisEvidence): Step => {
+  const group = e.everyone ? "all patients" : "similar patients"
+  const stated = u.direction === undefined ? "" : a.verdict === u.direction ? `; query says ${u.direction}: confirmed` : `; query says ${u.direction}: not confirmed`
+  const ci = Number.isNaN(a.halfWidth) ? "" : ` (95 % CI ${signed(a.slope - a.halfWidth)} to ${signed(a.slope + a.halfWidth)}, p=${a.p < 0.001 ? "<0.001" : a.p.toFixed(3)})`
+  const structured = `${a.axis}: level=${a.level.toFixed(2)} (all ${a.populationLevel.toFixed(2)}); slope=${signed(a.slope)}/month${ci}; n=${int(a.n)}; ` +
+    `declining_share=${pct(a.shareDeclining)} (all ${pct(a.populationShareDeclining)}); verdict=${a.verdict}${stated}`
+  const natural = `${a.axis} (${AXIS_NAMES[a.axis]}) in the ${group}: mean score ${a.level.toFixed(2)} against ${a.populationLevel.toFixed(2)} for all patients; ` +
+    `the ${int(a.n)} with at least 3 scores change by ${signed(a.slope)} points a month on average${ci}, and ${pct(a.shareDeclining)} of them decline ` +
+    `(${pct(a.populationShareDeclining)} of all patients), so ${a.axis} is ${a.verdict} in these patients` +
+    (u.direction === undefined ? "." : a.verdict === u.direction ? `, as the query says.` : `, not ${u.direction} as the query says.`)
+  const sql = `${Sql.levelSql(data, u, a.axis, e.window)}; -- → ${a.level.toFixed(4)}\n${Sql.slopeSql(data, u, a.axis, e.window)}; -- → ${a.n}, ${a.slope.toFixed(5)} (verdict ${a.verdict}${stated})`
+  return { structured, natural, sql }
+}
+
+const interactionStep = (pair: readonly [string, string], found: Evidence["interactions"][number]["found"], total: number): Step => {
+  if (found === undefined) {
+    return {
+      structured: `interaction: ${pair.join("+")} none listed (${total} curated pairs)`,
+      natural: `The interaction knowledge base (${total} curated pairs) lists no interaction between ${pair[0]} and ${pair[1]}.`,
+      sql: `SELECT severity FROM drug_interactions WHERE drugs = ('${pair[0]}', '${pair[1]}'); -- knowledge base plugins/clinical/interactions.json → no row`
+    }
+  }
+  return {
+    structured: `interaction: ${pair.join("+")} severity=${found.severity}; mechanism=${found.mechanism}; source=${found.source}`,
+    natural: `${capital(pair[0])} and ${pair[1]} interact (${found.severity}): ${found.mechanism} (source: ${found.source}).`,
+    sql: `SELECT severity, mechanism, source FROM drug_interactions WHERE drugs = ('${pair[0]}', '${pair[1]}'); -- knowledge base plugins/clinical/interactions.json → ${found.severity}: ${found.mechanism}`
+  }
+}
+
+const adverseStep = (data: Dataset, u: Understanding, e: Evidence): Step => {
+  const items = e.adverse.map((x) => `${x.drug} ${x.event} ${int(x.patients)} (${pct(x.patients / e.similar)})`)
+  const none = items.length === 0
+  return {
+    structured: `adverse_events: ${none ? "none recorded" : items.join(", ")} among ${int(e.similar)} in the window`,
+    natural: none
+      ? `No adverse event of ${list(u.drugs)} is recorded for these patients in the window.`
+      : `Adverse events of the named drugs among these patients in the window: ${list(e.adverse.map((x) => `${words(x.event)} on ${x.drug} in ${int(x.patients)} (${pct(x.patients / e.similar)})`))}.`,
+    sql: `${Sql.adverseSql(data, u, e.window)}; -- → ${none ? "no rows" : e.adverse.map((x) => `(${x.drug}, ${x.event}, ${x.patients})`).join(" ")}`
+  }
+}
+
+const correlationStep = (data: Dataset, u: Understanding, e: Evidence, axes: ReadonlyArray<string>): Step => {
+  const entries = Object.entries(e.correlations)
+  const strongest = entries.reduce((b, c) => (Math.abs(c[1]) > Math.abs(b[1]) ? c : b))
+  const over = e.correlationOverEveryone ? `all ${int(e.correlationPatients)} patients` : `the ${int(e.correlationPatients)} similar patients`
+  return {
+    structured: `axis_correlations: ${entries.length} pairs of ${axes.join(",")} over ${over}; strongest ${strongest[0]} r=${strongest[1].toFixed(3)}`,
+    natural: `Across ${over}, mean scores in the window correlate most strongly between ${strongest[0].replace("_", " and ")} (r = ${strongest[1].toFixed(3)}), of ${entries.length} pairs of the requested axes.`,
+    sql: `${Sql.meansSql(data, u, axes as ReadonlyArray<AxisEvidence["axis"]>, e.window, e.correlationOverEveryone)}; -- Pearson r of each column pair (WASM correlationMatrix) → ${entries.map(([k, v]) => `${k} ${v.toFixed(3)}`).join(", ")}`
+  }
+}
+
+/** The suggestion rules (docs/analytics.md#clinical), in this order. */
+export const suggestionsFor = (u: Understanding, e: Evidence): Array<string> => {
+  const out: Array<string> = []
+  for (const { pair, found } of e.interactions) {
+    if (found !== undefined) out.push(`${capital(found.monitoring)} (${pair.join(" + ")}: ${found.severity} interaction).`)
+  }
+  if (!e.everyone && e.similar < MIN_SIMILAR) {
+    out.push(`Too few similar patients (${e.similar}) for suggestions from data: ask about fewer drugs or conditions.`)
+    return out
+  }
+  for (const a of e.axes) {
+    const intervention = words(AXIS_INTERVENTIONS[a.axis])
+    if (a.verdict === "declining") out.push(`Offer ${intervention} for ${a.axis}: it declines by ${Math.abs(a.slope).toFixed(3)} points a month in these patients.`)
+    else if (a.populationLevel - a.level >= LEVEL_GAP) out.push(`Offer ${intervention} for ${a.axis}: these patients score ${(a.populationLevel - a.level).toFixed(2)} points below all patients.`)
+    if (u.direction === "declining" && a.verdict !== "declining") {
+      out.push(`Confirm the ${a.axis} decline with repeated scores: on average these patients do not decline (${signed(a.slope)} points a month).`)
+    }
+  }
+  for (const x of e.adverse) {
+    if (x.patients / e.similar >= ADVERSE_SHARE) out.push(`Review ${x.drug} tolerance: ${pct(x.patients / e.similar)} of these patients had ${words(x.event)} in the window.`)
+  }
+  if (out.length === 0) out.push(`No change indicated by the evidence: keep monitoring ${e.axes.length > 0 ? list(e.axes.map((a) => a.axis)) : "the patient's axes"}.`)
+  return out
+}
+
+/** The reasoning chain in the requested format, ending with the confidence and its parts. */
+export const reasoningChain = (data: Dataset, u: Understanding, e: Evidence, requestedAxes: ReadonlyArray<string>, format: ResponseFormat, totalInteractions: number): Array<string> => {
+  const steps: Array<Step> = [understoodStep(u)]
+  if (u.unknown.length > 0) steps.push(unknownStep(u))
+  steps.push(windowStep(e), cohortStep(data, u, e))
+  const enough = e.everyone || e.similar >= MIN_SIMILAR
+  if (enough) for (const a of e.axes) steps.push(axisStep(data, u, e, a))
+  if (u.direction !== undefined && u.axes.length === 0) {
+    const s = `direction ${u.direction} stated without an axis: not checked`
+    steps.push({ structured: s, natural: `The query says ${u.direction} but names no axis, so the direction is not checked.`, sql: `-- ${s}` })
+  }
+  for (const { pair, found } of e.interactions) steps.push(interactionStep(pair, found, totalInteractions))
+  if (enough && u.drugs.length > 0) steps.push(adverseStep(data, u, e))
+  if (Object.keys(e.correlations).length > 0) steps.push(correlationStep(data, u, e, requestedAxes))
+  const c = confidenceOf(u, e)
+  const formula = `${c.understanding} × ${c.n}/(${c.n}+${EVIDENCE_HALF}) × (0.5 + 0.5 × ${c.agreement.toFixed(2)}) = ${c.value.toFixed(2)}`
+  steps.push({
+    structured: `confidence: ${formula} (understanding × evidence size × agreement)`,
+    natural: `Confidence ${c.value.toFixed(2)}: ${int(c.n)} patients of evidence, ${
+      u.direction === undefined || e.axes.length === 0
+        ? "no stated direction to check"
+        : c.agreement === 1
+        ? "the data agreeing with the stated direction"
+        : c.agreement === 0
+        ? "the data contradicting the stated direction"
+        : "the data neither confirming nor contradicting the stated direction"
+    }${c.understanding < 1 ? ", a partly understood query" : ""}.`,
+    sql: `-- confidence = ${formula}`
+  })
+  const pick = format === "structured" ? "structured" : format === "natural_language" ? "natural" : "sql"
+  return steps.map((s) => s[pick])
+}

@@ -1,0 +1,290 @@
+/**
+ * The evidence behind a clinical answer, computed from the dataset and the knowledge base: the
+ * similar patients (those with a course of every named drug and every named condition), their
+ * encounters in the window, each named axis's level and within-patient trend against all patients,
+ * the interactions of the named drugs, the drugs' adverse events among the similar patients, and
+ * the correlations of the requested axes. Cohort scans, window statistics and correlations run in
+ * the WASM core. Definitions: docs/analytics.md#clinical.
+ */
+import { Effect, Schema } from "effect"
+import { firstDayOfMonth, formatDate, formatMonth } from "../../src/health/calendar.ts"
+import { AXES, type Axis, type Dataset, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import knowledge from "./interactions.json" with { type: "json" }
+import type { Direction, Understanding } from "./understand.ts"
+
+/** A time range of the catalog. */
+export type TimeRange = (typeof TIME_RANGES)[number]
+
+/** Fewer similar patients than this give no data evidence (the CMS small-cell rule). */
+export const MIN_SIMILAR = 11
+/** A cohort's mean within-patient slope is a trend when p < 0.05 and |slope| ≥ this (points per month). */
+export const TREND_SLOPE = 0.01
+/** Months each time range covers, counting back from as_of's month. */
+export const TIME_RANGE_MONTHS: Readonly<Record<Exclude<TimeRange, "all">, number>> = { "30_days": 1, "90_days": 3, "6_months": 6, "1_year": 12 }
+
+/** One interaction of the knowledge base (interactions.json, checked when the module loads). */
+const InteractionSchema = Schema.Struct({
+  drugs: Schema.Tuple([Schema.String, Schema.String]).check(
+    Schema.makeFilter((d: readonly [string, string]) => d[0] < d[1] || "Expected the two drugs in alphabetical order")
+  ),
+  severity: Schema.Literals(["major", "moderate", "minor"]),
+  mechanism: Schema.NonEmptyString,
+  monitoring: Schema.NonEmptyString,
+  source: Schema.NonEmptyString,
+  url: Schema.String.check(Schema.isStartingWith("https://"))
+})
+export type Interaction = typeof InteractionSchema.Type
+/** The curated interactions. */
+export const INTERACTIONS: ReadonlyArray<Interaction> = Schema.decodeUnknownSync(Schema.Array(InteractionSchema))(knowledge.interactions)
+
+/** The months the evidence covers: panel months [from, to) and their dates. */
+export interface Window {
+  readonly from: number
+  readonly to: number
+  readonly firstDay: string
+  readonly lastDay: string
+  readonly firstMonth: string
+  readonly lastMonth: string
+  /** Where its length came from. */
+  readonly basis: "time_range" | "query" | "all"
+  readonly label: string
+}
+
+/** The window of a request: the time_range if given, else a duration in the query, else all months. */
+export const evidenceWindow = (data: Dataset, timeRange: TimeRange | undefined, u: Understanding): Window => {
+  const to = data.months
+  let months = to
+  let basis: Window["basis"] = "all"
+  let label = "all"
+  if (timeRange !== undefined && timeRange !== "all") {
+    months = TIME_RANGE_MONTHS[timeRange]
+    basis = "time_range"
+    label = timeRange
+  } else if (timeRange === undefined && u.durationDays !== undefined) {
+    months = Math.ceil(u.durationDays / 30.4375)
+    basis = "query"
+    label = u.durationText!
+  } else if (timeRange === "all") basis = "time_range"
+  const from = Math.max(0, to - Math.max(1, months))
+  return {
+    from,
+    to,
+    firstDay: formatDate(firstDayOfMonth(data.firstMonth + from)),
+    lastDay: data.asOf,
+    firstMonth: formatMonth(data.firstMonth + from),
+    lastMonth: formatMonth(data.firstMonth + to - 1),
+    basis,
+    label
+  }
+}
+
+/** A named axis in the similar patients and in all patients over the window. */
+export interface AxisEvidence {
+  readonly axis: Axis
+  /** Mean of the patients' mean scores (NaN without scores). */
+  readonly level: number
+  readonly populationLevel: number
+  /** Patients with at least 3 scores in the window (a slope). */
+  readonly n: number
+  /** Mean within-patient least-squares slope, points per month, its 95 % half-width and p. */
+  readonly slope: number
+  readonly halfWidth: number
+  readonly p: number
+  readonly populationSlope: number
+  /** Share of the patients with a slope whose slope is negative. */
+  readonly shareDeclining: number
+  readonly populationShareDeclining: number
+  readonly verdict: Direction
+}
+
+/** Adverse events of a named drug among the similar patients in the window. */
+export interface AdverseEvidence {
+  readonly drug: string
+  readonly event: string
+  readonly patients: number
+}
+
+/** Everything the answer is built from. */
+export interface Evidence {
+  readonly window: Window
+  readonly population: number
+  /** Similar patients (everyone when the query names no drug or condition). */
+  readonly similar: number
+  readonly everyone: boolean
+  readonly encounters: number
+  readonly axes: ReadonlyArray<AxisEvidence>
+  readonly interactions: ReadonlyArray<{ readonly pair: readonly [string, string]; readonly found: Interaction | undefined }>
+  readonly adverse: ReadonlyArray<AdverseEvidence>
+  /** `<axis>_<axis>` → Pearson r across the patients' window means, canonical order; who they are. */
+  readonly correlations: Readonly<Record<string, number>>
+  readonly correlationPatients: number
+  readonly correlationOverEveryone: boolean
+}
+
+interface WindowStats {
+  readonly level: number
+  readonly n: number
+  readonly sum: number
+  readonly sumSq: number
+  readonly negative: number
+}
+
+/** Per-axis level and slope summaries of the masked patients over the window (WASM panelWindows). */
+const windowStats = (kernels: KernelsService, data: Dataset, axes: ReadonlyArray<Axis>, mask: Uint8Array, w: Window) =>
+  Effect.gen(function*() {
+    const n = data.patients.count
+    const r = yield* kernels.panelWindows(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), new Int32Array(n).fill(w.from), new Int32Array(n).fill(w.to), mask)
+    return {
+      raw: r,
+      stats: axes.map((_, k) => {
+        let levelSum = 0
+        let levelN = 0
+        let cnt = 0
+        let sum = 0
+        let sumSq = 0
+        let negative = 0
+        for (let p = 0; p < n; p++) {
+          if (mask[p] === 0) continue
+          const m = r.mean[k * n + p]!
+          if (!Number.isNaN(m)) {
+            levelSum += m
+            levelN++
+          }
+          const s = r.slope[k * n + p]!
+          if (Number.isNaN(s)) continue
+          cnt++
+          sum += s
+          sumSq += s * s
+          if (s < 0) negative++
+        }
+        return { level: levelN === 0 ? Number.NaN : levelSum / levelN, n: cnt, sum, sumSq, negative } satisfies WindowStats
+      })
+    }
+  })
+
+/** Student t quantile of a 95 % interval with df degrees of freedom, by bisection on the two-sided p. */
+const t95 = (df: number) => {
+  let lo = 1.9
+  let hi = 13
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2
+    if (studentTwoSidedP(mid, df) > 0.05) lo = mid
+    else hi = mid
+  }
+  return (lo + hi) / 2
+}
+
+const verdictOf = (slope: number, p: number): Direction =>
+  p < 0.05 && slope >= TREND_SLOPE ? "improving" : p < 0.05 && slope <= -TREND_SLOPE ? "declining" : "stable"
+
+/** Computes the evidence for an understood query over the requested axes and window. */
+export const gatherEvidence = (kernels: KernelsService, health: HealthDataService, data: Dataset, u: Understanding, requestedAxes: ReadonlyArray<Axis>, w: Window) =>
+  Effect.gen(function*() {
+    const n = data.patients.count
+    const everyone = u.drugs.length === 0 && u.conditions.length === 0
+    const all = new Uint8Array(n).fill(1)
+    const cohort = everyone ? { mask: all, size: n } : yield* health.select({ drugs: u.drugs, conditions: u.conditions })
+    const enough = cohort.size >= MIN_SIMILAR
+
+    // Encounters of the similar patients that started in the window.
+    const firstDay = firstDayOfMonth(data.firstMonth + w.from)
+    const e = data.encounters
+    let encounters = 0
+    if (enough) {
+      for (let i = 0; i < e.patient.length; i++) {
+        if (cohort.mask[e.patient[i]!] === 1 && e.startDay[i]! >= firstDay && e.startDay[i]! <= data.asOfDay) encounters++
+      }
+    }
+
+    // Named axes: the similar patients against everyone.
+    const axes: Array<AxisEvidence> = []
+    if (enough && u.axes.length > 0) {
+      const mine = (yield* windowStats(kernels, data, u.axes, cohort.mask, w)).stats
+      const pop = (yield* windowStats(kernels, data, u.axes, all, w)).stats
+      u.axes.forEach((axis, k) => {
+        const s = mine[k]!
+        const slope = s.n === 0 ? Number.NaN : s.sum / s.n
+        const sd = s.n < 2 ? Number.NaN : Math.sqrt(Math.max(0, (s.sumSq - (s.sum * s.sum) / s.n) / (s.n - 1)))
+        const p = oneSampleTP(s.n, s.sum, s.sumSq)
+        axes.push({
+          axis,
+          level: s.level,
+          populationLevel: pop[k]!.level,
+          n: s.n,
+          slope,
+          halfWidth: s.n < 2 ? Number.NaN : t95(s.n - 1) * sd / Math.sqrt(s.n),
+          p,
+          populationSlope: pop[k]!.n === 0 ? Number.NaN : pop[k]!.sum / pop[k]!.n,
+          shareDeclining: s.n === 0 ? Number.NaN : s.negative / s.n,
+          populationShareDeclining: pop[k]!.n === 0 ? Number.NaN : pop[k]!.negative / pop[k]!.n,
+          verdict: s.n === 0 ? "stable" : verdictOf(slope, p)
+        })
+      })
+    }
+
+    // Interactions of every pair of named drugs.
+    const interactions: Array<{ pair: readonly [string, string]; found: Interaction | undefined }> = []
+    for (let i = 0; i < u.drugs.length; i++) {
+      for (let j = i + 1; j < u.drugs.length; j++) {
+        const pair = [u.drugs[i]!, u.drugs[j]!].sort() as unknown as readonly [string, string]
+        interactions.push({ pair, found: INTERACTIONS.find((x) => x.drugs[0] === pair[0] && x.drugs[1] === pair[1]) })
+      }
+    }
+
+    // Adverse events of the named drugs among the similar patients, patients per drug and event type.
+    const adverse: Array<AdverseEvidence> = []
+    if (enough && u.drugs.length > 0) {
+      const ae = data.adverseEvents
+      const seen = new Map<string, Set<number>>()
+      for (let i = 0; i < ae.patient.length; i++) {
+        const p = ae.patient[i]!
+        if (cohort.mask[p] !== 1 || ae.day[i]! < firstDay || ae.day[i]! > data.asOfDay) continue
+        const drug = data.vocabulary.drug[ae.drug[i]!]!
+        if (!u.drugs.includes(drug)) continue
+        const k = `${drug}/${data.vocabulary.adverse_event[ae.eventType[i]!]}`
+        if (!seen.has(k)) seen.set(k, new Set())
+        seen.get(k)!.add(p)
+      }
+      for (const drug of u.drugs) {
+        for (const [k, patients] of [...seen].filter(([k]) => k.startsWith(`${drug}/`)).sort()) adverse.push({ drug, event: k.slice(drug.length + 1), patients: patients.size })
+      }
+    }
+
+    // Correlations of the requested axes across patients' window means (similar patients, or everyone when too few).
+    const corrMask = enough ? cohort.mask : all
+    const corrSize = enough ? cohort.size : n
+    const correlations: Record<string, number> = {}
+    if (requestedAxes.length >= 2) {
+      const { raw } = yield* windowStats(kernels, data, requestedAxes, corrMask, w)
+      const k = requestedAxes.length
+      const points = new Float64Array(k * corrSize)
+      let q = 0
+      for (let p = 0; p < n; p++) {
+        if (corrMask[p] === 0) continue
+        for (let a = 0; a < k; a++) points[a * corrSize + q] = raw.mean[a * n + p]!
+        q++
+      }
+      const r = yield* kernels.correlationMatrix(points, 1, k, corrSize)
+      let pair = 0
+      for (let a = 0; a < k; a++) {
+        for (let b = a + 1; b < k; b++) {
+          const v = r.pearson[pair++]!
+          correlations[pairKey(requestedAxes[a]!, requestedAxes[b]!)] = Number.isFinite(v) ? v : 0
+        }
+      }
+    }
+
+    return {
+      window: w,
+      population: n,
+      similar: cohort.size,
+      everyone,
+      encounters,
+      axes,
+      interactions,
+      adverse,
+      correlations,
+      correlationPatients: corrSize,
+      correlationOverEveryone: !enough || everyone
+    } satisfies Evidence
+  })

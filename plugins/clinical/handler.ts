@@ -1,0 +1,53 @@
+/** POST /v1/clinical: read the question, gather the evidence, answer in the requested format. */
+import { Effect } from "effect"
+import { canonicalOrder, type Dataset, datasetCache, fail, HealthData, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
+import { confidenceOf, reasoningChain, suggestionsFor } from "./answer.ts"
+import { type Evidence, evidenceWindow, gatherEvidence, INTERACTIONS } from "./evidence.ts"
+import type { ClinicalRequest, ClinicalResponse } from "./schema.ts"
+import { phraseTable, type PhraseTable, understand, understoodAnything } from "./understand.ts"
+
+const phrasesOf = (() => {
+  const byDataset = new WeakMap<Dataset, PhraseTable>()
+  return (data: Dataset) => {
+    let t = byDataset.get(data)
+    if (t === undefined) {
+      t = phraseTable(data.vocabulary)
+      byDataset.set(data, t)
+    }
+    return t
+  }
+})()
+
+/** Evidence per dataset, keyed by what it depends on (not by the wording of the question). */
+const evidenceCache = datasetCache<Evidence>(256)
+
+/** Answers one request. */
+export const clinical = (request: typeof ClinicalRequest.Type) =>
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const health = yield* HealthData
+    const data = yield* health.dataset
+    const u = understand(request.query, phrasesOf(data))
+    if (!understoodAnything(u)) {
+      return yield* fail(
+        "query_not_understood",
+        "The query names no drug, condition, axis or direction this dataset knows (see the catalog's vocabularies drug and condition, and the axes).",
+        { suggestions: [...new Set(u.unknown.map((x) => x.closest))] }
+      )
+    }
+    const axes = canonicalOrder(request.axes)
+    const window = evidenceWindow(data, request.time_range, u)
+    const key = JSON.stringify([u.drugs, u.conditions, u.axes, window.from, axes])
+    const evidence = yield* evidenceCache(data, key, Effect.orDie(gatherEvidence(kernels, health, data, u, axes, window)))
+    const e: Evidence = { ...evidence, window }
+    const response: typeof ClinicalResponse.Type = {
+      reasoning_chain: reasoningChain(data, u, e, axes, request.response_format, INTERACTIONS.length),
+      suggestions: suggestionsFor(u, e),
+      confidence: confidenceOf(u, e).value,
+      contributing_data: {
+        encounters: e.encounters,
+        axis_correlations: Object.fromEntries(Object.entries(e.correlations).map(([k, v]) => [k, roundTo(v, 3)]))
+      }
+    }
+    return response
+  })
