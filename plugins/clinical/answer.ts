@@ -42,7 +42,9 @@ const agreementOf = (a: AxisEvidence, direction: string): number =>
 /** The confidence and its parts (documented). */
 export const confidenceOf = (u: Understanding, e: Evidence) => {
   const enough = e.similar >= MIN_SIMILAR
-  const n = !enough ? 0 : e.axes.length > 0 ? Math.min(...e.axes.map((a) => a.n)) : e.similar
+  // Evidence: the patients behind the named axes' trends; else the similar patients; nothing
+  // when the query names neither an axis nor a drug or condition.
+  const n = !enough ? 0 : e.axes.length > 0 ? Math.min(...e.axes.map((a) => a.n)) : e.everyone ? 0 : e.similar
   const size = n / (n + EVIDENCE_HALF)
   const agreement = u.direction !== undefined && e.axes.length > 0
     ? e.axes.reduce((s, a) => s + agreementOf(a, u.direction!), 0) / e.axes.length

@@ -39,8 +39,9 @@ export interface Understanding {
 }
 
 const DAYS_PER_UNIT: Readonly<Record<string, number>> = { day: 1, week: 7, month: 30.4375, year: 365.25 }
+// No "a"/"an": "twice a day" is a dose, not a duration.
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12
 }
 const DURATION = new RegExp(`\\b(\\d{1,4}|${Object.keys(NUMBER_WORDS).join("|")})\\s+(day|week|month|year)s?\\b`)
 

@@ -53,6 +53,7 @@ describe("reading the query", () => {
     expect(u.durationDays).toBe(183)
     expect(read("stable for two weeks").durationDays).toBe(14)
     expect(read("a 90-day course").durationDays).toBe(90)
+    expect(read("metformin twice a day").durationDays).toBeUndefined()
     expect(read("NM worsened").direction).toBe("declining")
   })
 
@@ -186,6 +187,9 @@ describe("the endpoint", () => {
     expect(body.reasoning_chain[1]).toMatch(/^window: \d{4}-\d{2}-01\.\.2026-09-30 \(3 months, from the query's duration\)$/)
     expect(body.reasoning_chain[2]).toMatch(/^similar_patients: all 30,000 \(no drug or condition named\)/)
     expect(body.contributing_data.axis_correlations).toEqual({})
+    const directionOnly = (await post({ query: "Is it improving?" })).body
+    expect(directionOnly.reasoning_chain).toContain("direction improving stated without an axis: not checked")
+    expect(directionOnly.confidence).toBe(0)
     const explicit = (await post({ query: "Is PO declining over the last 3 months?", axes: ["PO"], time_range: "1_year" })).body
     expect(explicit.reasoning_chain[1]).toContain("(1_year, from time_range)")
   })
