@@ -8,7 +8,7 @@
  */
 import { Effect, Schema } from "effect"
 import { firstDayOfMonth, formatDate, formatMonth } from "../../src/health/calendar.ts"
-import { AXES, type Axis, type Dataset, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, type Dataset, datasetCache, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
 import knowledge from "./interactions.json" with { type: "json" }
 import type { Direction, Understanding } from "./understand.ts"
 
@@ -174,6 +174,24 @@ const t95 = (df: number) => {
   return (lo + hi) / 2
 }
 
+/** Everyone's window statistics per axes and window (the same for every question over them). */
+const everyoneStats = datasetCache<ReadonlyArray<WindowStats>>(256)
+
+/** Where each patient's encounters start in the (patient-ordered) encounter columns: n + 1 offsets. */
+const encounterOffsets = (() => {
+  const byDataset = new WeakMap<Dataset, Int32Array>()
+  return (data: Dataset): Int32Array => {
+    let offsets = byDataset.get(data)
+    if (offsets === undefined) {
+      offsets = new Int32Array(data.patients.count + 1)
+      for (const p of data.encounters.patient) offsets[p + 1]!++
+      for (let p = 0; p < data.patients.count; p++) offsets[p + 1]! += offsets[p]!
+      byDataset.set(data, offsets)
+    }
+    return offsets
+  }
+})()
+
 const verdictOf = (slope: number, p: number): Direction =>
   p < 0.05 && slope >= TREND_SLOPE ? "improving" : p < 0.05 && slope <= -TREND_SLOPE ? "declining" : "stable"
 
@@ -191,8 +209,10 @@ export const gatherEvidence = (kernels: KernelsService, health: HealthDataServic
     const e = data.encounters
     let encounters = 0
     if (enough) {
-      for (let i = 0; i < e.patient.length; i++) {
-        if (cohort.mask[e.patient[i]!] === 1 && e.startDay[i]! >= firstDay && e.startDay[i]! <= data.asOfDay) encounters++
+      const offsets = encounterOffsets(data)
+      for (let p = 0; p < n; p++) {
+        if (cohort.mask[p] !== 1) continue
+        for (let i = offsets[p]!; i < offsets[p + 1]!; i++) if (e.startDay[i]! >= firstDay && e.startDay[i]! <= data.asOfDay) encounters++
       }
     }
 
@@ -200,7 +220,7 @@ export const gatherEvidence = (kernels: KernelsService, health: HealthDataServic
     const axes: Array<AxisEvidence> = []
     if (enough && u.axes.length > 0) {
       const mine = (yield* windowStats(kernels, data, u.axes, cohort.mask, w)).stats
-      const pop = (yield* windowStats(kernels, data, u.axes, all, w)).stats
+      const pop = yield* everyoneStats(data, `${u.axes.join(",")}/${w.from}/${w.to}`, Effect.map(windowStats(kernels, data, u.axes, all, w), (r) => r.stats))
       u.axes.forEach((axis, k) => {
         const s = mine[k]!
         const slope = s.n === 0 ? Number.NaN : s.sum / s.n
