@@ -156,10 +156,11 @@ const adverseStep = (data: Dataset, u: Understanding, e: Evidence): Step => {
 const correlationStep = (data: Dataset, u: Understanding, e: Evidence, axes: ReadonlyArray<string>): Step => {
   const entries = Object.entries(e.correlations)
   const strongest = entries.reduce((b, c) => (Math.abs(c[1]) > Math.abs(b[1]) ? c : b))
+  const pairs = `${entries.length} pair${entries.length === 1 ? "" : "s"}`
   const over = e.correlationOverEveryone ? `all ${int(e.correlationPatients)} patients` : `the ${int(e.correlationPatients)} similar patients`
   return {
-    structured: `axis_correlations: ${entries.length} pairs of ${axes.join(",")} over ${over}; strongest ${strongest[0]} r=${strongest[1].toFixed(3)}`,
-    natural: `Across ${over}, mean scores in the window correlate most strongly between ${strongest[0].replace("_", " and ")} (r = ${strongest[1].toFixed(3)}), of ${entries.length} pairs of the requested axes.`,
+    structured: `axis_correlations: ${pairs} of ${axes.join(",")} over ${over}; strongest ${strongest[0]} r=${strongest[1].toFixed(3)}`,
+    natural: `Across ${over}, mean scores in the window correlate most strongly between ${strongest[0].replace("_", " and ")} (r = ${strongest[1].toFixed(3)}), of ${pairs} of the requested axes.`,
     sql: `${Sql.meansSql(data, u, axes as ReadonlyArray<AxisEvidence["axis"]>, e.window, e.correlationOverEveryone)}; -- Pearson r of each column pair (WASM correlationMatrix) → ${entries.map(([k, v]) => `${k} ${v.toFixed(3)}`).join(", ")}`
   }
 }
