@@ -178,25 +178,26 @@ const t95 = (df: number) => {
 const everyoneStats = datasetCache<ReadonlyArray<WindowStats>>(256)
 
 /** Where each patient's encounters start in the (patient-ordered) encounter columns: n + 1 offsets. */
-const encounterOffsets = (() => {
-  const byDataset = new WeakMap<Dataset, Int32Array>()
-  return (data: Dataset): Int32Array => {
-    let offsets = byDataset.get(data)
-    if (offsets === undefined) {
-      offsets = new Int32Array(data.patients.count + 1)
-      for (const p of data.encounters.patient) offsets[p + 1]!++
-      for (let p = 0; p < data.patients.count; p++) offsets[p + 1]! += offsets[p]!
-      byDataset.set(data, offsets)
-    }
-    return offsets
-  }
-})()
+export const encounterOffsets = (data: Dataset): Int32Array => {
+  const offsets = new Int32Array(data.patients.count + 1)
+  for (const p of data.encounters.patient) offsets[p + 1]!++
+  for (let p = 0; p < data.patients.count; p++) offsets[p + 1]! += offsets[p]!
+  return offsets
+}
 
 const verdictOf = (slope: number, p: number): Direction =>
   p < 0.05 && slope >= TREND_SLOPE ? "improving" : p < 0.05 && slope <= -TREND_SLOPE ? "declining" : "stable"
 
 /** Computes the evidence for an understood query over the requested axes and window. */
-export const gatherEvidence = (kernels: KernelsService, health: HealthDataService, data: Dataset, u: Understanding, requestedAxes: ReadonlyArray<Axis>, w: Window) =>
+export const gatherEvidence = (
+  kernels: KernelsService,
+  health: HealthDataService,
+  data: Dataset,
+  offsets: Int32Array,
+  u: Understanding,
+  requestedAxes: ReadonlyArray<Axis>,
+  w: Window
+) =>
   Effect.gen(function*() {
     const n = data.patients.count
     const everyone = u.drugs.length === 0 && u.conditions.length === 0
@@ -209,7 +210,6 @@ export const gatherEvidence = (kernels: KernelsService, health: HealthDataServic
     const e = data.encounters
     let encounters = 0
     if (enough) {
-      const offsets = encounterOffsets(data)
       for (let p = 0; p < n; p++) {
         if (cohort.mask[p] !== 1) continue
         for (let i = offsets[p]!; i < offsets[p + 1]!; i++) if (e.startDay[i]! >= firstDay && e.startDay[i]! <= data.asOfDay) encounters++

@@ -1,22 +1,21 @@
 /** POST /v1/clinical: read the question, gather the evidence, answer in the requested format. */
 import { Effect } from "effect"
-import { canonicalOrder, type Dataset, datasetCache, fail, HealthData, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
+import { canonicalOrder, type Dataset, datasetCache, fail, HealthData, Kernels, preparedPerDataset, roundTo } from "../../src/plugin/Plugin.ts"
 import { confidenceOf, reasoningChain, suggestionsFor } from "./answer.ts"
-import { type Evidence, evidenceWindow, gatherEvidence, INTERACTIONS } from "./evidence.ts"
+import { encounterOffsets, type Evidence, evidenceWindow, gatherEvidence, INTERACTIONS } from "./evidence.ts"
 import type { ClinicalRequest, ClinicalResponse } from "./schema.ts"
 import { phraseTable, type PhraseTable, understand, understoodAnything } from "./understand.ts"
 
-const phrasesOf = (() => {
-  const byDataset = new WeakMap<Dataset, PhraseTable>()
-  return (data: Dataset) => {
-    let t = byDataset.get(data)
-    if (t === undefined) {
-      t = phraseTable(data.vocabulary)
-      byDataset.set(data, t)
-    }
-    return t
-  }
-})()
+/** What depends only on the dataset, built once when it loads (the plugin's `prepare`). */
+interface Prepared {
+  readonly phrases: PhraseTable
+  readonly encounterOffsets: Int32Array
+}
+const prepared = preparedPerDataset<Prepared>("clinical phrase table and encounter index")
+
+/** Builds the phrase table of the dataset's vocabularies and the per-patient encounter offsets. */
+export const prepareClinical = (dataset: Dataset) =>
+  prepared.store(dataset, Effect.sync(() => ({ phrases: phraseTable(dataset.vocabulary), encounterOffsets: encounterOffsets(dataset) })))
 
 /** Evidence per dataset, keyed by what it depends on (not by the wording of the question). */
 const evidenceCache = datasetCache<Evidence>(256)
@@ -27,7 +26,8 @@ export const clinical = (request: typeof ClinicalRequest.Type) =>
     const kernels = yield* Kernels
     const health = yield* HealthData
     const data = yield* health.dataset
-    const u = understand(request.query, phrasesOf(data))
+    const { phrases, encounterOffsets: offsets } = yield* prepared.get(data)
+    const u = understand(request.query, phrases)
     if (!understoodAnything(u)) {
       return yield* fail(
         "query_not_understood",
@@ -38,7 +38,7 @@ export const clinical = (request: typeof ClinicalRequest.Type) =>
     const axes = canonicalOrder(request.axes)
     const window = evidenceWindow(data, request.time_range, u)
     const key = JSON.stringify([u.drugs, u.conditions, u.axes, window.from, axes])
-    const evidence = yield* evidenceCache(data, key, Effect.orDie(gatherEvidence(kernels, health, data, u, axes, window)))
+    const evidence = yield* evidenceCache(data, key, Effect.orDie(gatherEvidence(kernels, health, data, offsets, u, axes, window)))
     const e: Evidence = { ...evidence, window }
     const response: typeof ClinicalResponse.Type = {
       reasoning_chain: reasoningChain(data, u, e, axes, request.response_format, INTERACTIONS.length),

@@ -1,13 +1,13 @@
 /** The clinical domain: a free-text clinical question answered from the population and an interaction knowledge base. */
 import { definePlugin } from "../../src/plugin/Plugin.ts"
-import { clinical } from "./handler.ts"
+import { clinical, prepareClinical } from "./handler.ts"
 import { ClinicalRequest, ClinicalResponse } from "./schema.ts"
 import { DIRECTIONS } from "./understand.ts"
 
 export default definePlugin({
   name: "clinical",
   version: "1.0.0",
-  engine: "^1.0.0",
+  engine: "^1.2.0",
   path: "/v1/clinical",
   summary: "A clinical question in plain English answered with a reasoning chain of computed facts: similar patients, axis trends, drug interactions",
   description:
@@ -36,5 +36,6 @@ export default definePlugin({
       }
     }
   ],
+  prepare: prepareClinical,
   handler: clinical
 })

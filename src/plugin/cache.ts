@@ -35,7 +35,7 @@ export const datasetCache = <V>(max: number) => {
 /**
  * A value a plugin's `prepare` computes once per dataset and its handler reads back:
  * `const models = preparedPerDataset<Models>("risk models")`, then
- * `prepare: (d) => models.store(d, fit(d))` and, in the handler, `yield* models.get(dataset)`.
+ * `prepare: (d) => models.store(d, fitModels(d))` and, in the handler, `yield* models.get(dataset)`.
  * `get` fails with `unavailable` (503) when the preparation failed or has not run.
  */
 export const preparedPerDataset = <V>(what: string) => {
