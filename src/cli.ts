@@ -7,14 +7,15 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { Accounts, type TokenInfo } from "./auth/Accounts.ts"
-import { AppConfig } from "./config/AppConfig.ts"
+import { AppConfig, parseWorkers } from "./config/AppConfig.ts"
+import { availableParallelism } from "node:os"
 import { importChunks, readFolder, writeFolder } from "./health/csv.ts"
 import * as Database from "./db/Database.ts"
 import { replaceDataset } from "./health/DatasetWriter.ts"
 import { generatedChunks, MAX_PATIENTS, MAX_SEED } from "./health/generator.ts"
 import { progressBar } from "./health/progress.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
-import { serve, teardown } from "./main.ts"
+import { serveWith, teardown } from "./main.ts"
 import { TIER_LIMITS, TIERS } from "./metering/Tiers.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
@@ -29,9 +30,22 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
   return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
 }
 
-const serveCommand = Command.make("serve", {}, () => serve).pipe(
-  Command.withDescription("Serve the API on PORT (default 8080); see README for every environment variable")
-)
+const serveCommand = Command.make(
+  "serve",
+  {
+    workers: Flag.String("workers").pipe(
+      Flag.withDescription("Server processes sharing the port: a number, or auto for one per core (default HCC_WORKERS, 1)"),
+      Flag.optional
+    )
+  },
+  ({ workers }) =>
+    Effect.gen(function*() {
+      if (Option.isNone(workers)) return yield* serveWith()
+      const n = parseWorkers(workers.value, availableParallelism())
+      if (n === undefined) return yield* Effect.fail(new Error("--workers must be auto or a whole number from 1 to 999"))
+      return yield* serveWith({ workers: n })
+    })
+).pipe(Command.withDescription("Serve the API on PORT (default 8080); see README for every environment variable"))
 
 const accountsCreate = Command.make(
   "create",

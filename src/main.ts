@@ -13,6 +13,7 @@ import { NetAddress } from "effect/net"
 import { createServer } from "node:http"
 import builtins from "../plugins/index.ts"
 import { Accounts } from "./auth/Accounts.ts"
+import { isWorker, supervise } from "./cluster/Supervisor.ts"
 import { ensureDemoAccount } from "./auth/demoAccount.ts"
 import { AppConfig } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
@@ -22,6 +23,8 @@ import { Readiness } from "./http/Readiness.ts"
 import { Kernels } from "./kernels/Kernels.ts"
 import { httpLayer } from "./http/Server.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
+import * as Leases from "./db/Leases.ts"
+import { LimiterStore } from "./db/LimiterStore.ts"
 import { Ledger } from "./metering/Ledger.ts"
 import { Metering } from "./metering/Metering.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
@@ -30,15 +33,29 @@ import { SERVICE_VERSION } from "./version.ts"
 /** Accounts, ledger, metering, readiness, compute core and health data over the migrated state database. */
 export const StateLive = HealthDataLive.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer, Kernels.layerWasm)),
-  Layer.provideMerge(Ledger.layer),
+  Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer)),
   Layer.provideMerge(Database.layer)
 )
 
-/** First start on an empty database: the demo account and its token file. */
+/** One line saying which database this process keeps its state in (never a password). */
+const DatabaseLog = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const where = Database.describe(yield* AppConfig)
+    yield* Effect.logInfo("state database").pipe(Effect.annotateLogs({ engine: where.engine, location: where.location }))
+  })
+)
+
+/** Key of the advisory lock under which one process at a time looks for (and makes) the demo account. */
+const DEMO_ACCOUNT_LOCK = 4_242_002
+
+/**
+ * First start on an empty database: the demo account and its token file. Exclusive, so processes
+ * starting together on one empty database make one demo account, not one each.
+ */
 const DemoAccountLive = Layer.effectDiscard(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    yield* ensureDemoAccount(config.dataDir)
+    yield* Leases.exclusively(DEMO_ACCOUNT_LOCK, ensureDemoAccount(config.dataDir))
   })
 )
 
@@ -99,29 +116,40 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
   Layer.mergeAll(httpLayer, ListeningLog).pipe(
     Layer.provide(NodeServerLive),
     Layer.provide(DemoAccountLive),
+    Layer.provide(DatabaseLog),
     Layer.provideMerge(StateLive),
     Layer.provideMerge(PreparationsLive),
     Layer.provideMerge(PluginRegistry.layer(builtins)),
     Layer.provideMerge(config)
   )
 
-/** Runs the service until interrupted (SIGTERM/SIGINT), with the JSON logger at HCC_LOG_LEVEL. */
-export const serve = Effect.gen(function*() {
-  const config = yield* AppConfig
-  return yield* Layer.launch(ServiceLive(Layer.succeed(AppConfig, config))).pipe(
-    Effect.provide(JsonLogger.layer(config.logLevel))
+/**
+ * Runs the service until interrupted (SIGTERM/SIGINT), with the JSON logger at HCC_LOG_LEVEL: one
+ * server in this process, or, with more than one worker (HCC_WORKERS or `workers`), a cluster
+ * primary supervising that many (src/cluster/Supervisor.ts).
+ */
+export const serveWith = (options: { readonly workers?: number | undefined } = {}) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const workers = options.workers ?? config.workers
+    const run = workers > 1 && !isWorker()
+      ? supervise(workers, config.shutdownGraceSeconds)
+      : Layer.launch(ServiceLive(Layer.succeed(AppConfig, config)))
+    return yield* run.pipe(Effect.provide(JsonLogger.layer(config.logLevel)))
+  }).pipe(
+    Effect.provide(AppConfig.layer),
+    Effect.onExit((exit) => {
+      if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return Effect.logInfo("stopped")
+      const error = Cause.squash(exit.cause)
+      return Effect.logError("start-up failed", exit.cause).pipe(
+        Effect.annotateLogs({ error: error instanceof Error ? error.message : String(error) })
+      )
+    }),
+    Effect.provide(JsonLogger.layer("Info"))
   )
-}).pipe(
-  Effect.provide(AppConfig.layer),
-  Effect.onExit((exit) => {
-    if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return Effect.logInfo("stopped")
-    const error = Cause.squash(exit.cause)
-    return Effect.logError("start-up failed", exit.cause).pipe(
-      Effect.annotateLogs({ error: error instanceof Error ? error.message : String(error) })
-    )
-  }),
-  Effect.provide(JsonLogger.layer("Info"))
-)
+
+/** `npm start`: the service as configured by the environment. */
+export const serve = serveWith()
 
 /** Exit code 0 for a clean stop (including SIGTERM), 1 for any failure. */
 export const teardown = (exit: Exit.Exit<unknown, unknown>, onExit: (code: number) => void): void =>

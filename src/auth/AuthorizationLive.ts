@@ -7,7 +7,7 @@ import { HttpEffect, HttpServerResponse } from "effect/http"
 import { Authorization } from "../http/Api.ts"
 import { InternalError, Unauthorized } from "../http/Problems.ts"
 import { RequestContext } from "../http/RequestContext.ts"
-import { rateLimited } from "../http/respond.ts"
+import { limitsUnavailable, rateLimited } from "../http/respond.ts"
 import { Metering } from "../metering/Metering.ts"
 import { Accounts, type AuthFailureReason } from "./Accounts.ts"
 import { CurrentPrincipal } from "./CurrentPrincipal.ts"
@@ -58,7 +58,7 @@ export const AuthorizationLive = Layer.effect(
               // The guard reads this to log the account and to put the RateLimit headers on the response.
               info.principal = principal
               return metering.admit(principal).pipe(
-                Effect.catchTag("LimitExceeded", rateLimited),
+                Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }),
                 Effect.andThen(Effect.provideService(httpEffect, CurrentPrincipal, principal))
               )
             })

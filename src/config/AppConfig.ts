@@ -3,6 +3,7 @@
  * README.md documents each variable; a test keeps that table and this file in step.
  */
 import { Config, Context, Layer, Option, Schema } from "effect"
+import { availableParallelism } from "node:os"
 import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
 
 /** Every environment variable read below; README.md's configuration table lists exactly these (a test checks). */
@@ -16,7 +17,9 @@ export const ENV_VARS = [
   "HCC_SEED",
   "HCC_SHUTDOWN_GRACE_SECONDS",
   "HCC_AUTH_CACHE_MS",
-  "DATABASE_URL"
+  "HCC_WORKERS",
+  "DATABASE_URL",
+  "HCC_PG_POOL_SIZE"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -39,11 +42,26 @@ export interface AppSettings {
   readonly shutdownGraceSeconds: number
   /** How long a successful token look-up is reused (0 = every request asks the database). */
   readonly authCacheMs: number
-  /** PostgreSQL URL; when set, state moves there (not yet supported: start-up refuses it). */
+  /** Server processes on this machine (node:cluster workers sharing the port); 1 = no cluster. */
+  readonly workers: number
+  /** PostgreSQL URL; when set, all state and the dataset live there instead of SQLite. */
   readonly databaseUrl: Option.Option<string>
+  /** Most PostgreSQL connections one process opens. */
+  readonly pgPoolSize: number
+}
+
+/** `auto` = one worker per core; else a count. */
+export const parseWorkers = (text: string, cores: number): number | undefined => {
+  if (text === "auto") return Math.max(1, cores)
+  return /^[1-9][0-9]{0,2}$/.test(text) ? Number(text) : undefined
 }
 
 const LogLevels = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
+
+/** A PostgreSQL connection URL (the only database URL the service takes). */
+const PostgresUrl = Schema.String.check(
+  Schema.isPattern(/^postgres(ql)?:\/\/\S+$/u, { message: "expected postgres://user:password@host:port/database" })
+)
 
 /** The `Config` description of every variable, with its default. */
 export const settingsConfig: Config.Config<AppSettings> = Config.all({
@@ -67,7 +85,12 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   authCacheMs: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 60_000 })), "HCC_AUTH_CACHE_MS").pipe(
     Config.withDefault(1000)
   ),
-  databaseUrl: Config.option(Config.String("DATABASE_URL"))
+  workers: Config.schema(Schema.String.check(Schema.isPattern(/^(auto|[1-9][0-9]{0,2})$/u, { message: "expected auto or a whole number from 1 to 999" })), "HCC_WORKERS").pipe(
+    Config.withDefault("1"),
+    Config.map((text) => parseWorkers(text, availableParallelism()) ?? 1)
+  ),
+  databaseUrl: Config.option(Config.schema(PostgresUrl, "DATABASE_URL")),
+  pgPoolSize: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_PG_POOL_SIZE").pipe(Config.withDefault(10))
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -85,7 +108,9 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       seed: 1,
       shutdownGraceSeconds: 2,
       authCacheMs: 1000,
+      workers: 1,
       databaseUrl: Option.none(),
+      pgPoolSize: 10,
       ...settings
     })
 }

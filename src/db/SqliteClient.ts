@@ -4,8 +4,15 @@
  * Effect 4.1 ships no working SQLite driver (effect4-notes §10), so this is ours: one `DatabaseSync`
  * connection shared behind a semaphore that transactions hold, statements prepared once and cached,
  * `?` placeholders from the SQLite compiler. WAL journal so readers never wait for the writer.
+ *
+ * The event loop never waits on another writer: SQLite's own busy handler would sleep inside the
+ * synchronous call (freezing every request, /healthz included), so it is off (`busy_timeout = 0`)
+ * and a statement refused with SQLITE_BUSY is retried from an Effect timer with exponential
+ * back-off (1 ms doubling to 64 ms) for up to `busyTimeoutMs`. Every transaction begins with
+ * `BEGIN IMMEDIATE`, so it takes the write lock (or is refused, and retried) before its first
+ * statement and never fails half-way on a lock upgrade.
  */
-import { Effect, Layer, Semaphore, Stream } from "effect"
+import { Duration, Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, Statement } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
@@ -24,19 +31,45 @@ export interface SqliteOptions {
   readonly filename: string
   /** `FULL` fsyncs the WAL on every commit; `NORMAL` survives a process crash but not a power loss. */
   readonly synchronous?: "FULL" | "NORMAL"
+  /** How long a statement keeps retrying while another connection holds the write lock (default 5 s). */
+  readonly busyTimeoutMs?: number
 }
+
+/** SQLITE_BUSY and its extended codes (the primary code is the low byte). */
+const isBusy = (cause: unknown): boolean => cause instanceof Error && "errcode" in cause && (Number(cause.errcode) & 0xff) === 5
+
+/**
+ * The statement that begins a transaction whose commit need not reach the disk before it returns
+ * (`synchronous = NORMAL` for that transaction: it survives a crash of the process, not a power
+ * loss). For state that is cheap to lose, such as the burst window; give it through
+ * `SqlClient.BeginTransaction` (see Database.relaxed). Every other write keeps the file's level.
+ */
+export const BEGIN_RELAXED = "BEGIN IMMEDIATE -- relaxed"
+
+/** Longest pause between two attempts on a locked database. */
+const MAX_BACKOFF_MS = 64
 
 /** Opens the database (closed when the scope closes) and returns an `SqlClient` over it. */
 export const make = (options: SqliteOptions) =>
   Effect.gen(function*() {
+    const durable = options.synchronous ?? "FULL"
+    let synchronous: "FULL" | "NORMAL" = durable
+    /** Sets the safety level a statement needs (it can only change outside a transaction). */
+    const setSynchronous = (sql: string) => {
+      const want = sql === BEGIN_RELAXED ? "NORMAL" : durable
+      if (want !== synchronous && (sql === BEGIN_RELAXED || !db.isTransaction)) {
+        db.exec(`PRAGMA synchronous = ${want}`)
+        synchronous = want
+      }
+    }
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
           const d = new DatabaseSync(options.filename)
           d.exec("PRAGMA journal_mode = WAL")
-          d.exec(`PRAGMA synchronous = ${process.env.XSYNC ?? options.synchronous ?? "FULL"}`)
+          d.exec(`PRAGMA synchronous = ${durable}`)
           d.exec("PRAGMA foreign_keys = ON")
-          d.exec("PRAGMA busy_timeout = 5000")
+          d.exec("PRAGMA busy_timeout = 0")
           return d
         },
         catch: toSqlError("open")
@@ -63,9 +96,20 @@ export const make = (options: SqliteOptions) =>
       }
       return st
     }
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000
+    /** Runs `f`; while the database is locked by another connection, retries it after a timer. */
+    const unlocked = <A>(f: () => A): Effect.Effect<A, SqlError.SqlError> => {
+      const attempt = Effect.try({ try: f, catch: (cause) => cause })
+      const loop = (waited: number, delay: number): Effect.Effect<A, SqlError.SqlError> =>
+        Effect.catch(attempt, (cause) =>
+          isBusy(cause) && waited < busyTimeoutMs
+            ? Effect.andThen(Effect.sleep(Duration.millis(delay)), loop(waited + delay, Math.min(delay * 2, MAX_BACKOFF_MS)))
+            : Effect.fail(toSqlError("execute")(cause)))
+      return loop(0, 1)
+    }
     const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
-      Effect.try({
-        try: (): ReadonlyArray<any> => {
+      unlocked((): ReadonlyArray<any> => {
+          if (synchronous !== durable || sql === BEGIN_RELAXED) setSynchronous(sql)
           const st = cache ? prepared(sql) : prepare(sql)
           if (st.arrays !== arrays) {
             st.statement.setReturnArrays(arrays)
@@ -75,9 +119,7 @@ export const make = (options: SqliteOptions) =>
           if (st.returnsRows) return st.statement.all(...args)
           st.statement.run(...args)
           return []
-        },
-        catch: toSqlError("execute")
-      })
+        })
     const rows = (
       sql: string,
       params: ReadonlyArray<unknown>,
@@ -101,6 +143,7 @@ export const make = (options: SqliteOptions) =>
       ...acquirers,
       compiler: Statement.makeCompilerSqlite(),
       driver: "node-sqlite",
+      beginTransaction: "BEGIN IMMEDIATE",
       // SQLite prepares BEGIN/COMMIT/ROLLBACK like any statement; caching them saves a parse per transaction.
       prepareTransactionControls: true,
       spanAttributes: [["db.system.name", "sqlite"]]

@@ -7,7 +7,6 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { join } from "node:path"
 import { AppConfig } from "../config/AppConfig.ts"
 import { Readiness } from "../http/Readiness.ts"
 import { Kernels, type KernelsService } from "../kernels/Kernels.ts"
@@ -15,11 +14,13 @@ import { AXES } from "../plugin/axes.ts"
 import { DomainError } from "../plugin/Plugin.ts"
 import { closest } from "../plugin/suggest.ts"
 import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
-import { DATABASE_FILE } from "../db/Database.ts"
+import { randomUUID } from "node:crypto"
+import { bulkWriter } from "../db/Database.ts"
+import * as Leases from "../db/Leases.ts"
+import { LimiterStore } from "../db/LimiterStore.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
 import { generatedChunks } from "./generator.ts"
 import { type CohortCriteria, type Dataset, DatasetPreparations, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
-import * as SqliteClient from "../db/SqliteClient.ts"
 import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** The longest axis history the panel keeps (older monthly rows are not loaded). */
@@ -54,6 +55,9 @@ const memoParser = (parse: (text: string) => number) => {
   }
 }
 
+/** Orders strings by UTF-16 code unit, as SQLite's BINARY collation does for our ASCII codes. */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 /** Index of each code of a kind; an unknown code (never after import validation) is −1. */
 const indexer = (codes: ReadonlyArray<string>) => {
   const map = new Map(codes.map((c, i) => [c, i]))
@@ -75,9 +79,12 @@ export const loadDataset = (kernels: KernelsService) =>
     if (Number.isNaN(asOfDay)) return yield* Effect.fail(new Error("dataset_info has no valid as_of date"))
 
     const vocabulary = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, [] as Array<string>])) as Record<VocabularyKind, Array<string>>
-    for (const [kind, code] of yield* values(sql`SELECT kind, code FROM vocabulary ORDER BY kind, code`)) {
+    for (const [kind, code] of yield* values(sql`SELECT kind, code FROM vocabulary`)) {
       vocabulary[kind as VocabularyKind]?.push(String(code))
     }
+    // Text is ordered here, not by ORDER BY: PostgreSQL sorts by the database's collation, SQLite by
+    // code point, and the same data must give the same answers on both engines.
+    for (const codes of Object.values(vocabulary)) codes.sort(byCodePoint)
     const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
 
     // Patients.
@@ -165,11 +172,12 @@ export const loadDataset = (kernels: KernelsService) =>
     }
 
     yield* breathe
-    const st = yield* values(sql`SELECT id, device, region FROM device_studies ORDER BY id`)
+    const st = [...yield* values(sql`SELECT id, device, region FROM device_studies`)].sort((a, b) => byCodePoint(String(a[0]), String(b[0])))
     const studyIndex = indexer(st.map((r) => String(r[0])))
     const im = yield* values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants ORDER BY id`)
     const implantIndex = indexer(im.map((r) => String(r[0])))
-    const oc = yield* values(sql`SELECT implant_id, metric, value FROM device_outcomes ORDER BY implant_id, metric`)
+    const oc = [...yield* values(sql`SELECT implant_id, metric, value FROM device_outcomes`)].sort((a, b) =>
+      Number(a[0]) - Number(b[0]) || byCodePoint(String(a[1]), String(b[1])))
     const devices = {
       studies: { ids: st.map((r) => String(r[0])), device: Int32Array.from(st, (r) => codeOf.device(r[1])), region: Int32Array.from(st, (r) => codeOf.region(r[2])) },
       implants: {
@@ -205,6 +213,7 @@ export const loadDataset = (kernels: KernelsService) =>
     const human = new Map<string, Float64Array>()
     for (const [sp, c, r, w, k] of animalRows) series(animal, `${sp}/${c}/${r}`, day(w), k)
     for (const [c, r, w, k] of humanRows) series(human, `${c}/${r}`, day(w), k)
+    const sorted = (m: Map<string, Float64Array>) => new Map([...m].sort(([a], [b]) => byCodePoint(a, b)))
 
     const resident = (m: Map<string, Int32Array>) =>
       Effect.forEach([...m], ([code, flags]) => Effect.map(kernels.columnI32(flags), (col) => [code, col] as const)).pipe(Effect.map((e) => new Map(e)))
@@ -229,7 +238,7 @@ export const loadDataset = (kernels: KernelsService) =>
       adverseEvents,
       encounters,
       devices,
-      surveillance: { firstWeek, weeks, animal, human }
+      surveillance: { firstWeek, weeks, animal: sorted(animal), human: sorted(human) }
     }
     return dataset
   })
@@ -309,18 +318,47 @@ type State =
   | { readonly _tag: "ready"; readonly dataset: Dataset }
   | { readonly _tag: "failed"; readonly reason: string }
 
-/** Generates the default dataset when the database has none (own connection, chunked commits). */
+/** The lease a process holds while it generates the default dataset. */
+const GENERATION_LEASE = "dataset-generation"
+/** How long the lease lasts unless renewed (it is renewed after every chunk). */
+const GENERATION_LEASE_MS = 60_000
+/** How often a process waiting for another's generation looks again. */
+const WAIT_POLL = "500 millis"
+
+/**
+ * Generates the default dataset when the database has none. Several processes may start on one
+ * empty database (workers, replicas): the one that takes the generation lease generates (chunked
+ * commits on a bulk connection, renewing the lease as it goes); the others wait until the dataset
+ * is complete — or until the lease expires because its holder died, and then one of them takes over.
+ */
 const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string) => void) =>
   Effect.gen(function*() {
-    if (yield* hasDataset) return
-    setStep(`generating ${config.population} patients (seed ${config.seed})`)
-    yield* Effect.logInfo("generating the default dataset").pipe(Effect.annotateLogs({ patients: config.population, seed: config.seed }))
-    const started = performance.now()
-    // A second connection, so the generator's transactions never hold up the server's own queries.
-    yield* replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false, onProgress: () => breathe }).pipe(
-      Effect.provide(SqliteClient.layer({ filename: join(config.dataDir, DATABASE_FILE), synchronous: "NORMAL" }))
-    )
-    yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))
+    const owner = randomUUID()
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* LimiterStore
+    let announced = false
+    while (!(yield* hasDataset)) {
+      if (!(yield* Leases.acquire(GENERATION_LEASE, owner, GENERATION_LEASE_MS))) {
+        if (!announced) yield* Effect.logInfo("waiting for another process to generate the dataset")
+        announced = true
+        setStep("waiting for another process to generate the dataset")
+        yield* Effect.sleep(WAIT_POLL)
+        continue
+      }
+      setStep(`generating ${config.population} patients (seed ${config.seed})`)
+      yield* Effect.logInfo("generating the default dataset").pipe(Effect.annotateLogs({ patients: config.population, seed: config.seed }))
+      const started = performance.now()
+      // Renewed on the service's own connection (the rows go through the bulk one).
+      const renew = Leases.acquire(GENERATION_LEASE, owner, GENERATION_LEASE_MS).pipe(
+        Effect.andThen(breathe),
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(LimiterStore, store)
+      )
+      yield* bulkWriter(replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false, onProgress: () => Effect.orDie(renew) })).pipe(
+        Effect.ensuring(Effect.ignore(Leases.release(GENERATION_LEASE, owner)))
+      )
+      yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))
+    }
   })
 
 /** The service, loading in the background; /readyz reports `data` until it is ready. */

@@ -21,7 +21,7 @@ import {
 /** Bearer authentication, burst limit, and the caller as `CurrentPrincipal`. */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
   "hcc/Authorization",
-  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthorized, TooManyRequests, InternalError] }
+  { security: { bearer: HttpApiSecurity.bearer }, error: [Unauthorized, TooManyRequests, InternalError, Unavailable] }
 ) {}
 
 /** Liveness and readiness, without a token. */

@@ -15,7 +15,7 @@ import type { makeApi } from "./Api.ts"
 import { fieldIssues } from "./issues.ts"
 import { BadRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
 import { RequestContext } from "./RequestContext.ts"
-import { domainProblem, isJsonContentType, rateLimited } from "./respond.ts"
+import { domainProblem, isJsonContentType, limitsUnavailable, rateLimited } from "./respond.ts"
 
 /** Maximum request body, in bytes (decisions §2). */
 export const MAX_BODY_BYTES = 1_048_576
@@ -81,7 +81,7 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"]) => {
           hcc_cost: 0
         })
       }
-      const reservation = yield* metering.reserve(principal).pipe(Effect.catchTag("LimitExceeded", rateLimited))
+      const reservation = yield* metering.reserve(principal).pipe(Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }))
       const body = yield* answer(request, info.requestId).pipe(
         Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation)))
       )

@@ -10,6 +10,7 @@ import { TIER_LIMITS } from "../metering/Tiers.ts"
 import type { makeApi } from "./Api.ts"
 import { Unavailable } from "./Problems.ts"
 import { Readiness } from "./Readiness.ts"
+import { limitsUnavailable } from "./respond.ts"
 import { RequestContext } from "./RequestContext.ts"
 
 type Api = ReturnType<typeof makeApi>
@@ -39,7 +40,7 @@ export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type)
         .handle("usage", () =>
           Effect.gen(function*() {
             const principal = yield* CurrentPrincipal
-            const s = yield* metering.snapshot(principal)
+            const s = yield* metering.snapshot(principal).pipe(Effect.catchTag("SqlError", limitsUnavailable))
             const limit = (l: NonNullable<typeof s.daily>) => ({
               limit: l.quota,
               used: l.used,

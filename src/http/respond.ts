@@ -35,6 +35,23 @@ export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyReque
     })
   })
 
+/**
+ * A 503 for a limit that could not be decided because the database did not answer in time (it is
+ * locked or down): nothing was charged and the caller may retry.
+ */
+export const limitsUnavailable = (e: unknown): Effect.Effect<never, Unavailable, HttpServerRequest> =>
+  Effect.gen(function*() {
+    const info = yield* RequestContext
+    yield* Effect.logError("limit check failed", e)
+    yield* retryAfter(1)
+    return yield* new Unavailable({
+      code: "unavailable",
+      detail: "The usage limits could not be checked just now; nothing was charged. Retry shortly.",
+      request_id: info.requestId,
+      hcc_cost: 0
+    })
+  })
+
 /** The code platform services (HealthData) fail with while they cannot answer yet; plugins need not declare it. */
 export const PLATFORM_UNAVAILABLE = "unavailable"
 

@@ -4,7 +4,9 @@
  * Concurrent requests queue their rows; one writer fiber takes everything queued and writes it in a
  * single transaction (ledger rows plus the per-day totals), then releases every waiting request.
  * Group commit keeps the one-fsync-per-commit durability of `synchronous=FULL` while the cost of
- * that fsync is shared by every request in the batch.
+ * that fsync is shared by every request in the batch. The same transaction deletes the daily
+ * reservations the rows confirm, so a unit is counted either as reserved or as used, never both
+ * and never neither.
  */
 import { Array as Arr, Context, Deferred, Effect, Layer, Queue } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -21,6 +23,8 @@ export interface LedgerEntry {
   readonly day: string
   /** ISO-8601 time of the call. */
   readonly at: string
+  /** The daily reservation this row confirms (none for accounts without a daily cap). */
+  readonly reservationId: string | undefined
 }
 
 interface Pending {
@@ -35,11 +39,6 @@ const MAX_BATCH = 512
 export class Ledger extends Context.Service<Ledger, {
   /** Resolves once the row (and its day total) is committed. */
   readonly append: (entry: LedgerEntry) => Effect.Effect<void, SqlError.SqlError>
-  /** Today's totals per account, as stored (used to restore counters at start). */
-  readonly totalsForDay: (day: string) => Effect.Effect<
-    ReadonlyArray<{ readonly accountId: string; readonly queries: number; readonly hccCost: number }>,
-    SqlError.SqlError
-  >
 }>()("hcc/Ledger") {
   /** SQL ledger with a group-commit writer fiber that lives as long as the layer. */
   static readonly layer = Layer.effect(
@@ -70,6 +69,7 @@ export class Ledger extends Context.Service<Ledger, {
           at: entry.at
         }))
         if (!Arr.isReadonlyArrayNonEmpty(rows)) return Effect.void
+        const reservations = batch.flatMap(({ entry }) => (entry.reservationId === undefined ? [] : [entry.reservationId]))
         return sql.withTransaction(
           Effect.gen(function*() {
             yield* sql`INSERT INTO usage_ledger ${sql.insert(rows)}`
@@ -80,6 +80,7 @@ export class Ledger extends Context.Service<Ledger, {
                   queries = usage_daily.queries + excluded.queries,
                   hcc_cost = usage_daily.hcc_cost + excluded.hcc_cost`
             }
+            if (reservations.length > 0) yield* sql`DELETE FROM usage_reservations WHERE ${sql.in("id", reservations)}`
           })
         )
       }
@@ -95,13 +96,7 @@ export class Ledger extends Context.Service<Ledger, {
         Effect.flatMap(Deferred.make<void, SqlError.SqlError>(), (done) =>
           Effect.andThen(Queue.offer(queue, { entry, done }), Deferred.await(done)))
 
-      const totalsForDay = (day: string) =>
-        sql<{ account_id: string; queries: number; hcc_cost: number }>`SELECT account_id, queries, hcc_cost
-          FROM usage_daily WHERE day = ${day}`.pipe(
-          Effect.map((rows) => rows.map((r) => ({ accountId: r.account_id, queries: r.queries, hccCost: r.hcc_cost })))
-        )
-
-      return Ledger.of({ append, totalsForDay })
+      return Ledger.of({ append })
     })
   )
 }

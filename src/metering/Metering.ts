@@ -1,20 +1,25 @@
 /**
- * Burst and daily limits, reservations and the usage ledger (decisions §5).
+ * Burst and daily limits, reservations and the usage ledger (decisions §5), exact across every
+ * process that shares the database (docs/api.md, "Limits across processes").
  *
- * - Burst: every authenticated request takes a slot in an exact rolling 60 s window per account.
- * - Daily: only charged (2xx) query calls count, per UTC day. A query first *reserves* a unit; the
- *   unit is confirmed when its ledger row is durable, or released if the call fails. `used +
- *   reserved` never exceeds the limit, so concurrent requests cannot overshoot it.
+ * - Burst: every authenticated request takes a slot in the account's per-second buckets
+ *   (BurstBuckets), decided inside a transaction that holds the account's limiter row.
+ * - Daily: only charged (2xx) query calls count, per UTC day of the limiter clock. A query first
+ *   *reserves* a unit — a row in `usage_reservations`, inserted under the same row lock only while
+ *   `used + reserved < limit` — which the ledger transaction deletes as it adds the call to
+ *   `usage_daily`, or which is deleted when the call fails. A reservation expires after
+ *   {@link RESERVATION_LEASE_MS}, so a process killed mid-call holds its units only that long.
  *
- * Counters live in this process (one replica owns its SQLite file); today's committed totals are
- * restored from `usage_daily` at start, so a restart keeps the counts. With several replicas on
- * PostgreSQL the reservation must move into the database (an `UPDATE … WHERE queries + reserved <
- * limit`); the interface here is shaped so that swap touches only this module.
+ * Time is the limiter clock (LimiterStore): the database's on PostgreSQL, the machine's steady
+ * clock on SQLite; a wall-clock step on a server changes neither. An account's day never moves
+ * back, so even a stepped database clock cannot hand out a second daily quota.
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
-import type { SqlError } from "effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
-import { BurstWindow } from "./BurstWindow.ts"
+import { LimiterStore } from "../db/LimiterStore.ts"
+import * as BurstBuckets from "./BurstBuckets.ts"
 import { Ledger } from "./Ledger.ts"
 import { BURST_WINDOW_MS, effectiveLimits } from "./Tiers.ts"
 
@@ -25,16 +30,16 @@ export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExc
   retryAfter: Schema.Number
 }) {}
 
+/** How long a daily reservation holds its unit if the process that took it never confirms or releases it. */
+export const RESERVATION_LEASE_MS = 5 * 60_000
+
 /** A daily unit held by an in-flight query. */
 export interface Reservation {
-  readonly state: DayState
-}
-
-interface DayState {
+  readonly accountId: string
+  /** The reservation row, or undefined for an account without a daily cap. */
+  readonly id: string | undefined
+  /** The UTC day the call counts against. */
   readonly day: string
-  used: number
-  reserved: number
-  cost: number
 }
 
 /** One limit's state, as reported in headers and by /v1/usage. */
@@ -58,100 +63,134 @@ export interface UsageSnapshot {
 }
 
 const DAY_MS = 86_400_000
-let lastDayNumber = Number.NaN
-let lastDay = ""
-/** UTC calendar day (YYYY-MM-DD) of a time; the string is made once per day, not per request. */
-export const utcDay = (ms: number): string => {
-  const n = Math.floor(ms / DAY_MS)
-  if (n !== lastDayNumber) {
-    lastDayNumber = n
-    lastDay = new Date(n * DAY_MS).toISOString().slice(0, 10)
-  }
-  return lastDay
+/** UTC calendar day (YYYY-MM-DD) of a time. */
+export const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10)
+/** Whole seconds from `ms` to the end of UTC day `day` (at least 1). */
+const secondsToEndOf = (day: string, ms: number): number => Math.max(1, Math.ceil((Date.parse(day) + DAY_MS - ms) / 1000))
+/** The later of two days (ISO dates compare as strings). */
+const laterDay = (a: string, b: string): string => (a > b ? a : b)
+
+/** What this process last learned of an account (for the RateLimit headers of its responses). */
+interface Seen {
+  burst: { used: number; remaining: number; resetSeconds: number }
+  day: string
+  /** Limiter time of the newest decision. */
+  nowMs: number
+  daily: { used: number; held: number; cost: number; resetSeconds: number }
 }
-const secondsToMidnight = (ms: number): number => Math.max(1, Math.ceil((DAY_MS - (ms % DAY_MS)) / 1000))
+
+type Call = { readonly principal: Principal; readonly endpoint: string; readonly hccCost: number; readonly status: number; readonly requestId: string }
 
 /** Limits, reservations and ledger in one service. */
 export class Metering extends Context.Service<Metering, {
   /** Takes a burst slot (every authenticated request). */
-  readonly admit: (principal: Principal) => Effect.Effect<void, LimitExceeded>
+  readonly admit: (principal: Principal) => Effect.Effect<void, LimitExceeded | SqlError.SqlError>
   /** Reserves one daily unit for a query about to run. */
-  readonly reserve: (principal: Principal) => Effect.Effect<Reservation, LimitExceeded>
-  /** Makes the call durable in the ledger, then turns the reservation into usage. */
-  readonly commit: (
-    reservation: Reservation,
-    call: { readonly principal: Principal; readonly endpoint: string; readonly hccCost: number; readonly status: number; readonly requestId: string }
-  ) => Effect.Effect<void, SqlError.SqlError>
+  readonly reserve: (principal: Principal) => Effect.Effect<Reservation, LimitExceeded | SqlError.SqlError>
+  /** Makes the call durable in the ledger, confirming the reservation in the same transaction. */
+  readonly commit: (reservation: Reservation, call: Call) => Effect.Effect<void, SqlError.SqlError>
   /** Gives a reservation back (the call failed or was refused). */
   readonly release: (reservation: Reservation) => Effect.Effect<void>
-  /** The account's limits and usage now. */
-  readonly snapshot: (principal: Principal) => Effect.Effect<UsageSnapshot>
-  /** The same at a given time, synchronously (for response headers). */
+  /** The account's limits and usage now, read from the database. */
+  readonly snapshot: (principal: Principal) => Effect.Effect<UsageSnapshot, SqlError.SqlError>
+  /** What this process last decided for the account, synchronously (for response headers). */
   readonly snapshotAt: (principal: Principal, nowMs: number) => UsageSnapshot
 }>()("hcc/Metering") {
-  /** In-process counters over the SQL ledger. */
+  /** Limits decided in the database, over the SQL ledger. */
   static readonly layer = Layer.effect(
     Metering,
     Effect.gen(function*() {
       const ledger = yield* Ledger
-      const windows = new Map<string, BurstWindow>()
-      const days = new Map<string, DayState>()
-
-      const today = utcDay(yield* Clock.currentTimeMillis)
-      for (const t of yield* ledger.totalsForDay(today)) {
-        days.set(t.accountId, { day: today, used: t.queries, reserved: 0, cost: t.hccCost })
-      }
-
-      const windowOf = (principal: Principal): BurstWindow => {
-        const { burst } = effectiveLimits(principal.account.tier, principal.account)
-        let w = windows.get(principal.account.id)
-        if (w === undefined) {
-          w = new BurstWindow(burst, BURST_WINDOW_MS)
-          windows.set(principal.account.id, w)
-        } else if (w.limit !== burst) w.resize(burst)
-        return w
-      }
-      const dayOf = (accountId: string, now: number): DayState => {
-        const day = utcDay(now)
-        let s = days.get(accountId)
-        if (s === undefined || s.day !== day) {
-          s = { day, used: 0, reserved: 0, cost: 0 }
-          days.set(accountId, s)
+      const store = yield* LimiterStore
+      const sql = yield* SqlClient.SqlClient
+      const seen = new Map<string, Seen>()
+      const seenOf = (accountId: string): Seen => {
+        let s = seen.get(accountId)
+        if (s === undefined) {
+          s = {
+            burst: { used: 0, remaining: 0, resetSeconds: BurstBuckets.WINDOW_SECONDS },
+            day: "",
+            nowMs: 0,
+            daily: { used: 0, held: 0, cost: 0, resetSeconds: 1 }
+          }
+          seen.set(accountId, s)
         }
         return s
       }
 
-      const admit = (principal: Principal) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const w = windowOf(principal)
-          const d = w.tryAcquire(now)
-          return d.admitted
-            ? Effect.void
-            : Effect.fail(new LimitExceeded({ limit: "burst", quota: w.limit, retryAfter: d.resetSeconds }))
-        })
-
-      const reserve = (principal: Principal) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const { daily } = effectiveLimits(principal.account.tier, principal.account)
-          const state = dayOf(principal.account.id, now)
-          if (daily !== undefined && state.used + state.reserved >= daily) {
-            return Effect.fail(new LimitExceeded({ limit: "daily", quota: daily, retryAfter: secondsToMidnight(now) }))
+      const admit = (principal: Principal) => {
+        const { burst } = effectiveLimits(principal.account.tier, principal.account)
+        return Effect.flatMap(
+          store.locked(principal.account.id, (row, nowMs) => {
+            const d = BurstBuckets.admit(BurstBuckets.parse(row.burst), burst, row.clockMs, nowMs)
+            const day = laterDay(row.day, utcDay(nowMs))
+            return Effect.succeed([{ d, nowMs, day }, { burst: BurstBuckets.format(d.buckets), clockMs: nowMs, day }] as const)
+          }),
+          ({ d, day, nowMs }) => {
+            const s = seenOf(principal.account.id)
+            s.burst = { used: d.used, remaining: d.remaining, resetSeconds: d.resetSeconds }
+            if (s.day !== day) s.daily = { used: 0, held: 0, cost: 0, resetSeconds: secondsToEndOf(day, nowMs) }
+            s.day = day
+            s.nowMs = nowMs
+            return d.admitted ? Effect.void : Effect.fail(new LimitExceeded({ limit: "burst", quota: burst, retryAfter: d.retryAfter }))
           }
-          state.reserved++
-          return Effect.succeed<Reservation>({ state })
-        })
+        )
+      }
+
+      const counts = (accountId: string, day: string, nowMs: number) =>
+        Effect.map(
+          sql<{ readonly used: number | null; readonly cost: number | null; readonly held: number }>`SELECT
+            (SELECT queries FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS used,
+            (SELECT hcc_cost FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS cost,
+            (SELECT COUNT(*) FROM usage_reservations WHERE account_id = ${accountId} AND day = ${day} AND expires_ms > ${nowMs}) AS held`,
+          ([r]) => ({ used: r?.used ?? 0, cost: r?.cost ?? 0, held: r?.held ?? 0 })
+        )
+
+      const reserve = (principal: Principal): Effect.Effect<Reservation, LimitExceeded | SqlError.SqlError> => {
+        const accountId = principal.account.id
+        const { daily } = effectiveLimits(principal.account.tier, principal.account)
+        // No cap, nothing to hold: the call counts against the day this request's burst decision saw.
+        if (daily === undefined) return Effect.succeed({ accountId, id: undefined, day: seenOf(accountId).day })
+        return Effect.flatMap(
+          store.locked(accountId, (row, nowMs) =>
+            Effect.gen(function*() {
+              const day = laterDay(row.day, utcDay(nowMs))
+              const c = yield* counts(accountId, day, nowMs)
+              const admitted = c.used + c.held < daily
+              const id = admitted ? randomUUID() : undefined
+              if (id !== undefined) {
+                yield* sql`INSERT INTO usage_reservations (id, account_id, day, expires_ms)
+                  VALUES (${id}, ${accountId}, ${day}, ${nowMs + RESERVATION_LEASE_MS})`
+              }
+              return [{ id, day, nowMs, ...c, held: c.held + (admitted ? 1 : 0) }, { ...row, day }] as const
+            })),
+          (r) => {
+            const s = seenOf(accountId)
+            const resetSeconds = secondsToEndOf(r.day, r.nowMs)
+            s.day = r.day
+            s.daily = { used: r.used, held: r.held, cost: r.cost, resetSeconds }
+            return r.id === undefined
+              ? Effect.fail(new LimitExceeded({ limit: "daily", quota: daily, retryAfter: resetSeconds }))
+              : Effect.succeed({ accountId, id: r.id, day: r.day })
+          }
+        )
+      }
+
+      const forget = (reservation: Reservation) => {
+        const s = seen.get(reservation.accountId)
+        if (s !== undefined && s.day === reservation.day && reservation.id !== undefined) s.daily.held = Math.max(0, s.daily.held - 1)
+      }
 
       const release = (reservation: Reservation) =>
-        Effect.sync(() => {
-          reservation.state.reserved--
-        })
+        reservation.id === undefined ? Effect.void : sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`.pipe(
+          Effect.tap(() => Effect.sync(() => forget(reservation))),
+          // A reservation that cannot be deleted now expires with its lease; the caller's answer stands.
+          Effect.catch((e) => Effect.logWarning("could not release a daily reservation", e)),
+          Effect.asVoid
+        )
 
-      const commit = (
-        reservation: Reservation,
-        call: { readonly principal: Principal; readonly endpoint: string; readonly hccCost: number; readonly status: number; readonly requestId: string }
-      ) =>
+      const commit = (reservation: Reservation, call: Call) =>
         Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
           yield* ledger.append({
             accountId: call.principal.account.id,
             tokenId: call.principal.tokenId,
@@ -159,40 +198,66 @@ export class Metering extends Context.Service<Metering, {
             hccCost: call.hccCost,
             status: call.status,
             requestId: call.requestId,
-            day: reservation.state.day,
-            at: new Date(now).toISOString()
+            day: reservation.day,
+            at: new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString(),
+            reservationId: reservation.id
           })
-          reservation.state.used++
-          reservation.state.cost += call.hccCost
-        }).pipe(Effect.ensuring(release(reservation)))
-
-      const snapshotAt = (principal: Principal, now: number): UsageSnapshot => {
-          const limits = effectiveLimits(principal.account.tier, principal.account)
-          const b = windowOf(principal).peek(now)
-          const state = dayOf(principal.account.id, now)
-          return {
-            day: state.day,
-            burst: {
-              name: "burst",
-              quota: limits.burst,
-              windowSeconds: BURST_WINDOW_MS / 1000,
-              used: b.used,
-              remaining: b.remaining,
-              resetSeconds: b.resetSeconds
-            },
-            daily: limits.daily === undefined ? undefined : {
-              name: "daily",
-              quota: limits.daily,
-              windowSeconds: DAY_MS / 1000,
-              used: state.used,
-              remaining: Math.max(0, limits.daily - state.used - state.reserved),
-              resetSeconds: secondsToMidnight(now)
-            },
-            dailyQueries: state.used,
-            dailyHccCost: state.cost
+          forget(reservation)
+          const s = seenOf(reservation.accountId)
+          if (s.day === reservation.day) {
+            s.daily.used++
+            s.daily.cost += call.hccCost
           }
+        }).pipe(Effect.tapError(() => release(reservation)))
+
+      const limitState = (name: "burst" | "daily", quota: number, windowSeconds: number, used: number, remaining: number, resetSeconds: number): LimitState => ({
+        name,
+        quota,
+        windowSeconds,
+        used,
+        remaining,
+        resetSeconds
+      })
+
+      const snapshotOf = (principal: Principal, s: Seen): UsageSnapshot => {
+        const limits = effectiveLimits(principal.account.tier, principal.account)
+        return {
+          day: s.day,
+          burst: limitState("burst", limits.burst, BURST_WINDOW_MS / 1000, s.burst.used, s.burst.remaining, s.burst.resetSeconds),
+          daily: limits.daily === undefined
+            ? undefined
+            : limitState("daily", limits.daily, DAY_MS / 1000, s.daily.used, Math.max(0, limits.daily - s.daily.used - s.daily.held), s.daily.resetSeconds),
+          dailyQueries: s.daily.used,
+          dailyHccCost: s.daily.cost
         }
-      const snapshot = (principal: Principal) => Effect.map(Clock.currentTimeMillis, (now) => snapshotAt(principal, now))
+      }
+
+      const snapshot = (principal: Principal) =>
+        Effect.gen(function*() {
+          const limits = effectiveLimits(principal.account.tier, principal.account)
+          const { nowMs, row } = yield* store.peek(principal.account.id)
+          const buckets = BurstBuckets.current(BurstBuckets.parse(row.burst), row.clockMs, nowMs)
+          const b = BurstBuckets.state(buckets, limits.burst, nowMs)
+          const day = laterDay(row.day, utcDay(nowMs))
+          const c = yield* counts(principal.account.id, day, nowMs)
+          return snapshotOf(principal, {
+            burst: b,
+            day,
+            nowMs,
+            daily: { ...c, resetSeconds: secondsToEndOf(day, nowMs) }
+          })
+        })
+
+      const snapshotAt = (principal: Principal, _nowMs: number): UsageSnapshot => snapshotOf(principal, seenOf(principal.account.id))
+
+      // Expired reservations no longer count; delete them now and then so the table stays small.
+      yield* Effect.forkScoped(
+        Effect.gen(function*() {
+          yield* Effect.sleep("1 minute")
+          const nowMs = yield* store.now
+          yield* sql`DELETE FROM usage_reservations WHERE expires_ms < ${nowMs}`
+        }).pipe(Effect.catch((e) => Effect.logWarning("could not sweep expired reservations", e)), Effect.forever)
+      )
 
       return Metering.of({ admit, reserve, commit, release, snapshot, snapshotAt })
     })

@@ -7,13 +7,15 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import type { DbTarget } from "./db.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../..")
 
 /** A running service. */
-export interface TestServer {
+export interface TestServer extends DbTarget {
   readonly url: string
   readonly dataDir: string
+  /** The demo token, or "" when another process made the database's demo account. */
   readonly demoToken: string
   /** Everything the process has written to stdout so far. */
   readonly stdout: () => string
@@ -61,13 +63,29 @@ export const fixtureDataDir = (fixtureDir: string): string => {
 /** Makes a fresh data folder. */
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "hcc-test-"))
 
+/** The environment that points a process at a target's database. */
+export const dbEnv = (target: DbTarget): Record<string, string> =>
+  target.databaseUrl === undefined ? { HCC_DATA_DIR: target.dataDir } : { HCC_DATA_DIR: target.dataDir, DATABASE_URL: target.databaseUrl }
+
+/** Options of a test server. */
+export interface ServerOptions {
+  readonly env?: Record<string, string>
+  readonly dataDir?: string
+  /** Run on this PostgreSQL database instead of SQLite in the data folder. */
+  readonly databaseUrl?: string | undefined
+  /** Extra arguments: when given, the server runs as `hcc serve <args>` instead of `node src/main.ts`. */
+  readonly serveArgs?: ReadonlyArray<string>
+}
+
 /** Starts `node src/main.ts` with the given environment; rejects if it exits before listening. */
-export const startServer = (options: { readonly env?: Record<string, string>; readonly dataDir?: string } = {}): Promise<TestServer> => {
+export const startServer = (options: ServerOptions = {}): Promise<TestServer> => {
   const dataDir = options.dataDir ?? tempDataDir()
-  const child = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
+  const target: DbTarget = { dataDir, databaseUrl: options.databaseUrl }
+  const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // A small default population keeps start-up cheap for tests that do not query the data.
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", ...options.env },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", ...dbEnv(target), ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -82,10 +100,12 @@ export const startServer = (options: { readonly env?: Record<string, string>; re
       const listening = logLines().find((l) => l.msg === "listening")
       if (listening !== undefined) {
         clearInterval(timer)
+        const demoFile = join(dataDir, "demo.token")
         resolvePromise({
           url: `http://127.0.0.1:${String(listening.port)}`,
           dataDir,
-          demoToken: readFileSync(join(dataDir, "demo.token"), "utf8").trim(),
+          databaseUrl: options.databaseUrl,
+          demoToken: existsSync(demoFile) ? readFileSync(demoFile, "utf8").trim() : "",
           stdout: () => out,
           logLines,
           stop: (signal = "SIGTERM") => {
@@ -114,18 +134,23 @@ export const runServerToExit = (env: Record<string, string>) => {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
-/** Runs `hcc <args>` against a data folder and returns stdout (throws on a non-zero exit). */
-export const hcc = (dataDir: string, args: ReadonlyArray<string>): string => {
-  const r = runHcc(dataDir, args)
+/** A data folder (SQLite) or a server or target with its database. */
+export type Target = string | DbTarget
+
+const targetOf = (t: Target): DbTarget => (typeof t === "string" ? { dataDir: t } : t)
+
+/** Runs `hcc <args>` against a target's database and returns stdout (throws on a non-zero exit). */
+export const hcc = (target: Target, args: ReadonlyArray<string>): string => {
+  const r = runHcc(target, args)
   if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}${r.stdout}`)
   return r.stdout
 }
 
-/** Runs `hcc <args>` against a data folder; returns exit code and output whatever the outcome. */
-export const runHcc = (dataDir: string, args: ReadonlyArray<string>) => {
+/** Runs `hcc <args>` against a target's database; returns exit code and output whatever the outcome. */
+export const runHcc = (target: Target, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], {
     cwd: ROOT,
-    env: { ...process.env, HCC_DATA_DIR: dataDir },
+    env: { ...process.env, ...dbEnv(targetOf(target)) },
     encoding: "utf8",
     timeout: 120_000
   })
@@ -134,14 +159,14 @@ export const runHcc = (dataDir: string, args: ReadonlyArray<string>) => {
 
 /** Creates an account through the CLI and issues it a token; returns both ids and the token. */
 export const newAccount = (
-  dataDir: string,
+  target: Target,
   opts: { readonly tier: string; readonly dailyLimit?: number; readonly burstLimit?: number }
 ): { readonly accountId: string; readonly tokenId: string; readonly token: string } => {
   const args = ["accounts", "create", "--name", `test-${opts.tier}`, "--tier", opts.tier, "--json"]
   if (opts.dailyLimit !== undefined) args.push("--daily-limit", String(opts.dailyLimit))
   if (opts.burstLimit !== undefined) args.push("--burst-limit", String(opts.burstLimit))
-  const account = JSON.parse(hcc(dataDir, args)) as { id: string }
-  const issued = JSON.parse(hcc(dataDir, ["tokens", "issue", "--account", account.id, "--label", "test", "--json"])) as { id: string; token: string }
+  const account = JSON.parse(hcc(target, args)) as { id: string }
+  const issued = JSON.parse(hcc(target, ["tokens", "issue", "--account", account.id, "--label", "test", "--json"])) as { id: string; token: string }
   return { accountId: account.id, tokenId: issued.id, token: issued.token }
 }
 
