@@ -98,7 +98,7 @@ const ListeningLog = Layer.effectDiscard(
     const where = address._tag === "UnixPathAddress"
       ? { path: address.path }
       : { host: NetAddress.formatHost(address), port: address.port }
-    yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ ...where, version: SERVICE_VERSION }))
+    yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ ...where, version: SERVICE_VERSION, pid: process.pid }))
   })
 )
 

@@ -49,6 +49,17 @@ export const BEGIN_RELAXED = "BEGIN IMMEDIATE -- relaxed"
 /** Longest pause between two attempts on a locked database. */
 const MAX_BACKOFF_MS = 64
 
+/** Runs `f`; while the database is locked by another connection, retries it after a timer. */
+const unlocked = <A>(busyTimeoutMs: number, f: () => A): Effect.Effect<A, SqlError.SqlError> => {
+  const attempt = Effect.try({ try: f, catch: (cause) => cause })
+  const loop = (waited: number, delay: number): Effect.Effect<A, SqlError.SqlError> =>
+    Effect.catch(attempt, (cause) =>
+      isBusy(cause) && waited < busyTimeoutMs
+        ? Effect.andThen(Effect.sleep(Duration.millis(delay)), loop(waited + delay, Math.min(delay * 2, MAX_BACKOFF_MS)))
+        : Effect.fail(toSqlError("execute")(cause)))
+  return loop(0, 1)
+}
+
 /** Opens the database (closed when the scope closes) and returns an `SqlClient` over it. */
 export const make = (options: SqliteOptions) =>
   Effect.gen(function*() {
@@ -62,20 +73,18 @@ export const make = (options: SqliteOptions) =>
         synchronous = want
       }
     }
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000
     const db = yield* Effect.acquireRelease(
-      Effect.try({
-        try: () => {
-          const d = new DatabaseSync(options.filename)
-          d.exec("PRAGMA journal_mode = WAL")
-          d.exec(`PRAGMA synchronous = ${durable}`)
-          d.exec("PRAGMA foreign_keys = ON")
-          d.exec("PRAGMA busy_timeout = 0")
-          return d
-        },
-        catch: toSqlError("open")
-      }),
+      Effect.try({ try: () => new DatabaseSync(options.filename), catch: toSqlError("open") }),
       (d) => Effect.sync(() => d.isOpen && d.close())
     )
+    // Processes opening a new file together race to switch it to WAL: retried like any statement.
+    yield* unlocked(busyTimeoutMs, () => {
+      db.exec("PRAGMA busy_timeout = 0")
+      db.exec("PRAGMA journal_mode = WAL")
+      db.exec(`PRAGMA synchronous = ${durable}`)
+      db.exec("PRAGMA foreign_keys = ON")
+    })
     // A prepared statement with what we need to know on every call, computed once:
     // `columns()` allocates, so whether the statement returns rows is cached beside it.
     interface Prepared {
@@ -96,19 +105,8 @@ export const make = (options: SqliteOptions) =>
       }
       return st
     }
-    const busyTimeoutMs = options.busyTimeoutMs ?? 5000
-    /** Runs `f`; while the database is locked by another connection, retries it after a timer. */
-    const unlocked = <A>(f: () => A): Effect.Effect<A, SqlError.SqlError> => {
-      const attempt = Effect.try({ try: f, catch: (cause) => cause })
-      const loop = (waited: number, delay: number): Effect.Effect<A, SqlError.SqlError> =>
-        Effect.catch(attempt, (cause) =>
-          isBusy(cause) && waited < busyTimeoutMs
-            ? Effect.andThen(Effect.sleep(Duration.millis(delay)), loop(waited + delay, Math.min(delay * 2, MAX_BACKOFF_MS)))
-            : Effect.fail(toSqlError("execute")(cause)))
-      return loop(0, 1)
-    }
     const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
-      unlocked((): ReadonlyArray<any> => {
+      unlocked(busyTimeoutMs, (): ReadonlyArray<any> => {
           if (synchronous !== durable || sql === BEGIN_RELAXED) setSynchronous(sql)
           const st = cache ? prepared(sql) : prepare(sql)
           if (st.arrays !== arrays) {

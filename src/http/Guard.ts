@@ -121,7 +121,9 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
             status: res.status,
             duration_ms: Math.round(Number(finished - started) / 1000) / 1000,
             request_id: info.requestId,
-            account_id: info.principal?.account.id ?? null
+            account_id: info.principal?.account.id ?? null,
+            // Which process answered, when several serve one port (--workers) or one database.
+            pid: process.pid
           }))
         }
         return res

@@ -27,7 +27,7 @@ describe("request log", () => {
       const log = server.stdout()
       expect(log).not.toContain(secretLabel)
       expect(log).not.toContain(server.demoToken.slice(4))
-      expect(Object.keys(first!).sort()).toEqual(["account_id", "duration_ms", "level", "method", "msg", "path", "request_id", "status", "time"])
+      expect(Object.keys(first!).sort()).toEqual(["account_id", "duration_ms", "level", "method", "msg", "path", "pid", "request_id", "status", "time"])
     } finally {
       await server.stop()
     }

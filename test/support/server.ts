@@ -174,7 +174,14 @@ export const newAccount = (
 export const call = (
   server: TestServer,
   path: string,
-  init: { readonly method?: string; readonly token?: string | null; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
+  init: {
+    readonly method?: string
+    readonly token?: string | null
+    readonly body?: unknown
+    readonly headers?: Record<string, string>
+    /** Give up (reject) after this long, as a client with a timeout would. */
+    readonly timeoutMs?: number
+  } = {}
 ): Promise<Response> => {
   const headers: Record<string, string> = { ...init.headers }
   const token = init.token === undefined ? server.demoToken : init.token
@@ -184,7 +191,12 @@ export const call = (
     body = typeof init.body === "string" ? init.body : JSON.stringify(init.body)
     headers["content-type"] ??= "application/json"
   }
-  return fetch(server.url + path, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, ...(body === undefined ? {} : { body }) })
+  return fetch(server.url + path, {
+    method: init.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(init.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(init.timeoutMs) })
+  })
 }
 
 /** Path of a fixture plugin module, as HCC_PLUGINS takes it. */
