@@ -87,12 +87,24 @@ export const relaxed = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect
  * reused for every full batch.
  */
 export const insertRowsText = (sql: SqlClient.SqlClient, table: string, columns: ReadonlyArray<string>, rows: number): string => {
-  const numbered = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
   const tuples: Array<string> = []
-  let n = 0
-  for (let r = 0; r < rows; r++) tuples.push(`(${columns.map(() => (numbered ? `$${++n}` : "?")).join(", ")})`)
+  for (let r = 0; r < rows; r++) tuples.push(`(${placeholders(sql, columns.length, r * columns.length + 1)})`)
   return `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")}`
 }
+
+/** `n` placeholders from the `start`-th, in the engine's syntax, comma-separated. */
+export const placeholders = (sql: SqlClient.SqlClient, n: number, start = 1): string => {
+  const numbered = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  return Array.from({ length: n }, (_, i) => (numbered ? `$${start + i}` : "?")).join(", ")
+}
+
+/**
+ * A text column compared and sorted by code point, as SQLite does by default: PostgreSQL would
+ * otherwise use the database's collation (where `a_b` may sort after `ab`), and the same data
+ * must come out in the same order from both engines.
+ */
+export const byCodePoint = (sql: SqlClient.SqlClient, column: string): string =>
+  sql.onDialectOrElse({ pg: () => `${column} COLLATE "C"`, orElse: () => column })
 
 /** Most bound parameters one statement may carry on either engine (SQLite 32,766; PostgreSQL 65,535). */
 export const MAX_PARAMS = 32_000

@@ -8,6 +8,7 @@ import { parse } from "csv-parse"
 import { stringify } from "csv-stringify/sync"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { byCodePoint, placeholders } from "../db/Database.ts"
 import { createReadStream, existsSync, mkdirSync, openSync, closeSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { parseDate, parseMonth } from "./calendar.ts"
@@ -225,8 +226,10 @@ export const writeFolder = (folder: string, onProgress: (done: number) => Effect
       const columns = table.columns.map((c) => c.name)
       const keyAt = table.key.map((k) => columns.indexOf(k))
       const select = `SELECT ${columns.join(", ")} FROM ${table.name}`
-      const order = `ORDER BY ${table.key.join(", ")} LIMIT ${PAGE}`
-      const after = `WHERE (${table.key.join(", ")}) > (${table.key.map(() => "?").join(", ")})`
+      // Text keys in code-point order on either engine, so both export the same bytes.
+      const keys = table.key.map((k) => table.columns.find((c) => c.name === k)?.type === "int" ? k : byCodePoint(sql, k)).join(", ")
+      const order = `ORDER BY ${keys} LIMIT ${PAGE}`
+      const after = `WHERE (${keys}) > (${placeholders(sql, table.key.length)})`
       const fd = yield* Effect.try(() => openSync(join(folder, `${table.name}.csv`), "w"))
       yield* Effect.gen(function*() {
         writeSync(fd, stringify([columns], { record_delimiter: "\n" }))

@@ -3,6 +3,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { query } from "../support/db.ts"
+import { ENGINES, startOn } from "../support/engines.ts"
 import { call, hcc, newAccount, startServer, type TestServer, waitForLog } from "../support/server.ts"
 
 let server: TestServer
@@ -32,9 +34,17 @@ describe("demo account", () => {
   })
 })
 
-describe("token checks", () => {
+describe.each(ENGINES)("token checks on %s", (engine) => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startOn(engine, { env: { HCC_AUTH_CACHE_MS: "0" } })
+  })
+  afterAll(async () => {
+    await server.stop()
+  })
+
   it("every single-character change of a valid token is 401 invalid_token", async () => {
-    const { token } = newAccount(server.dataDir, { tier: "enterprise" })
+    const { token } = newAccount(server, { tier: "enterprise" })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
     for (const pos of [4, 10, 20, 33, 34, 39]) {
       const c = ALPHABET[(ALPHABET.indexOf(token[pos]!) + 7) % 62]!
@@ -52,20 +62,20 @@ describe("token checks", () => {
     expect(res.status).toBe(401)
   })
   it("a revoked token is 401 from the next request on", async () => {
-    const { token, tokenId } = newAccount(server.dataDir, { tier: "enterprise" })
+    const { token, tokenId } = newAccount(server, { tier: "enterprise" })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
-    const revoked = JSON.parse(hcc(server.dataDir, ["tokens", "revoke", tokenId, "--json"])) as { revokedAt: string | null }
+    const revoked = JSON.parse(hcc(server, ["tokens", "revoke", tokenId, "--json"])) as { revokedAt: string | null }
     expect(revoked.revokedAt).not.toBeNull()
     const res = await call(server, "/v1/catalog", { token })
     expect(res.status).toBe(401)
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"')
   })
   it("with the default 1 s principal cache, a revoked token is 401 within a second", async () => {
-    const cached = await startServer()
+    const cached = await startOn(engine)
     try {
-      const { token, tokenId } = newAccount(cached.dataDir, { tier: "enterprise" })
+      const { token, tokenId } = newAccount(cached, { tier: "enterprise" })
       expect((await call(cached, "/v1/catalog", { token })).status).toBe(200)
-      hcc(cached.dataDir, ["tokens", "revoke", tokenId])
+      hcc(cached, ["tokens", "revoke", tokenId])
       await new Promise((r) => setTimeout(r, 1100))
       expect((await call(cached, "/v1/catalog", { token })).status).toBe(401)
     } finally {
@@ -73,21 +83,19 @@ describe("token checks", () => {
     }
   })
   it("an expired token is 401", async () => {
-    const { token, tokenId } = newAccount(server.dataDir, { tier: "enterprise" })
+    const { token, tokenId } = newAccount(server, { tier: "enterprise" })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
     // Move the expiry into the past directly in the database (no waiting a day in a test).
-    const db = new DatabaseSync(join(server.dataDir, "hcc.db"))
-    db.prepare("UPDATE tokens SET expires_at = ? WHERE id = ?").run("2020-01-01T00:00:00.000Z", tokenId)
-    db.close()
+    await query(server, "UPDATE tokens SET expires_at = ? WHERE id = ?", ["2020-01-01T00:00:00.000Z", tokenId], true)
     expect((await call(server, "/v1/catalog", { token })).status).toBe(401)
   })
   it("tokens issued with an expiry list it, and list never shows a token", () => {
-    const { accountId } = newAccount(server.dataDir, { tier: "starter" })
-    const issued = JSON.parse(hcc(server.dataDir, ["tokens", "issue", "--account", accountId, "--expires-in-days", "7", "--json"])) as { expiresAt: string; token: string }
+    const { accountId } = newAccount(server, { tier: "starter" })
+    const issued = JSON.parse(hcc(server, ["tokens", "issue", "--account", accountId, "--expires-in-days", "7", "--json"])) as { expiresAt: string; token: string }
     const days = (Date.parse(issued.expiresAt) - Date.now()) / 86_400_000
     expect(days).toBeGreaterThan(6.99)
     expect(days).toBeLessThan(7.01)
-    const listed = hcc(server.dataDir, ["tokens", "list", "--account", accountId])
+    const listed = hcc(server, ["tokens", "list", "--account", accountId])
     expect(listed).not.toContain(issued.token)
     expect(listed).not.toContain(issued.token.slice(4, 20))
   })

@@ -3,12 +3,14 @@
  * hcc_cost 0, and the headers each row promises.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ENGINES, startOn } from "../support/engines.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitForLog } from "../support/server.ts"
 
+describe.each(ENGINES)("on %s", (engine) => {
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startServer({
+  server = await startOn(engine, {
     env: { HCC_PLUGINS: [fixturePlugin("series-stats"), fixturePlugin("defect"), fixturePlugin("slow-echo")].join(",") }
   })
 })
@@ -137,7 +139,7 @@ describe("422", () => {
 
 describe("429", () => {
   it("rate_limited says which limit and sets Retry-After", async () => {
-    const { token } = newAccount(server.dataDir, { tier: "starter", burstLimit: 1 })
+    const { token } = newAccount(server, { tier: "starter", burstLimit: 1 })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
     const res = await call(server, "/v1/catalog", { token })
     const body = await problem(res, 429, "rate_limited")
@@ -162,18 +164,6 @@ describe("500", () => {
   })
 })
 
-describe("503", () => {
-  it("unavailable for a request still running when the shutdown grace runs out", async () => {
-    const s = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "1" } })
-    const pending = call(s, "/v1/slow-echo", { body: { tag: "late", ms: 10_000 } })
-    await new Promise((r) => setTimeout(r, 300))
-    const exit = s.stop("SIGTERM")
-    const res = await pending
-    expect(res.status).toBe(503)
-    expect(await exit).toBe(0)
-  })
-})
-
 describe("X-Request-Id", () => {
   it("echoes a valid caller id and replaces an invalid one", async () => {
     const mine = await call(server, "/v1/catalog", { headers: { "x-request-id": "trace-123.abc" } })
@@ -189,5 +179,18 @@ describe("X-Request-Id", () => {
       await call(server, "/v1/catalog"),
       await call(server, "/nope")
     ]) expect(res.headers.get("x-request-id")).toBeTruthy()
+  })
+})
+})
+
+describe("503 (shutdown)", () => {
+  it("unavailable for a request still running when the shutdown grace runs out", async () => {
+    const s = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "1" } })
+    const pending = call(s, "/v1/slow-echo", { body: { tag: "late", ms: 10_000 } })
+    await new Promise((r) => setTimeout(r, 300))
+    const exit = s.stop("SIGTERM")
+    const res = await pending
+    expect(res.status).toBe(503)
+    expect(await exit).toBe(0)
   })
 })

@@ -12,16 +12,26 @@ export interface DbTarget {
   readonly databaseUrl?: string | undefined
 }
 
-/** Runs a read-only query and returns its rows. */
-export const query = async <A = Record<string, unknown>>(target: DbTarget, text: string, params: ReadonlyArray<string | number | null> = []): Promise<Array<A>> => {
+/** Runs a query and returns its rows (`write` opens SQLite for writing, as another process would). */
+export const query = async <A = Record<string, unknown>>(
+  target: DbTarget,
+  text: string,
+  params: ReadonlyArray<string | number | null> = [],
+  write = false
+): Promise<Array<A>> => {
   if (target.databaseUrl !== undefined) {
     let n = 0
     const numbered = text.replace(/\?/g, () => `$${++n}`)
     return withPg(target.databaseUrl, (sql) => sql.unsafe<A & object>(numbered, params)) as Promise<Array<A>>
   }
-  const db = new DatabaseSync(join(target.dataDir, "hcc.db"), { readOnly: true })
+  const db = new DatabaseSync(join(target.dataDir, "hcc.db"), { readOnly: !write })
   try {
-    return db.prepare(text).all(...params) as Array<A>
+    const statement = db.prepare(text)
+    if (statement.columns().length === 0) {
+      statement.run(...params)
+      return []
+    }
+    return statement.all(...params) as Array<A>
   } finally {
     db.close()
   }

@@ -63,9 +63,13 @@ export const fixtureDataDir = (fixtureDir: string): string => {
 /** Makes a fresh data folder. */
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "hcc-test-"))
 
-/** The environment that points a process at a target's database. */
-export const dbEnv = (target: DbTarget): Record<string, string> =>
-  target.databaseUrl === undefined ? { HCC_DATA_DIR: target.dataDir } : { HCC_DATA_DIR: target.dataDir, DATABASE_URL: target.databaseUrl }
+/** This process's environment, pointed at a target's database (never at a DATABASE_URL it inherited). */
+export const dbEnv = (target: DbTarget, extra: Record<string, string> = {}): Record<string, string | undefined> => {
+  const env: Record<string, string | undefined> = { ...process.env, ...extra, HCC_DATA_DIR: target.dataDir }
+  if (target.databaseUrl === undefined) delete env.DATABASE_URL
+  else env.DATABASE_URL = target.databaseUrl
+  return env
+}
 
 /** Options of a test server. */
 export interface ServerOptions {
@@ -85,7 +89,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // A small default population keeps start-up cheap for tests that do not query the data.
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", ...dbEnv(target), ...options.env },
+    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000" }), ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -150,7 +154,7 @@ export const hcc = (target: Target, args: ReadonlyArray<string>): string => {
 export const runHcc = (target: Target, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...dbEnv(targetOf(target)) },
+    env: dbEnv(targetOf(target)),
     encoding: "utf8",
     timeout: 120_000
   })
