@@ -123,8 +123,11 @@ export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>
 
 if (import.meta.main) {
   const seconds = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10)
-  runHttpBench({ seconds }).then((r) => {
+  runHttpBench({ seconds }).then(async (r) => {
     console.log(formatHttpBench(r))
+    console.log("")
+    const { formatScaleBench, runScaleBench } = await import("./scale.ts")
+    console.log(formatScaleBench(await runScaleBench({ seconds })))
   }, (e: unknown) => {
     console.error(e)
     process.exitCode = 1
