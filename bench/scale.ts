@@ -98,6 +98,7 @@ const limiterCost = (config: Partial<AppConfig["Service"]> & Pick<AppConfig["Ser
   }).pipe(
     Effect.provide(Metering.layer.pipe(
       Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer, Accounts.layer)),
+      Layer.provideMerge(Database.LimiterSql.layer),
       Layer.provideMerge(Database.layer),
       Layer.provide(AppConfig.layerTest(config))
     )),

@@ -34,6 +34,7 @@ import { SERVICE_VERSION } from "./version.ts"
 export const StateLive = HealthDataLive.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer, Kernels.layerWasm)),
   Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer)),
+  Layer.provideMerge(Database.LimiterSql.layer),
   Layer.provideMerge(Database.layer)
 )
 

@@ -3,8 +3,9 @@
  * `DATABASE_URL` is set; migrated once whichever process gets there first. Everything that differs
  * between the two engines is in this folder: the rest of the service writes portable SQL.
  */
-import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, type SqlError } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { AppConfig } from "../config/AppConfig.ts"
@@ -69,6 +70,27 @@ export const bulkWriter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       orElse: () => effect
     })
   })
+
+/**
+ * The client for the limiter's own writes (burst windows, reservations): commits that need not
+ * wait for the disk. SQLite: the service's client (its transactions run relaxed, see
+ * {@link relaxed}); PostgreSQL: a small second pool with `synchronous_commit = off`, so a burst
+ * decision does not wait for a WAL flush (a crash of the database server can forget the last
+ * fraction of a second of them; the ledger, on the main pool, stays fully durable).
+ */
+export class LimiterSql extends Context.Service<LimiterSql, SqlClient.SqlClient>()("hcc/LimiterSql") {
+  /** Over the configured engine. */
+  static readonly layer: Layer.Layer<LimiterSql, SqlError.SqlError, AppConfig | SqlClient.SqlClient> = Layer.unwrap(
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      if (Option.isNone(config.databaseUrl)) return Layer.effect(LimiterSql, SqlClient.SqlClient)
+      const url = config.databaseUrl.value
+      return Layer.effect(LimiterSql, PgClient.make({ url, maxConnections: Math.max(2, Math.ceil(config.pgPoolSize / 2)), durable: false })).pipe(
+        Layer.provide(Reactivity.layer)
+      )
+    })
+  )
+}
 
 /**
  * Runs `effect`'s transactions without waiting for their commit to reach the disk: for state that is

@@ -13,9 +13,9 @@
  *   transaction the only writer, so the row needs no lock of its own.
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import type { SqlError } from "effect/sql"
 import { readFileSync } from "node:fs"
-import { relaxed } from "./Database.ts"
+import { LimiterSql, relaxed } from "./Database.ts"
 
 /** One account's limiter row. */
 export interface LimiterRow {
@@ -63,11 +63,11 @@ export class LimiterStore extends Context.Service<LimiterStore, {
   /** The limiter time now. */
   readonly now: Effect.Effect<number, SqlError.SqlError>
 }>()("hcc/LimiterStore") {
-  /** Over the service's SqlClient. */
+  /** Over the limiter's client (Database.LimiterSql). */
   static readonly layer = Layer.effect(
     LimiterStore,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
+      const sql = yield* LimiterSql
       const isPg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
 
       // SQLite: the steady clock, anchored once per boot for every process on the machine.

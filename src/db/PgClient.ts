@@ -38,13 +38,25 @@ export interface PgOptions {
   readonly url: string
   /** Most connections this process opens. */
   readonly maxConnections: number
+  /**
+   * `false`: commits return before the WAL reaches the disk (`synchronous_commit = off`): for state
+   * that is cheap to lose in a crash of the database server, never for the ledger.
+   */
+  readonly durable?: boolean
 }
+
+/** The pool's options as @effect/sql-pg takes them. */
+const poolOptions = (options: PgOptions) => ({
+  url: Redacted.make(options.url),
+  maxConnections: options.maxConnections,
+  applicationName: "hcc",
+  types: registry(),
+  ...(options.durable === false ? { startupParameters: { synchronous_commit: "off" } } : {})
+})
 
 /** A connection pool to `url`, as the service's `SqlClient`. */
 export const layer = (options: PgOptions): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, SqlError.SqlError> =>
-  PgClient.layer({
-    url: Redacted.make(options.url),
-    maxConnections: options.maxConnections,
-    applicationName: "hcc",
-    types: registry()
-  })
+  PgClient.layer(poolOptions(options))
+
+/** A pool to `url` as a scoped value (for a second pool beside the service's `SqlClient`). */
+export const make = (options: PgOptions) => PgClient.make(poolOptions(options))

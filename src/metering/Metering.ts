@@ -14,12 +14,14 @@
  * clock on SQLite; a wall-clock step on a server changes neither. An account's day never moves
  * back, so even a stepped database clock cannot hand out a second daily quota.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
+import type { SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
+import { LimiterSql, relaxed } from "../db/Database.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import * as BurstBuckets from "./BurstBuckets.ts"
+import * as Coalescer from "./Coalescer.ts"
 import { Ledger } from "./Ledger.ts"
 import { BURST_WINDOW_MS, effectiveLimits } from "./Tiers.ts"
 
@@ -102,7 +104,8 @@ export class Metering extends Context.Service<Metering, {
     Effect.gen(function*() {
       const ledger = yield* Ledger
       const store = yield* LimiterStore
-      const sql = yield* SqlClient.SqlClient
+      // The limiter's statements run on its own client: those inside store.locked share its transaction.
+      const sql = yield* LimiterSql
       const seen = new Map<string, Seen>()
       const seenOf = (accountId: string): Seen => {
         let s = seen.get(accountId)
@@ -118,23 +121,33 @@ export class Metering extends Context.Service<Metering, {
         return s
       }
 
+      const scope = yield* Effect.scope
+
+      // Burst: every decision for an account runs under its row lock; concurrent ones share a transaction.
+      const decideBurst = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) =>
+        store.locked(accountId, (row, nowMs) => {
+          let buckets: ReadonlyArray<BurstBuckets.Bucket> = BurstBuckets.parse(row.burst)
+          let lastMs = row.clockMs
+          const decisions = limits.map((limit) => {
+            const d = BurstBuckets.admit(buckets, limit, lastMs, nowMs)
+            buckets = d.buckets
+            lastMs = nowMs
+            return d
+          })
+          const day = laterDay(row.day, utcDay(nowMs))
+          return Effect.succeed([decisions.map((d) => ({ d, nowMs, day })), { burst: BurstBuckets.format(buckets), clockMs: nowMs, day }] as const)
+        }))
+
       const admit = (principal: Principal) => {
         const { burst } = effectiveLimits(principal.account.tier, principal.account)
-        return Effect.flatMap(
-          store.locked(principal.account.id, (row, nowMs) => {
-            const d = BurstBuckets.admit(BurstBuckets.parse(row.burst), burst, row.clockMs, nowMs)
-            const day = laterDay(row.day, utcDay(nowMs))
-            return Effect.succeed([{ d, nowMs, day }, { burst: BurstBuckets.format(d.buckets), clockMs: nowMs, day }] as const)
-          }),
-          ({ d, day, nowMs }) => {
-            const s = seenOf(principal.account.id)
-            s.burst = { used: d.used, remaining: d.remaining, resetSeconds: d.resetSeconds }
-            if (s.day !== day) s.daily = { used: 0, held: 0, cost: 0, resetSeconds: secondsToEndOf(day, nowMs) }
-            s.day = day
-            s.nowMs = nowMs
-            return d.admitted ? Effect.void : Effect.fail(new LimitExceeded({ limit: "burst", quota: burst, retryAfter: d.retryAfter }))
-          }
-        )
+        return Effect.flatMap(decideBurst(principal.account.id, burst), ({ d, day, nowMs }) => {
+          const s = seenOf(principal.account.id)
+          s.burst = { used: d.used, remaining: d.remaining, resetSeconds: d.resetSeconds }
+          if (s.day !== day) s.daily = { used: 0, held: 0, cost: 0, resetSeconds: secondsToEndOf(day, nowMs) }
+          s.day = day
+          s.nowMs = nowMs
+          return d.admitted ? Effect.void : Effect.fail(new LimitExceeded({ limit: "burst", quota: burst, retryAfter: d.retryAfter }))
+        })
       }
 
       const counts = (accountId: string, day: string, nowMs: number) =>
@@ -146,34 +159,33 @@ export class Metering extends Context.Service<Metering, {
           ([r]) => ({ used: r?.used ?? 0, cost: r?.cost ?? 0, held: r?.held ?? 0 })
         )
 
+      // Daily: one count per batch; each request in arrival order gets a unit while used + held < limit.
+      const decideDaily = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) =>
+        store.locked(accountId, (row, nowMs) =>
+          Effect.gen(function*() {
+            const day = laterDay(row.day, utcDay(nowMs))
+            const c = yield* counts(accountId, day, nowMs)
+            let held = c.held
+            const ids = limits.map((limit) => (c.used + held < limit ? (held++, randomUUID()) : undefined))
+            const rows: Array<Record<string, unknown>> = ids.flatMap((id) => (id === undefined ? [] : [{ id, account_id: accountId, day, expires_ms: nowMs + RESERVATION_LEASE_MS }]))
+            if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO usage_reservations ${sql.insert(rows)}`
+            return [ids.map((id) => ({ id, day, nowMs, used: c.used, cost: c.cost, held })), { ...row, day }] as const
+          })))
+
       const reserve = (principal: Principal): Effect.Effect<Reservation, LimitExceeded | SqlError.SqlError> => {
         const accountId = principal.account.id
         const { daily } = effectiveLimits(principal.account.tier, principal.account)
         // No cap, nothing to hold: the call counts against the day this request's burst decision saw.
         if (daily === undefined) return Effect.succeed({ accountId, id: undefined, day: seenOf(accountId).day })
-        return Effect.flatMap(
-          store.locked(accountId, (row, nowMs) =>
-            Effect.gen(function*() {
-              const day = laterDay(row.day, utcDay(nowMs))
-              const c = yield* counts(accountId, day, nowMs)
-              const admitted = c.used + c.held < daily
-              const id = admitted ? randomUUID() : undefined
-              if (id !== undefined) {
-                yield* sql`INSERT INTO usage_reservations (id, account_id, day, expires_ms)
-                  VALUES (${id}, ${accountId}, ${day}, ${nowMs + RESERVATION_LEASE_MS})`
-              }
-              return [{ id, day, nowMs, ...c, held: c.held + (admitted ? 1 : 0) }, { ...row, day }] as const
-            })),
-          (r) => {
-            const s = seenOf(accountId)
-            const resetSeconds = secondsToEndOf(r.day, r.nowMs)
-            s.day = r.day
-            s.daily = { used: r.used, held: r.held, cost: r.cost, resetSeconds }
-            return r.id === undefined
-              ? Effect.fail(new LimitExceeded({ limit: "daily", quota: daily, retryAfter: resetSeconds }))
-              : Effect.succeed({ accountId, id: r.id, day: r.day })
-          }
-        )
+        return Effect.flatMap(decideDaily(accountId, daily), (r) => {
+          const s = seenOf(accountId)
+          const resetSeconds = secondsToEndOf(r.day, r.nowMs)
+          s.day = r.day
+          s.daily = { used: r.used, held: r.held, cost: r.cost, resetSeconds }
+          return r.id === undefined
+            ? Effect.fail(new LimitExceeded({ limit: "daily", quota: daily, retryAfter: resetSeconds }))
+            : Effect.succeed({ accountId, id: r.id, day: r.day })
+        })
       }
 
       const forget = (reservation: Reservation) => {
@@ -182,7 +194,7 @@ export class Metering extends Context.Service<Metering, {
       }
 
       const release = (reservation: Reservation) =>
-        reservation.id === undefined ? Effect.void : sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`.pipe(
+        reservation.id === undefined ? Effect.void : relaxed(sql, sql.withTransaction(sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`)).pipe(
           Effect.tap(() => Effect.sync(() => forget(reservation))),
           // A reservation that cannot be deleted now expires with its lease; the caller's answer stands.
           Effect.catch((e) => Effect.logWarning("could not release a daily reservation", e)),

@@ -38,6 +38,7 @@ const stepWall = (ms: number) =>
 const processLayer = (config: Partial<AppConfig["Service"]> & Pick<AppConfig["Service"], "dataDir">, bootId = "boot-1") =>
   Metering.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer, Accounts.layer)),
+    Layer.provideMerge(Database.LimiterSql.layer),
     Layer.provideMerge(Database.layer),
     Layer.provide(Layer.mergeAll(
       AppConfig.layerTest(config),
