@@ -1,7 +1,7 @@
 /**
  * Replaces the health dataset in the database: the one writer behind `hcc data generate`, `hcc data
- * import` and the first start. Rows go in as multi-row INSERTs of prepared (cached) statements, in
- * the engine's placeholder syntax (Database.insertRowsText), on SQLite and PostgreSQL alike.
+ * import` and the first start. Rows go in through Database.insertRows: multi-row INSERTs on SQLite,
+ * column arrays through unnest() on PostgreSQL.
  *
  * Two modes. `atomic` (import): one transaction, so a failure leaves the old dataset untouched.
  * Chunked (generation): one transaction per chunk, so a running server's own writes (the usage
@@ -10,7 +10,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { insertRowsText, MAX_PARAMS } from "../db/Database.ts"
+import { type BulkColumnKind, clearTables, insertRows, withForeignKeysAfter } from "../db/Database.ts"
 import type { Rows } from "./generator.ts"
 import { HEALTH_TABLE_NAMES, tableSpec } from "./healthTables.ts"
 
@@ -20,30 +20,19 @@ export interface Chunk {
   readonly done: number
 }
 
-/** Bound parameters per INSERT (measured: larger statements are no faster on either engine). */
-const PARAMS_PER_STATEMENT = Math.min(4000, MAX_PARAMS)
+/** How a column is passed in bulk. */
+const bulkKind = (type: string): BulkColumnKind => (type === "int" ? "integer" : type === "real" ? "real" : "text")
 
 /** Inserts one chunk, tables in dependency order. */
 const insertChunk = (sql: SqlClient.SqlClient, rows: Rows) =>
-  Effect.gen(function*() {
-    for (const name of HEALTH_TABLE_NAMES) {
-      const list = rows[name]
-      if (list === undefined || list.length === 0) continue
-      const columns = tableSpec(name).columns.map((c) => c.name)
-      const perStatement = Math.max(1, Math.floor(PARAMS_PER_STATEMENT / columns.length))
-      const full = insertRowsText(sql, name, columns, perStatement)
-      for (let i = 0; i < list.length; i += perStatement) {
-        const batch = list.slice(i, i + perStatement)
-        const params: Array<unknown> = []
-        for (const row of batch) for (const v of row) params.push(v)
-        yield* sql.unsafe(batch.length === perStatement ? full : insertRowsText(sql, name, columns, batch.length), params)
-      }
-    }
-  })
+  Effect.forEach(HEALTH_TABLE_NAMES, (name) => {
+    const list = rows[name]
+    if (list === undefined || list.length === 0) return Effect.void
+    return insertRows(sql, name, tableSpec(name).columns.map((c) => ({ name: c.name, kind: bulkKind(c.type) })), list)
+  }, { discard: true })
 
-/** Deletes every row of the health tables (children first). */
-const clear = (sql: SqlClient.SqlClient) =>
-  Effect.forEach([...HEALTH_TABLE_NAMES].reverse(), (name) => sql.unsafe(`DELETE FROM ${name}`), { discard: true })
+/** Deletes every row of the health tables. */
+const clear = (sql: SqlClient.SqlClient) => clearTables(sql, HEALTH_TABLE_NAMES)
 
 /** Options of a write. */
 export interface WriteOptions {
@@ -64,12 +53,16 @@ export const replaceDataset = (chunks: Iterable<Chunk>, options: WriteOptions) =
     const progress = options.onProgress ?? (() => Effect.void)
     const each = (chunk: Chunk) => Effect.andThen(insertChunk(sql, chunk.rows), progress(chunk.done))
     if (options.atomic) {
-      yield* sql.withTransaction(Effect.andThen(clear(sql), Effect.forEach(chunks, each, { discard: true })))
+      yield* sql.withTransaction(withForeignKeysAfter(sql, HEALTH_TABLE_NAMES, Effect.andThen(clear(sql), Effect.forEach(chunks, each, { discard: true }))))
     } else {
       yield* sql.withTransaction(clear(sql))
       // Progress runs after each commit: it may touch the database on another connection (the
       // generation lease), which must not wait for this one's write lock.
-      yield* Effect.forEach(chunks, (chunk) => Effect.andThen(sql.withTransaction(insertChunk(sql, chunk.rows)), progress(chunk.done)), { discard: true })
+      yield* withForeignKeysAfter(
+        sql,
+        HEALTH_TABLE_NAMES,
+        Effect.forEach(chunks, (chunk) => Effect.andThen(sql.withTransaction(insertChunk(sql, chunk.rows)), progress(chunk.done)), { discard: true })
+      )
     }
   })
 

@@ -17,7 +17,13 @@ describe("the hcc CLI on PostgreSQL", () => {
     const sqlite = { dataDir: tempDataDir() }
     const pg = { dataDir: tempDataDir(), databaseUrl: await testDatabase() }
     const [fromSqlite, fromPg, roundTrip] = [tempDataDir(), tempDataDir(), tempDataDir()]
+    const foreignKeys = async () => (await query<{ n: number }>(pg, "SELECT COUNT(*) AS n FROM pg_constraint WHERE contype = 'f'"))[0]?.n
+    hcc(pg, ["accounts", "list"]) // migrates
+    const before = await foreignKeys()
+    expect(before).toBeGreaterThan(10)
     for (const target of [sqlite, pg]) hcc(target, ["data", "generate", "--patients", "400", "--seed", "11"])
+    // The bulk load checks foreign keys once at the end (dropped and re-added): all are back.
+    expect(await foreignKeys()).toBe(before)
     hcc(sqlite, ["data", "export", fromSqlite])
     hcc(pg, ["data", "export", fromPg])
     const exported = filesOf(fromSqlite)
