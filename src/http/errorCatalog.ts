@@ -32,7 +32,7 @@ export const ERROR_CATALOG: ReadonlyArray<CatalogedError> = [
   { code: "unknown_region", status: 422, fault: "caller", meaning: "The region is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
   { code: "rate_limited", status: 429, fault: "caller", meaning: "A daily or burst limit of the account's tier is used up; `limit` says which.", action: "Wait `Retry-After` seconds, or move to a higher tier." },
   { code: "internal_error", status: 500, fault: "service", meaning: "A defect in the service or a plugin; details are in the server log under the request id.", action: "Retry later and report the `request_id` if it persists." },
-  { code: "unavailable", status: 503, fault: "service", meaning: "The service is starting, shutting down, or a dependency (database, dataset) is not ready.", action: "Retry after a short wait." }
+  { code: "unavailable", status: 503, fault: "service", meaning: "The service is starting, shutting down, or a dependency is not ready or did not answer in time (the dataset is loading; the database is locked or down).", action: "Retry after `Retry-After` seconds (or a short wait); nothing was charged." }
 ]
 
 /** Looks a code up. */
