@@ -115,6 +115,21 @@ describe("restart", () => {
       await second.stop()
     }
   })
+  it("keeps the burst window: a Starter that used its 10 is still refused by the restarted server", async () => {
+    const dataDir = tempDataDir()
+    const first = await startOn(engine, { dataDir, env: { HCC_PLUGINS: PLUGINS } })
+    const { token } = newAccount(first, { tier: "starter" })
+    for (let i = 0; i < 10; i++) expect((await call(first, "/v1/catalog", { token })).status).toBe(200)
+    expect(await first.stop()).toBe(0)
+    const second = await startOn(engine, { dataDir, env: { HCC_PLUGINS: PLUGINS } })
+    try {
+      const res = await call(second, "/v1/catalog", { token })
+      expect(res.status).toBe(429)
+      expect(((await res.json()) as { limit: string }).limit).toBe("burst")
+    } finally {
+      await second.stop()
+    }
+  })
 })
 
 describe("--burst-limit", () => {
