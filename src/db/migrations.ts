@@ -171,11 +171,23 @@ const scaleOut = Effect.gen(function*() {
   )`
 })
 
+/**
+ * Indexes the SQL of clinical's `sql_like` answers needs (docs/analytics.md, "Clinical"): its
+ * "similar patients" test looks up each patient's drug courses, and adverse events are filtered
+ * by patient. Without them a database without automatic indexes scans drug_exposures per patient.
+ */
+const clinicalSqlIndexes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX drug_exposures_patient_drug ON drug_exposures (patient_id, drug)`
+  yield* sql`CREATE INDEX adverse_events_patient ON adverse_events (patient_id)`
+})
+
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
   "1_platform": platform,
   "2_health_data": healthData,
-  "3_scale_out": scaleOut
+  "3_scale_out": scaleOut,
+  "4_clinical_sql_indexes": clinicalSqlIndexes
 })
 
 /** Applies pending migrations; returns the ones it ran. */

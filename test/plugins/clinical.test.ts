@@ -123,6 +123,26 @@ describe("the endpoint", () => {
     }
   })
 
+  it("the sql_like statements look patients up through the dataset's indexes, even where SQLite makes no automatic index", async () => {
+    const sql = (await post({ ...sample, response_format: "sql_like" })).body
+    const db = new DatabaseSync(join(fixture.server.dataDir, "hcc.db"), { readOnly: true })
+    try {
+      // Other tools (and older SQLite builds) run without automatic indexes: the shipped SQL must not need them.
+      db.exec("PRAGMA automatic_index = OFF")
+      const statements = (sql.reasoning_chain as Array<string>).flatMap((step) =>
+        step.split("\n").flatMap((line) => /^(WITH .*); -- → /.exec(line)?.[1] ?? []))
+      expect(statements.length).toBeGreaterThanOrEqual(5)
+      for (const statement of statements) {
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${statement}`).all().map((r) => String((r as { detail: string }).detail))
+        // A correlated per-patient lookup (aliases e and c) that scans its table is the quadratic case.
+        expect(plan.filter((d) => /^SCAN (e|c)\b/.test(d))).toEqual([])
+        expect(plan.some((d) => d.includes("USING INDEX drug_exposures_patient_drug"))).toBe(true)
+      }
+    } finally {
+      db.close()
+    }
+  })
+
   it("axis_correlations are Pearson r across the similar patients' mean scores in the window, keys canonical whatever the request order", async () => {
     const { body } = await post({ ...sample, axes: ["ER", "NM", "PO"] })
     expect(Object.keys(body.contributing_data.axis_correlations)).toEqual(["PO_NM", "PO_ER", "NM_ER"])
