@@ -86,10 +86,10 @@ export const guardLayer = (routes: RouteTable) =>
     { global: true }
   )
 
-/** The RateLimit headers for an authenticated caller, as of `now`. */
-const withRateLimit = (res: HttpServerResponse.HttpServerResponse, metering: Metering["Service"], info: RequestInfo, now: number) => {
+/** The RateLimit headers for an authenticated caller: what this process decided for its request. */
+const withRateLimit = (res: HttpServerResponse.HttpServerResponse, metering: Metering["Service"], info: RequestInfo) => {
   if (info.principal === undefined) return res
-  const h = rateLimitHeaders(metering.snapshotAt(info.principal, now))
+  const h = rateLimitHeaders(metering.snapshotAt(info.principal))
   return HttpServerResponse.setHeaders(res, { "ratelimit-policy": h.policy, ratelimit: h.current })
 }
 
@@ -110,7 +110,7 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
       const path = req.url.split("?", 1)[0]!
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const finished = clock.currentTimeNanosUnsafe()
-        const res = withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info, Number(finished / 1_000_000n))
+        const res = withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info)
         if (logRequests) {
           writeLine(JSON.stringify({
             time: new Date(Number(finished / 1_000_000n)).toISOString(),

@@ -96,7 +96,7 @@ export class Metering extends Context.Service<Metering, {
   /** The account's limits and usage now, read from the database. */
   readonly snapshot: (principal: Principal) => Effect.Effect<UsageSnapshot, SqlError.SqlError>
   /** What this process last decided for the account, synchronously (for response headers). */
-  readonly snapshotAt: (principal: Principal, nowMs: number) => UsageSnapshot
+  readonly snapshotAt: (principal: Principal) => UsageSnapshot
 }>()("hcc/Metering") {
   /** Limits decided in the database, over the SQL ledger. */
   static readonly layer = Layer.effect(
@@ -260,7 +260,7 @@ export class Metering extends Context.Service<Metering, {
           })
         })
 
-      const snapshotAt = (principal: Principal, _nowMs: number): UsageSnapshot => snapshotOf(principal, seenOf(principal.account.id))
+      const snapshotAt = (principal: Principal): UsageSnapshot => snapshotOf(principal, seenOf(principal.account.id))
 
       // Expired reservations no longer count; delete them now and then so the table stays small.
       yield* Effect.forkScoped(
