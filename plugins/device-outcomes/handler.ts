@@ -1,10 +1,11 @@
 /**
  * POST /v1/device-outcomes: the device's implants placed in the period (WASM scans), each study's
- * estimate of each metric (WASM grouped sums), pooled across studies by DerSimonian–Laird.
+ * estimate of each metric (WASM grouped sums), pooled across studies (a rate by the binomial-normal
+ * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
 import { closest, fail, HealthData, Kernels, parseMonths, roundTo } from "../../src/plugin/Plugin.ts"
-import { derSimonianLaird, implantsInPeriod, studyEstimates } from "./pooling.ts"
+import { implantsInPeriod, poolMetric, studyEstimates } from "./pooling.ts"
 import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 
 /** Answers one request. */
@@ -39,7 +40,7 @@ export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
           context: { cohort_size: 0, required: 1 }
         })
       }
-      outcomes[metric] = roundTo(derSimonianLaird(studies).estimate, 4)
+      outcomes[metric] = roundTo(poolMetric(metric, studies, false).estimate, 4)
     }
     const response: typeof DeviceOutcomesResponse.Type = {
       device_category: request.device_category,

@@ -1,15 +1,19 @@
 /**
- * Per-study estimates of a device metric and their DerSimonian–Laird random-effects pooling
- * (DerSimonian & Laird, Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
+ * Per-study estimates of a device metric and their random-effects pooling: proportions by the
+ * binomial-normal model (binomialNormal.ts), mean scores by DerSimonian–Laird (DerSimonian & Laird,
+ * Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
  */
 import { Effect } from "effect"
 import { firstDayOfMonth, monthOfDay } from "../../src/health/calendar.ts"
 import type { Dataset, KernelsService } from "../../src/plugin/Plugin.ts"
+import { binomialNormal, fitBinomialNormal } from "./binomialNormal.ts"
 
 /** One study's estimate of one metric. */
 export interface StudyEstimate {
   readonly study: string
   readonly n: number
+  /** The study's implants with the event (proportions only). */
+  readonly events: number
   readonly estimate: number
   readonly variance: number
 }
@@ -31,7 +35,7 @@ export interface Pooled {
 const Z95 = 1.959963984540054
 
 /** DerSimonian–Laird random-effects pooling of k ≥ 1 estimates with positive variances. */
-export const derSimonianLaird = (studies: ReadonlyArray<StudyEstimate>): Pooled => {
+export const derSimonianLaird = (studies: ReadonlyArray<Pick<StudyEstimate, "estimate" | "variance">>): Pooled => {
   const k = studies.length
   const w = studies.map((s) => 1 / s.variance)
   const sw = w.reduce((a, b) => a + b, 0)
@@ -48,6 +52,25 @@ export const derSimonianLaird = (studies: ReadonlyArray<StudyEstimate>): Pooled 
 
 /** A `*_rate` metric is a proportion of implants with the event (0/1 outcomes). */
 export const isProportion = (metric: string): boolean => metric.endsWith("_rate")
+
+/** A metric pooled across studies, with its 95 % interval. */
+export interface PooledMetric {
+  readonly estimate: number
+  readonly ciLow: number
+  readonly ciHigh: number
+  readonly k: number
+}
+
+/**
+ * Pools one metric: a proportion by the binomial-normal model (binomialNormal.ts), a mean score by
+ * DerSimonian–Laird. `withInterval: false` skips the proportion's profile-likelihood interval (the
+ * response reports only the pooled value); its ends are then NaN.
+ */
+export const poolMetric = (metric: string, studies: ReadonlyArray<StudyEstimate>, withInterval = true): PooledMetric => {
+  if (!isProportion(metric)) return derSimonianLaird(studies)
+  const counts = studies.map((s) => ({ events: s.events, n: s.n }))
+  return withInterval ? binomialNormal(counts) : { ...fitBinomialNormal(counts), ciLow: Number.NaN, ciHigh: Number.NaN }
+}
 
 /** Columns of the implant outcomes, one per metric, built once per dataset and kept resident. */
 interface Prepared {
@@ -100,9 +123,9 @@ export const implantsInPeriod = (kernels: KernelsService, data: Dataset, device:
   })
 
 /**
- * Each study's estimate of a metric over the selected implants: a proportion x/n with variance
- * p̃(1 − p̃)/n, p̃ = (x + ½)/(n + 1) (so a study with no events still has a finite weight), or a mean
- * with variance s²/n (studies with fewer than 2 values left out).
+ * Each study's estimate of a metric over the selected implants: a proportion x/n with its event count
+ * (pooled by the binomial-normal model, which needs no variance: `variance` is the binomial
+ * p̂(1 − p̂)/n for the record), or a mean with variance s²/n (studies with fewer than 2 values left out).
  */
 export const studyEstimates = (kernels: KernelsService, data: Dataset, p: Prepared, mask: Uint8Array, metric: string) =>
   Effect.gen(function*() {
@@ -116,11 +139,10 @@ export const studyEstimates = (kernels: KernelsService, data: Dataset, p: Prepar
       if (n < 1) continue
       const mean = first.mean[s]!
       if (isProportion(metric)) {
-        const pt = (first.sum[s]! + 0.5) / (n + 1)
-        out.push({ study: data.devices.studies.ids[s]!, n, estimate: mean, variance: (pt * (1 - pt)) / n })
+        out.push({ study: data.devices.studies.ids[s]!, n, events: first.sum[s]!, estimate: mean, variance: (mean * (1 - mean)) / n })
       } else if (n >= 2) {
         const s2 = Math.max((second.sum[s]! - n * mean * mean) / (n - 1), 1e-12)
-        out.push({ study: data.devices.studies.ids[s]!, n, estimate: mean, variance: s2 / n })
+        out.push({ study: data.devices.studies.ids[s]!, n, events: Number.NaN, estimate: mean, variance: s2 / n })
       }
     }
     return out
