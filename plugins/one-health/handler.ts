@@ -1,10 +1,11 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
 import { Effect } from "effect"
 import { closest, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
-import { alertLevel, analyzeLead, MAX_LAG_WEEKS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
+import { alertLevel, analyzeLead, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
 import type { OneHealthRequest, OneHealthResponse } from "./schema.ts"
 
-const fmtP = (p: number) => (p < 0.001 ? "p < 0.001" : `p = ${p.toFixed(3)}`)
+/** A permutation p-value: a multiple of 1/1000, so the smallest reads "p ≤ 0.001". */
+const fmtP = (p: number) => (p <= 1 / (PERMUTATIONS + 1) ? "permutation p ≤ 0.001" : `permutation p = ${p.toFixed(3)}`)
 
 /** Answers one request. */
 export const oneHealth = (request: typeof OneHealthRequest.Type) =>
@@ -34,8 +35,8 @@ export const oneHealth = (request: typeof OneHealthRequest.Type) =>
     const risk = zoonoticRisk(a.found, hostPotential)
     const recent = `the last ${RECENT_WEEKS} weeks averaged ${a.recentMean.toFixed(1)} ${species} cases (75th percentile of ${a.weeks} weeks: ${a.q75.toFixed(1)}, 95th: ${a.q95.toFixed(1)})`
     const evidence = a.found
-      ? `${species} ${condition} cases in ${region} lead human cases by ${lagDays} days (prewhitened r = ${a.r.toFixed(2)}, ${fmtP(a.p)}, ${a.pairs} weeks)`
-      : `no lead of ${species} over human ${condition} cases in ${region} within 0–${MAX_LAG_WEEKS * 7} days (best prewhitened r = ${Number.isNaN(a.r) ? "n/a" : a.r.toFixed(2)}, ${Number.isNaN(a.p) ? "no test" : fmtP(a.p)})`
+      ? `${species} ${condition} cases in ${region} lead human cases by ${lagDays} days (prewhitened log-scale r = ${a.r.toFixed(2)}, ${fmtP(a.p)}, ${a.pairs} weeks)`
+      : `no lead of ${species} over human ${condition} cases in ${region} within 0–${MAX_LAG_WEEKS * 7} days (best prewhitened log-scale r = ${Number.isNaN(a.r) ? "n/a" : a.r.toFixed(2)}, ${Number.isNaN(a.p) ? "no test" : fmtP(a.p)})`
     const action = alert === "critical" || alert === "high"
       ? `raise human ${condition} surveillance and clinician alerts in ${region} for the next ${lagDays} days`
       : alert === "moderate"

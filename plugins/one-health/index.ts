@@ -10,8 +10,9 @@ export default definePlugin({
   path: "/v1/one-health",
   summary: "Zoonotic signals: whether animal cases lead human cases, by how many days, with an alert level, a risk level and a recommendation",
   description:
-    "Prewhitens the weekly animal and human series with the animal series' AR(1) filter, cross-correlates them at lags of " +
-    "0–56 days (animal leading), and reports the best lag when its Bonferroni-adjusted p-value is below 0.05. The alert level " +
+    "Puts the weekly animal and human counts on the log(1 + count) scale, prewhitens both with the animal series' AR(p) filter " +
+    "(p ≤ 6 by AIC), cross-correlates them at lags of 0–56 days (animal leading), and reports a lead when the largest " +
+    "correlation is positive and its max-statistic permutation p-value (999 permutations) is below 0.05. The alert level " +
     "combines that finding with recent animal activity; the zoonotic risk combines it with the host's documented potential " +
     "(plugins/one-health/zoonotic-potential.json). See docs/analytics.md.",
   request: OneHealthRequest,

@@ -21,8 +21,8 @@ export const OneHealthRequest = Schema.Struct({
 
 /** The response body (the platform adds hcc_cost). */
 export const OneHealthResponse = Schema.Struct({
-  correlation_found: Schema.Boolean.annotate({ description: "The animal series leads the human one: positive lagged correlation with Bonferroni-adjusted p < 0.05 after prewhitening" }),
-  correlation_strength: Schema.Finite.annotate({ description: "Pearson r of the prewhitened series at the best lag (3 decimals)" }),
+  correlation_found: Schema.Boolean.annotate({ description: "The animal series leads the human one: the largest lagged correlation (0–56 days) of the prewhitened log-scale series is positive and its max-statistic permutation p-value (999 permutations, the lag search included) is below 0.05" }),
+  correlation_strength: Schema.Finite.annotate({ description: "Pearson r of the prewhitened log(1 + count) series at the best lag (3 decimals)" }),
   temporal_lag: Schema.String.annotate({ description: "Best lag, `<n>_days` (multiples of 7, 0–56)" }),
   alert_level: Schema.Literals(ALERT_LEVELS),
   zoonotic_risk: Schema.Literals(RISK_LEVELS),
