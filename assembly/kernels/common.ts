@@ -1,6 +1,29 @@
 // Shared numeric helpers of the kernel families. Plain f64 code over linear memory, no allocation.
 // Missing values are NaN everywhere; every helper states what it does with them.
 
+/**
+ * Comparing a score quantity (score, mean, difference, SD, slope in points) with a threshold: with a
+ * tolerance of 1e-6 points, so a value equal to the threshold in decimal arithmetic counts as equal.
+ * Twin and rationale: src/kernels/thresholds.ts.
+ */
+export const SCORE_TOLERANCE: f64 = 1e-6
+/** x ≥ t. */
+@inline export function atLeast(x: f64, t: f64): bool {
+  return x >= t - SCORE_TOLERANCE
+}
+/** x ≤ t. */
+@inline export function atMost(x: f64, t: f64): bool {
+  return x <= t + SCORE_TOLERANCE
+}
+/** x < t by more than the tolerance. */
+@inline export function below(x: f64, t: f64): bool {
+  return x < t - SCORE_TOLERANCE
+}
+/** x > t by more than the tolerance. */
+@inline export function above(x: f64, t: f64): bool {
+  return x > t + SCORE_TOLERANCE
+}
+
 /** Reads element i of an f64 array at ptr. */
 @inline export function getF(ptr: usize, i: i32): f64 {
   return load<f64>(ptr + (<usize>i << 3))

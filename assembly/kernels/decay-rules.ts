@@ -3,7 +3,7 @@
 // Single-axis rules run per axis on its present points (NaN skipped, t = index); a rule fires for
 // the patient when it fires on any axis. Multi-axis rules (14–17, 27, 28) use each axis's OLS
 // slope; an axis is "declining" with ≥ 3 points and slope < −0.05 per interval.
-import { getF, setF, compact, meanRange, sdRange, slopeRange, pearsonDense, select } from "./common"
+import { getF, setF, compact, meanRange, sdRange, slopeRange, pearsonDense, select, atLeast, atMost, below, above } from "./common"
 
 const DECLINE_SLOPE: f64 = -0.05
 
@@ -103,31 +103,31 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
   // 02
   let sharpAt = -1
   for (let i = 0; i + 1 < m; i++) {
-    if (getF(v, i + 1) - getF(v, i) <= -1.5) {
+    if (atMost(getF(v, i + 1) - getF(v, i), -1.5)) {
       sharpAt = i
       break
     }
   }
   if (sharpAt >= 0) mask |= 1 << 1
   // 03
-  if (last < 3.0) mask |= 1 << 2
+  if (below(last, 3.0)) mask |= 1 << 2
   // 04
   if (m >= 4) {
     const q = max<i32>(2, m / 3)
     const mu = meanRange(v, 0, q)
     const sd = sdRange(v, 0, q)
-    if (last < mu - (sd > 0.25 ? sd : 0.25)) mask |= 1 << 3
+    if (below(last, mu - (sd > 0.25 ? sd : 0.25))) mask |= 1 << 3
   }
   const h = m / 2
   const firstHalf = m >= 6 ? slopeRange(t, v, 0, h) : NaN
   const secondHalf = m >= 6 ? slopeRange(t, v, h, m) : NaN
   // 05
-  if (m >= 6 && secondHalf < -0.1 && secondHalf < firstHalf - 0.1) mask |= 1 << 4
+  if (m >= 6 && below(secondHalf, -0.1) && below(secondHalf, firstHalf - 0.1)) mask |= 1 << 4
   // 06, 11
   if (m >= 4) {
     logFit(v, t, m, s1)
-    if (lfSlope < -0.02 && lfR2 >= 0.9) mask |= 1 << 5
-    if (lfSlope < 0.0 && Math.log(2.0) / -lfSlope < 6.0 && getF(v, 0) - last >= 1.0) mask |= 1 << 10
+    if (below(lfSlope, -0.02) && lfR2 >= 0.9) mask |= 1 << 5
+    if (below(lfSlope, 0.0) && Math.log(2.0) / -lfSlope < 6.0 && atLeast(getF(v, 0) - last, 1.0)) mask |= 1 << 10
   }
   const q3 = m / 3
   // 07
@@ -141,7 +141,7 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
       if (x < lo) lo = x
       if (x > hi) hi = x
     }
-    if (early - meanRange(v, m - q3, m) >= 1.0 && hi - lo <= 0.5) mask |= 1 << 6
+    if (atLeast(early - meanRange(v, m - q3, m), 1.0) && atMost(hi - lo, 0.5)) mask |= 1 << 6
   }
   // 08
   if (m >= 7) {
@@ -150,7 +150,7 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
     if (m - 1 - k >= 2) {
       const sa = sdRange(s2, 0, k)
       const sb = sdRange(s2, k, m - 1)
-      if (sb > 2.0 * sa && sb > 0.5) mask |= 1 << 7
+      if (above(sb, 2.0 * sa) && above(sb, 0.5)) mask |= 1 << 7
     }
   }
   let iMin = 0
@@ -160,15 +160,15 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
   const drop = peak - getF(v, iMin)
   const recovered = last - getF(v, iMin)
   // 09
-  if (m >= 6 && iMin < m - q3 && drop >= 1.0 && recovered >= 0.1 && recovered < 0.3 * drop && slopeRange(t, v, m - q3, m) <= 0.02) {
+  if (m >= 6 && iMin < m - q3 && atLeast(drop, 1.0) && atLeast(recovered, 0.1) && below(recovered, 0.3 * drop) && atMost(slopeRange(t, v, m - q3, m), 0.02)) {
     mask |= 1 << 8
   }
   // 10
-  if (m >= 4 && iMin < m - 1 && drop >= 1.0 && recovered >= 1.0) mask |= 1 << 9
+  if (m >= 4 && iMin < m - 1 && atLeast(drop, 1.0) && atLeast(recovered, 1.0)) mask |= 1 << 9
   // 12
-  if (m >= 3 && last >= 3.0 && last + 6.0 * slope < 3.0) mask |= 1 << 11
+  if (m >= 3 && atLeast(last, 3.0) && below(last + 6.0 * slope, 3.0)) mask |= 1 << 11
   // 13
-  if (m >= 4 && slope < 0.0) {
+  if (m >= 4 && below(slope, 0.0)) {
     const mt = meanRange(t, 0, m)
     const mv = meanRange(v, 0, m)
     let sxx = 0.0
@@ -190,7 +190,7 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
       const sa = sdRange(v, 0, k)
       const sb = sdRange(v, k, m)
       const pooled = Math.sqrt((<f64>(k - 1) * sa * sa + <f64>(m - k - 1) * sb * sb) / <f64>(m - 2))
-      if (a - b >= 1.5 && pooled <= 0.6 && pooled <= 0.25 * (a - b)) {
+      if (atLeast(a - b, 1.5) && atMost(pooled, 0.6) && atMost(pooled, 0.25 * (a - b))) {
         mask |= 1 << 17
         break
       }
@@ -210,30 +210,30 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
         prev = sign
       }
     }
-    if (<f64>flips >= 0.6 * <f64>(m - 2) && absSum / <f64>(m - 1) >= 0.5) mask |= 1 << 18
+    if (atLeast(<f64>flips, 0.6 * <f64>(m - 2)) && atLeast(absSum / <f64>(m - 1), 0.5)) mask |= 1 << 18
   }
   // 20
-  if (m >= 3 && getF(v, m - 1) <= 1.0 && getF(v, m - 2) <= 1.0 && getF(v, m - 3) <= 1.0) mask |= 1 << 19
+  if (m >= 3 && atMost(getF(v, m - 1), 1.0) && atMost(getF(v, m - 2), 1.0) && atMost(getF(v, m - 3), 1.0)) mask |= 1 << 19
   // 21
   if (m >= 3) {
     const q = max<i32>(1, q3)
     let top = -Infinity
     for (let i = 0; i < q; i++) if (getF(v, i) > top) top = getF(v, i)
-    if (top >= 8.0 && last <= top - 1.5 && last < 7.0) mask |= 1 << 20
+    if (atLeast(top, 8.0) && atMost(last, top - 1.5) && below(last, 7.0)) mask |= 1 << 20
   }
   // 22
-  if (m >= 6 && slope >= -0.1 && slope < -0.02) {
+  if (m >= 6 && atLeast(slope, -0.1) && below(slope, -0.02)) {
     let notRising = 0
     for (let i = 0; i + 1 < m; i++) if (getF(v, i + 1) <= getF(v, i)) notRising++
-    if (<f64>notRising >= 0.6 * <f64>(m - 1) && slope * (getF(t, m - 1) - getF(t, 0)) <= -0.5) mask |= 1 << 21
+    if (atLeast(<f64>notRising, 0.6 * <f64>(m - 1)) && atMost(slope * (getF(t, m - 1) - getF(t, 0)), -0.5)) mask |= 1 << 21
   }
   // 23
   for (let i = 0; i + 4 < m; i++) {
     const d = getF(v, i + 1) - getF(v, i)
-    if (d <= -1.5) {
+    if (atMost(d, -1.5)) {
       let best = -Infinity
       for (let j = i + 2; j <= i + 4; j++) if (getF(v, j) > best) best = getF(v, j)
-      if (best - getF(v, i + 1) < 0.5 * -d) {
+      if (below(best - getF(v, i + 1), 0.5 * -d)) {
         mask |= 1 << 22
         break
       }
@@ -245,7 +245,7 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
     if (m - k >= 2) {
       const sa = sdRange(v, 0, k)
       const sb = sdRange(v, k, m)
-      if (sa >= 0.5 && sb < 0.25 * sa) mask |= 1 << 23
+      if (atLeast(sa, 0.5) && below(sb, 0.25 * sa)) mask |= 1 << 23
     }
   }
   // 25
@@ -253,7 +253,7 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
     const med = median(v, m, s1)
     for (let i = 0; i < m; i++) setF(s2, i, Math.abs(getF(v, i) - med))
     const mad = median(s2, m, s1)
-    if (mad > 0.0) {
+    if (above(mad, 0.0)) {
       for (let i = m - 3; i < m; i++) {
         if ((getF(v, i) - med) / (1.4826 * mad) < -3.5) {
           mask |= 1 << 24
@@ -263,7 +263,7 @@ function singleAxisMask(v: usize, t: usize, m: i32, s1: usize, s2: usize): i32 {
     }
   }
   // 26
-  if (m >= 6 && firstHalf > 0.05 && secondHalf < -0.05) mask |= 1 << 25
+  if (m >= 6 && above(firstHalf, 0.05) && below(secondHalf, -0.05)) mask |= 1 << 25
   return mask
 }
 
@@ -340,7 +340,7 @@ export function evaluateRules(
             n++
           }
         }
-        if (n > 0 && sum / <f64>n >= 0.02) {
+        if (n > 0 && atLeast(sum / <f64>n, 0.02)) {
           mask |= 1 << 26
           break
         }
@@ -356,13 +356,13 @@ export function evaluateRules(
         lastN++
       }
     }
-    if (lastN >= 2 && lastSum / <f64>lastN < 4.0) mask |= 1 << 27
+    if (lastN >= 2 && below(lastSum / <f64>lastN, 4.0)) mask |= 1 << 27
     store<i32>(outMask + (<usize>p << 2), mask)
   }
 }
 
 @inline function declining(ms: usize, slopes: usize, a: i32): bool {
-  return getF(ms, a) >= 3.0 && getF(slopes, a) < DECLINE_SLOPE
+  return getF(ms, a) >= 3.0 && below(getF(slopes, a), DECLINE_SLOPE)
 }
 
 function codeAt(codes: usize, nAxes: i32, code: i32): i32 {

@@ -1,6 +1,6 @@
 // Kernels over the axis panel: f32 scores laid out axis-major, panel[(axis × nPatients + patient) ×
 // nMonths + month], NaN where a month or a value is missing. Twin: src/kernels/reference/panel.ts.
-import { getF, getI, hsum, setF } from "./common"
+import { atLeast, atMost, getF, getI, hsum, setF } from "./common"
 
 // Scores are one-decimal values stored as f32: every sum below (of scores, of month × score, over
 // at most a few million terms) is exact in f64, so the two-lane order of the SIMD loops gives the
@@ -43,7 +43,7 @@ export function panelMeanMask(
       }
       if (n > 0.0) {
         const mean = s / n
-        keep = mean >= lo && mean <= hi ? 1 : 0
+        keep = atLeast(mean, lo) && atMost(mean, hi) ? 1 : 0
       }
     }
     store<u8>(maskOut + <usize>p, keep)

@@ -4,7 +4,7 @@
  * that produced the numbers, with its result); suggestions from the documented rules; confidence
  * from evidence size, agreement and understanding. docs/analytics.md#clinical.
  */
-import { AXIS_NAMES, type Dataset, roundTo } from "../../src/plugin/Plugin.ts"
+import { atLeast, AXIS_NAMES, type Dataset, roundTo } from "../../src/plugin/Plugin.ts"
 import { AXIS_INTERVENTIONS } from "../risk-model/interventions.ts"
 import { type AxisEvidence, type Evidence, MIN_SIMILAR } from "./evidence.ts"
 import * as Sql from "./sql.ts"
@@ -178,7 +178,7 @@ export const suggestionsFor = (u: Understanding, e: Evidence): Array<string> => 
   for (const a of e.axes) {
     const intervention = words(AXIS_INTERVENTIONS[a.axis])
     if (a.verdict === "declining") out.push(`Offer ${intervention} for ${a.axis}: it declines by ${Math.abs(a.slope).toFixed(3)} points a month in these patients.`)
-    else if (a.populationLevel - a.level >= LEVEL_GAP) out.push(`Offer ${intervention} for ${a.axis}: these patients score ${(a.populationLevel - a.level).toFixed(2)} points below all patients.`)
+    else if (atLeast(a.populationLevel - a.level, LEVEL_GAP)) out.push(`Offer ${intervention} for ${a.axis}: these patients score ${(a.populationLevel - a.level).toFixed(2)} points below all patients.`)
     if (u.direction === "declining" && a.verdict !== "declining") {
       out.push(`Confirm the ${a.axis} decline with repeated scores: on average these patients do not decline (${signed(a.slope)} points a month).`)
     }

@@ -8,7 +8,7 @@
  */
 import { Effect, Schema } from "effect"
 import { firstDayOfMonth, formatDate, formatMonth } from "../../src/health/calendar.ts"
-import { AXES, type Axis, type Dataset, datasetCache, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import { atLeast, atMost, AXES, type Axis, below, type Dataset, datasetCache, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
 import knowledge from "./interactions.json" with { type: "json" }
 import type { Direction, Understanding } from "./understand.ts"
 
@@ -155,7 +155,7 @@ const windowStats = (kernels: KernelsService, data: Dataset, axes: ReadonlyArray
           cnt++
           sum += s
           sumSq += s * s
-          if (s < 0) negative++
+          if (below(s, 0)) negative++
         }
         return { level: levelN === 0 ? Number.NaN : levelSum / levelN, n: cnt, sum, sumSq, negative } satisfies WindowStats
       })
@@ -186,7 +186,7 @@ export const encounterOffsets = (data: Dataset): Int32Array => {
 }
 
 const verdictOf = (slope: number, p: number): Direction =>
-  p < 0.05 && slope >= TREND_SLOPE ? "improving" : p < 0.05 && slope <= -TREND_SLOPE ? "declining" : "stable"
+  p < 0.05 && atLeast(slope, TREND_SLOPE) ? "improving" : p < 0.05 && atMost(slope, -TREND_SLOPE) ? "declining" : "stable"
 
 /** Computes the evidence for an understood query over the requested axes and window. */
 export const gatherEvidence = (

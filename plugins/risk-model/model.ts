@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import { firstDayOfMonth } from "../../src/health/calendar.ts"
-import { AXES, type Axis, type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
+import { atMost, AXES, type Axis, type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
 
 /** The risk types, each its own model. */
 export const RISK_TYPES = ["hospitalization", "readmission", "health_decline"] as const
@@ -152,6 +152,30 @@ const admissions = (data: Dataset, b: Base) => {
   return { indexCount, readmissionRows }
 }
 
+/**
+ * The health-decline outcome of each patient with some axis scored in both blocks: 1 when the mean
+ * of any axis falls by at least DECLINE_POINTS (compared with the score tolerance, so a fall of
+ * exactly 1.0 counts). first, last: AXES.length × n block means, axis-major (NaN = not scored).
+ */
+export const declineOutcomes = (first: Float64Array, last: Float64Array, n: number): { readonly patients: Array<number>; readonly outcome: Array<number> } => {
+  const patients: Array<number> = []
+  const outcome: Array<number> = []
+  for (let p = 0; p < n; p++) {
+    let compared = 0
+    let declined = false
+    for (let a = 0; a < AXES.length; a++) {
+      const change = last[a * n + p]! - first[a * n + p]!
+      if (Number.isNaN(change)) continue
+      compared++
+      if (atMost(change, -DECLINE_POINTS)) declined = true
+    }
+    if (compared === 0) continue
+    patients.push(p)
+    outcome.push(declined ? 1 : 0)
+  }
+  return { patients, outcome }
+}
+
 /** The rows of each model, and the length of the decline interval. */
 const modelRows = (kernels: KernelsService, data: Dataset, b: Base) =>
   Effect.gen(function*() {
@@ -173,21 +197,7 @@ const modelRows = (kernels: KernelsService, data: Dataset, b: Base) =>
     if (months < 2 * DECLINE_BLOCK_MONTHS) return { hospitalization, readmission, decline: undefined, declineDays: Number.NaN }
     const first = yield* windowMeans(kernels, data, 0, DECLINE_BLOCK_MONTHS)
     const last = yield* windowMeans(kernels, data, months - DECLINE_BLOCK_MONTHS, months)
-    const patients: Array<number> = []
-    const outcome: Array<number> = []
-    for (let p = 0; p < b.n; p++) {
-      let compared = 0
-      let declined = false
-      for (let a = 0; a < AXES.length; a++) {
-        const change = last[a * b.n + p]! - first[a * b.n + p]!
-        if (Number.isNaN(change)) continue
-        compared++
-        if (change <= -DECLINE_POINTS) declined = true
-      }
-      if (compared === 0) continue
-      patients.push(p)
-      outcome.push(declined ? 1 : 0)
-    }
+    const { patients, outcome } = declineOutcomes(first, last, b.n)
     const decline: Rows = { patient: Int32Array.from(patients), y: Float64Array.from(outcome), offset: new Float64Array(patients.length), axisMeans: first }
     return { hospitalization, readmission, decline, declineDays: (months - DECLINE_BLOCK_MONTHS) * DAYS_PER_MONTH }
   })

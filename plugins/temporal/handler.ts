@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { MODEL_NAMES } from "../../src/kernels/reference/trajectory.ts"
 import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
-import { AXES, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, below, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
 import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 
 /** Below this an axis score is critical (rule 03's threshold). */
@@ -32,13 +32,13 @@ export const urgencyOf = (
   predictions: ReadonlyArray<{ readonly pred: ArrayLike<number>; readonly lo: ArrayLike<number> }>,
   intervalDays: number
 ): (typeof URGENCY_LEVELS)[number] => {
-  const endsBelow2 = predictions.some((p) => p.pred[p.pred.length - 1]! < 2)
+  const endsBelow2 = predictions.some((p) => below(p.pred[p.pred.length - 1]!, 2))
   if (fired.has(3) || fired.has(20) || endsBelow2) return "critical"
   const withinSteps = Math.max(1, Math.floor(HIGH_WITHIN_DAYS / intervalDays))
-  const crossesSoon = predictions.some((p) => Array.from(p.pred).slice(0, withinSteps).some((v) => v < CRITICAL))
+  const crossesSoon = predictions.some((p) => Array.from(p.pred).slice(0, withinSteps).some((v) => below(v, CRITICAL)))
   const severe = SEVERE_RULES.filter((r) => fired.has(r)).length
   if (crossesSoon || severe >= 2) return "high"
-  const loCrosses = predictions.some((p) => Array.from(p.lo).some((v) => v < CRITICAL))
+  const loCrosses = predictions.some((p) => Array.from(p.lo).some((v) => below(v, CRITICAL)))
   if (severe === 1 || DECLINE_RULES.some((r) => fired.has(r)) || loCrosses) return "moderate"
   return "low"
 }

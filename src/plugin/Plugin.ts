@@ -170,4 +170,5 @@ export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, can
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
+export { above, atLeast, atMost, below, SCORE_TOLERANCE } from "../kernels/thresholds.ts"
 export { datasetCache, preparedPerDataset } from "./cache.ts"

@@ -4,6 +4,7 @@
  * (NaN skipped, t = index); a rule fires for the patient when it fires on any axis.
  * Multi-axis rules use each axis's OLS slope (a "declining" axis has slope < −0.05 per interval).
  */
+import { atLeast, atMost, above, below } from "../thresholds.ts"
 import { compact, meanRange, pearsonDense, sdRange, slopeRange } from "./common.ts"
 
 /** Stable rule names; bit (n − 1) of a mask is rule n. */
@@ -96,31 +97,31 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
   // 02 sharp_drop: one step of −1.5 or worse
   let sharpAt = -1
   for (let i = 0; i + 1 < m; i++) {
-    if (v[i + 1]! - v[i]! <= -1.5) {
+    if (atMost(v[i + 1]! - v[i]!, -1.5)) {
       sharpAt = i
       break
     }
   }
   if (sharpAt >= 0) mask |= 1 << 1
   // 03 below_critical: latest value under 3
-  if (last < 3) mask |= 1 << 2
+  if (below(last, 3)) mask |= 1 << 2
   // 04 below_baseline: latest below the first third's mean minus max(SD, 0.25)
   if (m >= 4) {
     const q = Math.max(2, Math.floor(m / 3))
     const mu = meanRange(v, 0, q)
     const sd = sdRange(v, 0, q)
-    if (last < mu - (sd > 0.25 ? sd : 0.25)) mask |= 1 << 3
+    if (below(last, mu - (sd > 0.25 ? sd : 0.25))) mask |= 1 << 3
   }
   const h = Math.floor(m / 2)
   const firstHalf = m >= 6 ? slopeRange(t, v, 0, h) : NaN
   const secondHalf = m >= 6 ? slopeRange(t, v, h, m) : NaN
   // 05 accelerating_decline: second-half slope below −0.1 and below the first half's by 0.1
-  if (m >= 6 && secondHalf < -0.1 && secondHalf < firstHalf - 0.1) mask |= 1 << 4
+  if (m >= 6 && below(secondHalf, -0.1) && below(secondHalf, firstHalf - 0.1)) mask |= 1 << 4
   // 06 exponential_decay_fit and 11 short_half_life: log-linear fit
   if (m >= 4) {
     const [lb, r2] = logFit(v, t, m, s1)
-    if (lb < -0.02 && r2 >= 0.9) mask |= 1 << 5
-    if (lb < 0 && Math.log(2) / -lb < 6 && v[0]! - last >= 1) mask |= 1 << 10
+    if (below(lb, -0.02) && r2 >= 0.9) mask |= 1 << 5
+    if (below(lb, 0) && Math.log(2) / -lb < 6 && atLeast(v[0]! - last, 1)) mask |= 1 << 10
   }
   const q3 = Math.floor(m / 3)
   // 07 plateau_after_decline: early max − late mean ≥ 1 and the last third within a 0.5 band
@@ -133,7 +134,7 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
       if (v[i]! < lo) lo = v[i]!
       if (v[i]! > hi) hi = v[i]!
     }
-    if (early - meanRange(v, m - q3, m) >= 1 && hi - lo <= 0.5) mask |= 1 << 6
+    if (atLeast(early - meanRange(v, m - q3, m), 1) && atMost(hi - lo, 0.5)) mask |= 1 << 6
   }
   // 08 volatility_spike: SD of steps in the last third > 2× earlier and > 0.5
   if (m >= 7) {
@@ -142,7 +143,7 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     if (m - 1 - k >= 2) {
       const sa = sdRange(s2, 0, k)
       const sb = sdRange(s2, k, m - 1)
-      if (sb > 2 * sa && sb > 0.5) mask |= 1 << 7
+      if (above(sb, 2 * sa) && above(sb, 0.5)) mask |= 1 << 7
     }
   }
   // minimum and the peak before it (09, 10)
@@ -154,15 +155,15 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
   const recovered = last - v[iMin]!
   // 09 recovery_stalled: a drop ≥ 1 bottomed out before the last third; recovery started (≥ 0.1) but
   // is under 30 % of the drop and the last third is flat or falling (slope ≤ 0.02)
-  if (m >= 6 && iMin < m - q3 && drop >= 1 && recovered >= 0.1 && recovered < 0.3 * drop && slopeRange(t, v, m - q3, m) <= 0.02) {
+  if (m >= 6 && iMin < m - q3 && atLeast(drop, 1) && atLeast(recovered, 0.1) && below(recovered, 0.3 * drop) && atMost(slopeRange(t, v, m - q3, m), 0.02)) {
     mask |= 1 << 8
   }
   // 10 rebound: a drop ≥ 1, then the latest value ≥ 1 above the minimum
-  if (m >= 4 && iMin < m - 1 && drop >= 1 && recovered >= 1) mask |= 1 << 9
+  if (m >= 4 && iMin < m - 1 && atLeast(drop, 1) && atLeast(recovered, 1)) mask |= 1 << 9
   // 12 projected_critical: latest ≥ 3 but the linear trend reaches < 3 within 6 intervals
-  if (m >= 3 && last >= 3 && last + 6 * slope < 3) mask |= 1 << 11
+  if (m >= 3 && atLeast(last, 3) && below(last + 6 * slope, 3)) mask |= 1 << 11
   // 13 significant_linear_decline: OLS slope < 0 with t-test p < 0.05 (two-sided)
-  if (m >= 4 && slope < 0) {
+  if (m >= 4 && below(slope, 0)) {
     const mt = meanRange(t, 0, m)
     const mv = meanRange(v, 0, m)
     let sxx = 0
@@ -185,7 +186,7 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
       const sa = sdRange(v, 0, k)
       const sb = sdRange(v, k, m)
       const pooled = Math.sqrt(((k - 1) * sa * sa + (m - k - 1) * sb * sb) / (m - 2))
-      if (a - b >= 1.5 && pooled <= 0.6 && pooled <= 0.25 * (a - b)) {
+      if (atLeast(a - b, 1.5) && atMost(pooled, 0.6) && atMost(pooled, 0.25 * (a - b))) {
         mask |= 1 << 17
         break
       }
@@ -205,30 +206,30 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
         prev = sign
       }
     }
-    if (flips >= 0.6 * (m - 2) && absSum / (m - 1) >= 0.5) mask |= 1 << 18
+    if (atLeast(flips, 0.6 * (m - 2)) && atLeast(absSum / (m - 1), 0.5)) mask |= 1 << 18
   }
   // 20 floor_effect: the last three values all ≤ 1
-  if (m >= 3 && v[m - 1]! <= 1 && v[m - 2]! <= 1 && v[m - 3]! <= 1) mask |= 1 << 19
+  if (m >= 3 && atMost(v[m - 1]!, 1) && atMost(v[m - 2]!, 1) && atMost(v[m - 3]!, 1)) mask |= 1 << 19
   // 21 ceiling_loss: first third reached ≥ 8; latest is ≥ 1.5 below that and under 7
   if (m >= 3) {
     const q = Math.max(1, q3)
     let top = -Infinity
     for (let i = 0; i < q; i++) if (v[i]! > top) top = v[i]!
-    if (top >= 8 && last <= top - 1.5 && last < 7) mask |= 1 << 20
+    if (atLeast(top, 8) && atMost(last, top - 1.5) && below(last, 7)) mask |= 1 << 20
   }
   // 22 slow_erosion: slope in [−0.1, −0.02), ≥ 60 % of steps not rising, fitted loss ≥ 0.5
-  if (m >= 6 && slope >= -0.1 && slope < -0.02) {
+  if (m >= 6 && atLeast(slope, -0.1) && below(slope, -0.02)) {
     let notRising = 0
     for (let i = 0; i + 1 < m; i++) if (v[i + 1]! <= v[i]!) notRising++
-    if (notRising >= 0.6 * (m - 1) && slope * (t[m - 1]! - t[0]!) <= -0.5) mask |= 1 << 21
+    if (atLeast(notRising, 0.6 * (m - 1)) && atMost(slope * (t[m - 1]! - t[0]!), -0.5)) mask |= 1 << 21
   }
   // 23 missed_recovery_window: after a step of −1.5 or worse, the next 3 points regain < 50 % of it
   for (let i = 0; i + 4 < m; i++) {
     const d = v[i + 1]! - v[i]!
-    if (d <= -1.5) {
+    if (atMost(d, -1.5)) {
       let best = -Infinity
       for (let j = i + 2; j <= i + 4; j++) if (v[j]! > best) best = v[j]!
-      if (best - v[i + 1]! < 0.5 * -d) {
+      if (below(best - v[i + 1]!, 0.5 * -d)) {
         mask |= 1 << 22
         break
       }
@@ -240,7 +241,7 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     if (m - k >= 2) {
       const sa = sdRange(v, 0, k)
       const sb = sdRange(v, k, m)
-      if (sa >= 0.5 && sb < 0.25 * sa) mask |= 1 << 23
+      if (atLeast(sa, 0.5) && below(sb, 0.25 * sa)) mask |= 1 << 23
     }
   }
   // 25 outlier_low: one of the last 3 values has robust z < −3.5 (median/MAD)
@@ -248,7 +249,7 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     const med = median(v, m, s1)
     for (let i = 0; i < m; i++) s2[i] = Math.abs(v[i]! - med)
     const mad = median(s2, m, s1)
-    if (mad > 0) {
+    if (above(mad, 0)) {
       for (let i = m - 3; i < m; i++) {
         if ((v[i]! - med) / (1.4826 * mad) < -3.5) {
           mask |= 1 << 24
@@ -258,7 +259,7 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     }
   }
   // 26 trend_reversal_down: first half rising (> 0.05), second half falling (< −0.05)
-  if (m >= 6 && firstHalf > 0.05 && secondHalf < -0.05) mask |= 1 << 25
+  if (m >= 6 && above(firstHalf, 0.05) && below(secondHalf, -0.05)) mask |= 1 << 25
   return mask
 }
 
@@ -290,7 +291,7 @@ export const evaluateRules = (
       outAxisMask[p * nAxes + a] = am
       mask |= am
     }
-    const declining = (a: number) => ms[a]! >= 3 && slopes[a]! < DECLINE_SLOPE
+    const declining = (a: number) => ms[a]! >= 3 && below(slopes[a]!, DECLINE_SLOPE)
     const codeAt = (code: number) => {
       for (let a = 0; a < nAxes; a++) if (axisCodes[a] === code) return a
       return -1
@@ -339,7 +340,7 @@ export const evaluateRules = (
             n++
           }
         }
-        if (n > 0 && sum / n >= 0.02) {
+        if (n > 0 && atLeast(sum / n, 0.02)) {
           mask |= 1 << 26
           break
         }
@@ -354,7 +355,7 @@ export const evaluateRules = (
         lastN++
       }
     }
-    if (lastN >= 2 && lastSum / lastN < 4) mask |= 1 << 27
+    if (lastN >= 2 && below(lastSum / lastN, 4)) mask |= 1 << 27
     outMask[p] = mask
   }
 }

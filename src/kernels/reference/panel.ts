@@ -3,6 +3,7 @@
  * folds month sums into groups; for one-decimal scores stored as f32 every such sum is exact in
  * f64, so the results are the same bits.
  */
+import { atLeast, atMost } from "../thresholds.ts"
 
 /** maskOut[p] = maskIn[p] & (lo ≤ mean of the patient's present `axis` scores in months [from, to) ≤ hi). */
 export const panelMeanMask = (
@@ -23,7 +24,7 @@ export const panelMeanMask = (
       }
       if (n > 0) {
         const mean = s / n
-        keep = mean >= lo && mean <= hi ? 1 : 0
+        keep = atLeast(mean, lo) && atMost(mean, hi) ? 1 : 0
       }
     }
     maskOut[p] = keep
