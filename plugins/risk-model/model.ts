@@ -28,7 +28,8 @@ export const AXIS_CENTRE = 5
 
 const DAYS_PER_YEAR = 365.25
 const DAYS_PER_MONTH = 30.4375
-const INPATIENT = 2
+/** Encounter kind code of an inpatient stay (the dataset's encounter_kind vocabulary order). */
+export const INPATIENT = 2
 
 /** Held-out performance: fitted on even patient ids, scored on odd ones. */
 export interface Validation {
@@ -116,38 +117,58 @@ const base = (kernels: KernelsService, data: Dataset) =>
     return { n, age, observedFrom, windowMeans: yield* windowMeans(kernels, data, 0, nMonths) } satisfies Base
   })
 
+/** One patient's hospital stay after merging: first admission day and last discharge day. */
+export interface Stay {
+  readonly patient: number
+  readonly start: number
+  readonly end: number
+}
+
 /**
- * Inpatient stays in observed time, split into index admissions and readmissions (a stay starting
- * 1–30 days after an earlier stay's discharge). For each index admission: whether it was followed
- * by a readmission, and whether its 30 days after discharge lie within the data.
+ * Inpatient stays per patient in start order, overlapping ones merged: a stay that begins on or
+ * before the discharge day of the stay being built (a transfer, or a second record of the same
+ * hospitalisation) extends it to the later discharge. Encounters are in (patient, start, end) order.
  */
-const admissions = (data: Dataset, b: Base) => {
-  const e = data.encounters
-  const indexCount = new Float64Array(b.n)
-  const readmissionRows: Array<{ patient: number; readmitted: boolean }> = []
-  let lastEnd = Number.NaN
-  let lastPatient = -1
+export const mergedStays = (e: Dataset["encounters"]): Array<Stay> => {
+  const stays: Array<Stay> = []
+  let current: { patient: number; start: number; end: number } | undefined
   for (let i = 0; i < e.patient.length; i++) {
     if (e.kind[i] !== INPATIENT) continue
-    const p = e.patient[i]!
-    if (p !== lastPatient) {
-      lastPatient = p
-      lastEnd = Number.NaN
-    }
+    const patient = e.patient[i]!
     const start = e.startDay[i]!
-    const gap = start - lastEnd
-    lastEnd = Math.max(Number.isNaN(lastEnd) ? -Infinity : lastEnd, e.endDay[i]!)
+    const end = e.endDay[i]!
+    if (current !== undefined && current.patient === patient && start <= current.end) {
+      current.end = Math.max(current.end, end)
+      continue
+    }
+    if (current !== undefined) stays.push(current)
+    current = { patient, start, end }
+  }
+  if (current !== undefined) stays.push(current)
+  return stays
+}
+
+/**
+ * Hospital stays (overlapping records merged, mergedStays) in observed time, split into index
+ * admissions and readmissions: a stay starting 1–30 days after the previous stay's discharge is a
+ * readmission, any other an index admission. For each index admission: whether a readmission
+ * followed it, and whether its 30 days after discharge lie within the data.
+ */
+export const admissions = (data: Pick<Dataset, "encounters" | "asOfDay">, b: { readonly n: number; readonly observedFrom: Float64Array }) => {
+  const indexCount = new Float64Array(b.n)
+  const readmissionRows: Array<{ patient: number; readmitted: boolean }> = []
+  const stays = mergedStays(data.encounters)
+  for (let i = 0; i < stays.length; i++) {
+    const { end, patient: p, start } = stays[i]!
+    const previous = i > 0 && stays[i - 1]!.patient === p ? stays[i - 1]! : undefined
+    const gap = previous === undefined ? Number.NaN : start - previous.end
     if (gap >= 1 && gap <= READMISSION_DAYS) continue
     if (!(start >= b.observedFrom[p]!)) continue
     indexCount[p]! += 1
-    const end = e.endDay[i]!
     if (end + READMISSION_DAYS > data.asOfDay) continue
-    let readmitted = false
-    for (let j = i + 1; j < e.patient.length && e.patient[j] === p; j++) {
-      const d = e.startDay[j]! - end
-      if (e.kind[j] === INPATIENT && d >= 1 && d <= READMISSION_DAYS) readmitted = true
-    }
-    readmissionRows.push({ patient: p, readmitted })
+    const next = i + 1 < stays.length && stays[i + 1]!.patient === p ? stays[i + 1]! : undefined
+    const d = next === undefined ? Number.NaN : next.start - end
+    readmissionRows.push({ patient: p, readmitted: d >= 1 && d <= READMISSION_DAYS })
   }
   return { indexCount, readmissionRows }
 }

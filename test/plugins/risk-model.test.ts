@@ -9,7 +9,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import { recommendedInterventions } from "../../plugins/risk-model/interventions.ts"
-import { contributions, fitRiskModels, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES } from "../../plugins/risk-model/model.ts"
+import { admissions, contributions, fitRiskModels, INPATIENT, mergedStays, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES } from "../../plugins/risk-model/model.ts"
+import { parseDate } from "../../src/health/calendar.ts"
 import { HOSPITALIZATION, READMISSION } from "../../src/health/truths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"
@@ -109,6 +110,40 @@ describe("the fitted models", () => {
         return p1 >= 0 && p2 <= 1 && p1 <= p2
       }
     ), { numRuns: 300 })
+  })
+})
+
+describe("index admissions and readmissions", () => {
+  /** Encounter columns from (patient, kind, start, end) rows in (patient, start) order. */
+  const encounters = (rows: ReadonlyArray<readonly [number, number, string, string]>) => ({
+    patient: Int32Array.from(rows, (r) => r[0]),
+    kind: Int32Array.from(rows, (r) => r[1]),
+    startDay: Float64Array.from(rows, (r) => parseDate(r[2])),
+    endDay: Float64Array.from(rows, (r) => parseDate(r[3]))
+  })
+  const observedFrom = Float64Array.from([parseDate("2024-01-01"), parseDate("2024-01-01")])
+  const asOfDay = parseDate("2026-09-30")
+
+  it("overlapping stays are one stay: the issue's 04-23..26, 05-04..09, 05-05..11 is one index admission and one readmission", () => {
+    const e = encounters([[0, INPATIENT, "2025-04-23", "2025-04-26"], [0, INPATIENT, "2025-05-04", "2025-05-09"], [0, INPATIENT, "2025-05-05", "2025-05-11"]])
+    expect(mergedStays(e).map((s) => [s.start, s.end])).toEqual([[parseDate("2025-04-23"), parseDate("2025-04-26")], [parseDate("2025-05-04"), parseDate("2025-05-11")]])
+    const a = admissions({ encounters: e, asOfDay }, { n: 1, observedFrom })
+    expect(a.indexCount[0]).toBe(1)
+    expect(a.readmissionRows).toEqual([{ patient: 0, readmitted: true }])
+  })
+
+  it("a stay starting on the discharge day continues it; 1–30 days after is a readmission, 31 a new index admission; outpatient visits and other patients do not interfere", () => {
+    const e = encounters([
+      [0, INPATIENT, "2025-01-10", "2025-01-15"],
+      [0, INPATIENT, "2025-01-15", "2025-01-20"], // transfer: same stay, discharged 01-20
+      [0, 0, "2025-01-25", "2025-01-25"], // an outpatient visit
+      [0, INPATIENT, "2025-02-19", "2025-02-21"], // 30 days after 01-20: readmission
+      [0, INPATIENT, "2025-03-24", "2025-03-25"], // 31 days after 02-21: index
+      [1, INPATIENT, "2025-03-30", "2025-04-02"] // another patient: index
+    ])
+    const a = admissions({ encounters: e, asOfDay }, { n: 2, observedFrom })
+    expect(Array.from(a.indexCount)).toEqual([2, 1])
+    expect(a.readmissionRows).toEqual([{ patient: 0, readmitted: true }, { patient: 0, readmitted: false }, { patient: 1, readmitted: false }])
   })
 })
 
