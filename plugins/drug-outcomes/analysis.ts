@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { firstDayOfMonth, monthOfDay } from "../../src/health/calendar.ts"
 import { ADHERENCE_THRESHOLD } from "../../src/health/truths.ts"
-import { AXES, type Axis, type Dataset, type KernelsService, oneSampleTP } from "../../src/plugin/Plugin.ts"
+import { atLeast, atMost, AXES, type Axis, type Dataset, type KernelsService, oneSampleTP } from "../../src/plugin/Plugin.ts"
 import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 /** A condition is an indication of the drug when at least this share of the cohort has it… */
@@ -29,7 +29,7 @@ export interface AxisEffect {
   /** Stratified mean difference, in score points. */
   readonly difference: number
   readonly se: number
-  /** difference ÷ pooled SD of the patient means. */
+  /** difference ÷ the axis's reference SD (PerDataset.referenceSd): Cohen's d on one scale for every drug. */
   readonly standardized: number
   readonly correlation: number
   /** Patients with a before and an on-drug score (the correlation's n). */
@@ -60,12 +60,18 @@ interface Cell {
 const cell = (): Cell => ({ n: 0, s: 0, ss: 0 })
 const variance = (c: Cell) => (c.n >= 2 ? Math.max(0, (c.ss - (c.s * c.s) / c.n) / (c.n - 1)) : Number.NaN)
 
-/** What every request on a dataset shares: patients' whole-window axis means and age-band × sex codes. */
+/** What every request on a dataset shares: patients' whole-window axis means, age-band × sex codes, and each axis's reference SD. */
 interface PerDataset {
   /** 8 × patients, axis-major (AXES order). */
   readonly wholeMeans: Float64Array
   /** Age band (AGE_BANDS) × 2 + sex. */
   readonly ageSex: Int32Array
+  /**
+   * Per axis (AXES order): the SD of every patient's whole-window mean score within their age band
+   * × sex stratum, pooled over the 6 strata — the denominator of every drug's efficacy_score, so the
+   * same effect in points is the same d whatever the drug, its exposure windows or its indications.
+   */
+  readonly referenceSd: Float64Array
 }
 const perDatasetCache = new WeakMap<Dataset, PerDataset>()
 
@@ -86,7 +92,21 @@ const perDataset = (kernels: KernelsService, data: Dataset) =>
       const age = asOfYear - birthYear
       return (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * 2 + data.patients.sex.data[p]!
     })
-    const result: PerDataset = { wholeMeans: whole.mean, ageSex }
+    const referenceSd = Float64Array.from(AXES, (_, a) => {
+      const cells = Array.from({ length: 6 }, cell)
+      for (let p = 0; p < n; p++) {
+        const m = whole.mean[a * n + p]!
+        if (Number.isNaN(m)) continue
+        const c = cells[ageSex[p]!]!
+        c.n++
+        c.s += m
+        c.ss += m * m
+      }
+      const used = cells.filter((c) => c.n >= 2)
+      const df = used.reduce((t, c) => t + c.n - 1, 0)
+      return df > 0 ? Math.sqrt(used.reduce((t, c) => t + (c.n - 1) * variance(c), 0) / df) : Number.NaN
+    })
+    const result: PerDataset = { wholeMeans: whole.mean, ageSex, referenceSd }
     perDatasetCache.set(data, result)
     return result
   })
@@ -190,8 +210,6 @@ export const analyzeDrug = (
       const base = k * n
       const exposedCells = Array.from({ length: nStrata }, cell)
       const comparatorCells = Array.from({ length: nStrata }, cell)
-      const usedExposed = cell()
-      const usedComparators = cell()
       let slopeN = 0
       let slopeS = 0
       let slopeSS = 0
@@ -233,17 +251,9 @@ export const analyzeDrug = (
         const w = e.n / used
         difference += w * (e.s / e.n - c.s / c.n)
         v += w * w * ((e.n >= 2 ? variance(e) : exposedVariance) / e.n + variance(c) / c.n)
-        for (const [into, from] of [[usedExposed, e], [usedComparators, c]] as const) {
-          into.n += from.n
-          into.s += from.s
-          into.ss += from.ss
-        }
       }
-      // Pooled within-group SD of the patient means (Cohen's d denominator).
-      const sd = Math.sqrt(
-        ((usedExposed.n - 1) * (variance(usedExposed) || 0) + (usedComparators.n - 1) * variance(usedComparators)) /
-          (usedExposed.n + usedComparators.n - 2)
-      )
+      // Cohen's d on one scale for every drug: the axis's reference SD (perDataset).
+      const sd = shared.referenceSd[AXES.indexOf(axis)]!
       const corr = adh.length >= 3
         ? (yield* kernels.correlationMatrix(Float64Array.from([...adh, ...change]), 1, 2, adh.length)).pearson[0]!
         : Number.NaN
@@ -257,7 +267,7 @@ export const analyzeDrug = (
         correlationN: adh.length,
         meanSlope,
         trendP,
-        trend: trendP < TREND_ALPHA && meanSlope >= TREND_MIN_SLOPE ? "positive" : trendP < TREND_ALPHA && meanSlope <= -TREND_MIN_SLOPE ? "negative" : "stable"
+        trend: trendP < TREND_ALPHA && atLeast(meanSlope, TREND_MIN_SLOPE) ? "positive" : trendP < TREND_ALPHA && atMost(meanSlope, -TREND_MIN_SLOPE) ? "negative" : "stable"
       })
     }
     const analysis: DrugAnalysis = {

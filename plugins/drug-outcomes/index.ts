@@ -12,7 +12,8 @@ export default definePlugin({
   description:
     "The cohort is the patients with a course of the drug in the data window (restricted by outcome_type). efficacy_score is the " +
     "mean over the target axes of the standardized difference between the cohort's scores while on the drug and those of " +
-    "unexposed patients of the same indication, age band and sex (direct standardization). adverse_event_rate counts the " +
+    "unexposed patients of the same indication, age band and sex (direct standardization), in units of the axis's reference SD " +
+    "(patients' whole-window means within age band × sex; the same for every drug). adverse_event_rate counts the " +
     "drug's adverse events per cohort patient in the window. See docs/analytics.md.",
   request: DrugOutcomesRequest,
   response: DrugOutcomesResponse,

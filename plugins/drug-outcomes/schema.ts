@@ -31,7 +31,7 @@ export const DrugOutcomesResponse = Schema.Struct({
   drug: Schema.String,
   outcome_type: Schema.String,
   cohort_size: Schema.Int,
-  efficacy_score: Schema.Finite.annotate({ description: "Mean standardized difference (exposed − comparable unexposed) over the target axes (3 decimals)" }),
+  efficacy_score: Schema.Finite.annotate({ description: "Mean over the target axes of Cohen's d: the stratified difference (exposed − comparable unexposed) in points divided by the axis's reference SD, the same for every drug (3 decimals)" }),
   adverse_event_rate: Schema.Finite.annotate({ description: "Adverse events of the drug per cohort patient in the data window (4 decimals)" }),
   axis_breakdown: Schema.Record(Schema.String, AxisOutcome).annotate({ description: "Per target axis, canonical order" })
 })

@@ -77,6 +77,47 @@ describe("planted truths", () => {
   })
 })
 
+describe("efficacy_score (Cohen's d) on one scale", () => {
+  it("every drug divides an axis's difference by the same SD — the within-age-band × sex SD of whole-window patient means — so the same effect in points is the same d", async () => {
+    const { nMonths, nPatients } = fixture.data.panel
+    const asOfYear = Number(fixture.data.asOf.slice(0, 4))
+    for (const axis of ["NM", "PO"] as const) {
+      // Independent recomputation of the reference SD from the panel.
+      const a = AXES.indexOf(axis)
+      const cells = Array.from({ length: 6 }, () => ({ n: 0, s: 0, ss: 0 }))
+      for (let p = 0; p < nPatients; p++) {
+        let k = 0
+        let sum = 0
+        for (let m = 0; m < nMonths; m++) {
+          const x = fixture.data.panel.data[(a * nPatients + p) * nMonths + m]!
+          if (!Number.isNaN(x)) {
+            k++
+            sum += x
+          }
+        }
+        if (k === 0) continue
+        const age = asOfYear - fixture.data.patients.birthYear.data[p]!
+        const c = cells[(age < 45 ? 0 : age < 65 ? 1 : 2) * 2 + fixture.data.patients.sex.data[p]!]!
+        c.n++
+        c.s += sum / k
+        c.ss += (sum / k) ** 2
+      }
+      const sd = Math.sqrt(cells.reduce((t, c) => t + (c.ss - c.s * c.s / c.n), 0) / cells.reduce((t, c) => t + c.n - 1, 0))
+      for (const drug of fixture.data.vocabulary.drug) {
+        const e = (await analyze(drug, "efficacy", [axis])).axes.get(axis)!
+        expect(e.difference / e.standardized, `${drug} ${axis}`).toBeCloseTo(sd, 9)
+      }
+    }
+  })
+
+  it("metformin's d on NM covers its planted effect in points over that SD", async () => {
+    const expected = ADHERENT_SHARE * metformin.adherent + (1 - ADHERENT_SHARE) * metformin.nonAdherent
+    const nm = (await analyze("metformin", "efficacy")).axes.get("NM")!
+    const sd = nm.difference / nm.standardized
+    expect(Math.abs(nm.standardized - expected / sd)).toBeLessThanOrEqual(1.959964 * nm.se / sd)
+  })
+})
+
 describe("the endpoint", () => {
   it("answers the spec's sample with every field, the analysis' numbers, and the same body twice", async () => {
     const request = { drug: "metformin", outcome_type: "efficacy", axes_filter: ["NM", "PO"], population_size: "minimum_500" }
