@@ -172,6 +172,35 @@ function refineK(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, basis:
   return 0.5 * (a + b)
 }
 
+/** Golden-section steps of each coordinate refinement of the logistic (k, t0). */
+const LOGISTIC_STEPS: i32 = 30
+
+/** Golden-section minimum of the logistic SSE in [lo, hi] along k (coordinate 0) or t0 (1), the other held. */
+function refineLogistic(coordinate: i32, v: usize, t: usize, m: i32, k: f64, t0: f64, lo: f64, hi: f64, basis: usize): f64 {
+  let a = lo
+  let b = hi
+  let c = b - GOLDEN * (b - a)
+  let d = a + GOLDEN * (b - a)
+  let fc = coordinate == 0 ? logisticSse(v, t, m, c, t0, basis) : logisticSse(v, t, m, k, c, basis)
+  let fd = coordinate == 0 ? logisticSse(v, t, m, d, t0, basis) : logisticSse(v, t, m, k, d, basis)
+  for (let it = 0; it < LOGISTIC_STEPS; it++) {
+    if (fc < fd) {
+      b = d
+      d = c
+      fd = fc
+      c = b - GOLDEN * (b - a)
+      fc = coordinate == 0 ? logisticSse(v, t, m, c, t0, basis) : logisticSse(v, t, m, k, c, basis)
+    } else {
+      a = c
+      c = d
+      fc = fd
+      d = a + GOLDEN * (b - a)
+      fd = coordinate == 0 ? logisticSse(v, t, m, d, t0, basis) : logisticSse(v, t, m, k, d, basis)
+    }
+  }
+  return 0.5 * (a + b)
+}
+
 function paramsOf(model: i32): i32 {
   return model == 0 ? 1 : model == 1 ? 2 : model == 2 ? 2 : model == 3 ? 3 : 4
 }
@@ -305,6 +334,26 @@ export function fitTrajectories(
         }
       }
       lk = lk * LK_RATIO
+    }
+    // Refinement off the grid: two rounds of golden-section search on k (within one grid ratio of
+    // the best) and then t0 (within one grid step), each with the other held; kept where it lowers the SSE.
+    if (bestL < Infinity) {
+      let rk = getF(params, 18)
+      let rt = getF(params, 19)
+      for (let round = 0; round < 2; round++) {
+        const nk = refineLogistic(0, v, t, m, rk, rt, rk / LK_RATIO, rk * LK_RATIO, basis)
+        const nt = refineLogistic(1, v, t, m, nk, rt, rt - t0Step, rt + t0Step, basis)
+        const e = logisticSse(v, t, m, nk, nt, basis)
+        if (e < bestL) {
+          bestL = e
+          setF(params, 16, out0)
+          setF(params, 17, out1)
+          setF(params, 18, nk)
+          setF(params, 19, nt)
+          rk = nk
+          rt = nt
+        }
+      }
     }
     setF(sses, 4, bestL)
     let best = -1

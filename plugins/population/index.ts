@@ -13,7 +13,8 @@ export default definePlugin({
     "Selects the cohort (age range at the dataset's as_of date, sex, regions, conditions, drugs, bounds on mean axis scores), " +
     "averages its recorded axis scores per calendar period (`month` YYYY-MM, `quarter` Q<n>_<year>, `year` YYYY; " +
     "periods with no score are left out) and tests the trend: each patient's least-squares slope over the data window, " +
-    "a one-sample t-test of their mean per axis, the smallest p-value Bonferroni-adjusted for the number of axes. " +
+    "a one-sample t-test of their mean per axis, the smallest p-value Bonferroni-adjusted for the number of axes (an upper " +
+    "bound on the chance probability: read it as 'at most'). " +
     `Cohorts under ${MIN_COHORT} patients are not reported (422 cohort_too_small). See docs/analytics.md.`,
   request: PopulationRequest,
   response: PopulationResponse,

@@ -59,6 +59,6 @@ export const PopulationResponse = Schema.Struct({
   analysis_type: Schema.String,
   periods: Schema.Array(Schema.Struct(periodFields)),
   statistical_significance: Schema.Finite.annotate({
-    description: "Bonferroni-adjusted p-value of the strongest axis trend (one-sample t-test of per-patient slopes); docs/analytics.md"
+    description: "Bonferroni-adjusted p-value of the strongest axis trend (one-sample t-test of per-patient slopes, × the number of axes, capped at 1): an upper bound on the probability of so clear a trend on some axis were none trending; docs/analytics.md"
   })
 })

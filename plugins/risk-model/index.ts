@@ -14,7 +14,8 @@ export default definePlugin({
     "One model per risk type, fitted on the population when the dataset loads (never per request): a Poisson model of " +
     "admissions per year for hospitalization, logistic models for 30-day readmission and for health decline. Features: age, " +
     "conditions and the eight axis means. The horizon turns the model's rate or probability into a probability over that many " +
-    "days under a constant hazard. Held-out AUC, calibration and Brier score are in docs/analytics.md.",
+    "days under a constant hazard (for health_decline a heuristic: the model gives a probability over its fitted interval, not a " +
+    "hazard). Coefficient standard errors are cluster-robust by patient. Held-out AUC, calibration and Brier score are in docs/analytics.md.",
   request: RiskModelRequest,
   response: RiskModelResponse,
   hcc_cost: 5.0,

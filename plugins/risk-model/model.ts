@@ -51,7 +51,7 @@ export interface RiskModel {
   /** `intercept`, `age`, condition codes, then axis codes. */
   readonly features: ReadonlyArray<string>
   readonly beta: Float64Array
-  /** Standard errors of beta. */
+  /** Standard errors of beta: cluster-robust, clusters = patients (clusterRobustCovariance). */
   readonly se: Float64Array
   /** Each feature's mean over the fitting rows: what a value missing from a profile is taken to be. */
   readonly means: Float64Array
@@ -264,8 +264,49 @@ const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<st
     p,
     n: picked.length,
     y: Float64Array.from(picked, (i) => rows.y[i]!),
-    offset: Float64Array.from(picked, (i) => rows.offset[i]!)
+    offset: Float64Array.from(picked, (i) => rows.offset[i]!),
+    cluster: Int32Array.from(picked, (i) => rows.patient[i]!)
   }
+}
+
+/**
+ * The cluster-robust (sandwich) covariance of a GLM's coefficients, clusters = patients (Liang &
+ * Zeger 1986; the CR1 small-sample factor G/(G − 1) · (n − 1)/(n − p)): B·M·B with B the model
+ * covariance (X'WX)⁻¹ and M = Σ_c u_c u_cᵀ, u_c = Σ over the cluster's rows of x_i (y_i − μ_i)
+ * (the canonical-link score). Rows of one patient (several readmission rows) are not independent;
+ * this is the covariance every standard error of the models comes from.
+ */
+export const clusterRobustCovariance = (
+  family: GlmFamily, x: Float64Array, y: Float64Array, offset: Float64Array, n: number, p: number,
+  beta: Float64Array, bread: Float64Array, cluster: Int32Array
+): Float64Array => {
+  const scores = new Map<number, Float64Array>()
+  for (let i = 0; i < n; i++) {
+    let eta = offset[i]!
+    for (let j = 0; j < p; j++) eta += x[i * p + j]! * beta[j]!
+    const mu = family === "poisson" ? Math.exp(eta) : 1 / (1 + Math.exp(-eta))
+    const r = y[i]! - mu
+    let u = scores.get(cluster[i]!)
+    if (u === undefined) scores.set(cluster[i]!, u = new Float64Array(p))
+    for (let j = 0; j < p; j++) u[j]! += x[i * p + j]! * r
+  }
+  const meat = new Float64Array(p * p)
+  for (const u of scores.values()) for (let j = 0; j < p; j++) for (let k = 0; k < p; k++) meat[j * p + k]! += u[j]! * u[k]!
+  const g = scores.size
+  const factor = g > 1 && n > p ? (g / (g - 1)) * ((n - 1) / (n - p)) : 1
+  const bm = new Float64Array(p * p)
+  for (let j = 0; j < p; j++) for (let k = 0; k < p; k++) {
+    let sum = 0
+    for (let l = 0; l < p; l++) sum += bread[j * p + l]! * meat[l * p + k]!
+    bm[j * p + k] = sum
+  }
+  const out = new Float64Array(p * p)
+  for (let j = 0; j < p; j++) for (let k = 0; k < p; k++) {
+    let sum = 0
+    for (let l = 0; l < p; l++) sum += bm[j * p + l]! * bread[l * p + k]!
+    out[j * p + k] = factor * sum
+  }
+  return out
 }
 
 /** Predicted probability of at least one event for each row (given its offset). */
@@ -343,6 +384,7 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
 
     const all = design(data, b, rows, conditions, axisFill, () => true)
     const fit = yield* kernels.fitGlm(all.x, all.y, all.offset, all.n, all.p, family)
+    const robust = clusterRobustCovariance(family, all.x, all.y, all.offset, all.n, all.p, fit.beta, fit.covariance, all.cluster)
     const means = new Float64Array(all.p)
     for (let i = 0; i < all.n; i++) for (let j = 0; j < all.p; j++) means[j]! += all.x[i * all.p + j]! / all.n
     return {
@@ -350,7 +392,7 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
       family,
       features: all.features,
       beta: fit.beta,
-      se: Float64Array.from(all.features, (_, j) => Math.sqrt(fit.covariance[j * all.p + j]!)),
+      se: Float64Array.from(all.features, (_, j) => Math.sqrt(robust[j * all.p + j]!)),
       means,
       unitDays,
       capDays,

@@ -33,7 +33,7 @@ export const RiskModelRequest = Schema.Struct({
 
 const Factor = Schema.Struct({
   factor: Schema.String.annotate({ description: "`age`, a condition code or an axis code" }),
-  weight: Schema.Finite.annotate({ description: "The factor's contribution to the model's log rate (hospitalization) or log odds against a patient at the population's mean (3 decimals)" })
+  weight: Schema.Finite.annotate({ description: "The factor's contribution to the model's log rate (hospitalization) or log odds (readmission, health_decline) against a patient at the population's mean, on that scale: +0.1 multiplies the rate or the odds by e^0.1 ≈ 1.105 — not a percentage of risk (3 decimals)" })
 })
 
 /** The response body (the platform adds hcc_cost). */

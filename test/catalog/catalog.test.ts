@@ -2,10 +2,12 @@
  * The catalog, the OpenAPI document and the docs page are built from what the registry loaded:
  * a third-party plugin appears in all three and answers with its declared hcc_cost.
  */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import pkg from "../../package.json" with { type: "json" }
 import builtins from "../../plugins/index.ts"
-import { call, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { call, fixturePlugin, ROOT, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer
 
@@ -90,6 +92,25 @@ describe("third-party plugin", () => {
     for (const path of ["/v1/catalog", "/v1/usage", "/healthz", "/readyz"]) expect(doc.paths).toHaveProperty([path])
     expect(doc.components.securitySchemes.bearer.type).toBe("http")
     expect(String(doc.components.securitySchemes.bearer.scheme).toLowerCase()).toBe("bearer")
+  })
+})
+
+describe("statistical wording (OpenAPI descriptions and docs/analytics.md)", () => {
+  it("says what a statistician would: Bonferroni p as an upper bound, weights on the log-odds scale, robust SEs, the permutation test, heuristics named", async () => {
+    const doc = JSON.stringify(await (await call(server, "/v1/openapi.json", { token: null })).json())
+    expect(doc).toContain("an upper bound on the probability of so clear a trend")
+    expect(doc).toContain("multiplies the rate or the odds by e^0.1")
+    expect(doc).toContain("not a percentage of risk")
+    expect(doc).toContain("max-statistic permutation p-value")
+    expect(doc).toContain("Coefficient standard errors are cluster-robust by patient")
+    expect(doc).toContain("for health_decline a heuristic")
+    expect(doc).not.toContain("Bonferroni-adjusted p < 0.05")
+    const analytics = readFileSync(join(ROOT, "docs/analytics.md"), "utf8")
+    expect(analytics).not.toContain("means about 10 % higher risk")
+    expect(analytics).not.toContain("capped at 1: the probability, were no axis trending")
+    expect(analytics).toContain("**cluster-robust by patient**")
+    expect(analytics).toContain("**a heuristic, not part of the fitted model**")
+    expect(readFileSync(join(ROOT, "docs/temporal.md"), "utf8")).toContain("then is refined off the grid")
   })
 })
 

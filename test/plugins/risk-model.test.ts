@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import { recommendedInterventions } from "../../plugins/risk-model/interventions.ts"
-import { admissions, contributions, fitRiskModels, INPATIENT, mergedStays, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES } from "../../plugins/risk-model/model.ts"
+import { admissions, clusterRobustCovariance, contributions, fitRiskModels, INPATIENT, mergedStays, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES } from "../../plugins/risk-model/model.ts"
 import { parseDate } from "../../src/health/calendar.ts"
 import { HOSPITALIZATION, READMISSION } from "../../src/health/truths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
@@ -110,6 +110,47 @@ describe("the fitted models", () => {
         return p1 >= 0 && p2 <= 1 && p1 <= p2
       }
     ), { numRuns: 300 })
+  })
+})
+
+describe("standard errors are cluster-robust (rows of one patient are not independent)", () => {
+  it("duplicating every patient's rows halves the naive variance but leaves the cluster-robust one where it was", async () => {
+    // A logistic model on 400 synthetic patients: y ~ Bernoulli(expit(−1 + 0.8·x)).
+    let state = 11
+    const u = () => {
+      state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0
+      return state / 2 ** 32
+    }
+    const n = 400
+    const x = new Float64Array(n * 2)
+    const y = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      const v = 2 * u() - 1
+      x[i * 2] = 1
+      x[i * 2 + 1] = v
+      y[i] = u() < 1 / (1 + Math.exp(1 - 0.8 * v)) ? 1 : 0
+    }
+    const seOf = async (copies: number) => {
+      const xx = new Float64Array(n * 2 * copies)
+      const yy = new Float64Array(n * copies)
+      const cluster = new Int32Array(n * copies)
+      for (let c = 0; c < copies; c++) {
+        xx.set(x, c * n * 2)
+        yy.set(y, c * n)
+        for (let i = 0; i < n; i++) cluster[c * n + i] = i
+      }
+      const fit = await Effect.runPromise(fixture.kernels.fitGlm(xx, yy, new Float64Array(n * copies), n * copies, 2, "logistic"))
+      const robust = clusterRobustCovariance("logistic", xx, yy, new Float64Array(n * copies), n * copies, 2, fit.beta, fit.covariance, cluster)
+      return { naive: Math.sqrt(fit.covariance[3]!), robust: Math.sqrt(robust[3]!) }
+    }
+    const once = await seOf(1)
+    const twice = await seOf(2)
+    expect(twice.naive / once.naive).toBeCloseTo(Math.SQRT1_2, 3)
+    expect(twice.robust / once.robust).toBeGreaterThan(0.99)
+    expect(twice.robust / once.robust).toBeLessThan(1.01)
+    // With one row per patient the robust SE is close to the model-based one (a correct model).
+    expect(once.robust / once.naive).toBeGreaterThan(0.9)
+    expect(once.robust / once.naive).toBeLessThan(1.1)
   })
 })
 

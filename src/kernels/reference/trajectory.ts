@@ -149,6 +149,35 @@ const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0:
 }
 
 /** Golden-section refinement of k on [lo, hi] for the decay (kind 2) or plateau (kind 3) SSE. */
+/** Golden-section steps of each coordinate refinement of the logistic (k, t0). */
+const LOGISTIC_STEPS = 30
+
+/** Golden-section minimum of the logistic SSE in [lo, hi] along k (coordinate 0) or t0 (1), the other held. */
+const refineLogistic = (coordinate: number, v: Float64Array, t: Float64Array, m: number, k: number, t0: number, lo: number, hi: number, basis: Float64Array, out: Float64Array): number => {
+  let a = lo
+  let b = hi
+  let c = b - GOLDEN * (b - a)
+  let d = a + GOLDEN * (b - a)
+  let fc = coordinate === 0 ? logisticSse(v, t, m, c, t0, basis, out) : logisticSse(v, t, m, k, c, basis, out)
+  let fd = coordinate === 0 ? logisticSse(v, t, m, d, t0, basis, out) : logisticSse(v, t, m, k, d, basis, out)
+  for (let it = 0; it < LOGISTIC_STEPS; it++) {
+    if (fc < fd) {
+      b = d
+      d = c
+      fd = fc
+      c = b - GOLDEN * (b - a)
+      fc = coordinate === 0 ? logisticSse(v, t, m, c, t0, basis, out) : logisticSse(v, t, m, k, c, basis, out)
+    } else {
+      a = c
+      c = d
+      fc = fd
+      d = a + GOLDEN * (b - a)
+      fd = coordinate === 0 ? logisticSse(v, t, m, d, t0, basis, out) : logisticSse(v, t, m, k, d, basis, out)
+    }
+  }
+  return 0.5 * (a + b)
+}
+
 const refineK = (kind: number, v: Float64Array, t: Float64Array, m: number, lo: number, hi: number, basis: Float64Array, out: Float64Array): number => {
   let a = lo
   let b = hi
@@ -312,6 +341,25 @@ export const fitTrajectories = (
         }
       }
       lk = lk * LK_RATIO
+    }
+    // Refinement off the grid (as in the WASM kernel): two rounds of golden-section search on k, then t0.
+    if (bestL < Infinity) {
+      let rk = params[18]!
+      let rt = params[19]!
+      for (let round = 0; round < 2; round++) {
+        const nk = refineLogistic(0, v, t, m, rk, rt, rk / LK_RATIO, rk * LK_RATIO, basis, tmp)
+        const nt = refineLogistic(1, v, t, m, nk, rt, rt - t0Step, rt + t0Step, basis, tmp)
+        const e = logisticSse(v, t, m, nk, nt, basis, tmp)
+        if (e < bestL) {
+          bestL = e
+          params[16] = tmp[0]!
+          params[17] = tmp[1]!
+          params[18] = nk
+          params[19] = nt
+          rk = nk
+          rt = nt
+        }
+      }
     }
     sses[4] = bestL
     // selection by AICc (strictly smaller wins, so ties keep the simpler model)
