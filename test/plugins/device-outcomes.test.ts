@@ -8,9 +8,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { binomialNormal, fitBinomialNormal } from "../../plugins/device-outcomes/binomialNormal.ts"
 import { derSimonianLaird, implantsInPeriod, poolMetric, studyEstimates } from "../../plugins/device-outcomes/pooling.ts"
-import { deviceStudies } from "../../src/health/generator.ts"
-import { Rng } from "../../src/health/random.ts"
-import { DEVICES, STUDIES_PER_DEVICE } from "../../src/health/truths.ts"
+import { deviceCoverageOnData, deviceCoverageSimulated } from "../../bench/simulations.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"
 
@@ -29,8 +27,6 @@ const post = async (body: unknown) => {
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 
-const RATE_PAIRS = DEVICES.flatMap((d) => Object.entries(d.rates).map(([metric, truth]) => ({ device: d.device, metric, planted: truth.mean })))
-
 describe("planted truths", () => {
   it("the knee implant complication rate over 12 months: near the crude rate (not pulled to 0 by event-free studies), planted 0.045 inside its interval, and the endpoint reports it", async () => {
     const studies = await studiesOf("knee_implant", "complication_rate", 12)
@@ -47,64 +43,26 @@ describe("planted truths", () => {
   })
 
   it("every device × rate metric × period: the interval inside [0, 1], the pooled rate not pulled towards 0, and about 95 % of intervals cover the planted rate", async () => {
-    let covered = 0
-    let total = 0
-    const ratios: Array<number> = []
-    for (const months of [12, 24, 36]) {
-      for (const { device, metric, planted } of RATE_PAIRS) {
-        const studies = await studiesOf(device, metric, months)
-        const p = poolMetric(metric, studies)
-        expect(p.ciLow).toBeGreaterThanOrEqual(0)
-        expect(p.ciHigh).toBeLessThanOrEqual(1)
-        expect(p.ciLow).toBeLessThanOrEqual(p.estimate)
-        expect(p.estimate).toBeLessThanOrEqual(p.ciHigh)
-        const crude = studies.reduce((a, s) => a + s.events, 0) / studies.reduce((a, s) => a + s.n, 0)
-        if (crude > 0) ratios.push(p.estimate / crude)
-        total++
-        if (p.ciLow <= planted && planted <= p.ciHigh) covered++
-      }
-    }
-    const meanRatio = ratios.reduce((a, b) => a + b, 0) / ratios.length
-    console.log(`device outcomes, 30,000 patients: ${covered} of ${total} pooled 95 % intervals (24 device × rate metrics × 12/24/36 months) cover the planted rate (${(covered / total * 100).toFixed(1)} %); pooled / crude rate averages ${meanRatio.toFixed(3)}`)
-    expect(total).toBe(72)
+    const r = await Effect.runPromise(deviceCoverageOnData(fixture.kernels, fixture.data, [12, 24, 36]))
+    console.log(`device outcomes, 30,000 patients: ${r.covered} of ${r.total} pooled 95 % intervals (24 device × rate metrics × 12/24/36 months) cover the planted rate (${(r.covered / r.total * 100).toFixed(1)} %); pooled / crude rate averages ${r.meanRatioToCrude.toFixed(3)}`)
+    expect(r.intervalsInsideUnit).toBe(true)
+    expect(r.total).toBe(72)
     // 72 intervals at 95 %: 68.4 expected, SD 1.8.
-    expect(covered).toBeGreaterThanOrEqual(63)
+    expect(r.covered).toBeGreaterThanOrEqual(63)
     // The pooled rate is the median study's rate: below the crude rate (which the larger studies
     // dominate) when rates vary, by about 10 % here; inverse-variance pooling of x/n gave about 0.5.
-    expect(meanRatio).toBeGreaterThan(0.8)
-    expect(meanRatio).toBeLessThan(1.1)
+    expect(r.meanRatioToCrude).toBeGreaterThan(0.8)
+    expect(r.meanRatioToCrude).toBeLessThan(1.1)
   })
 
-  it("under the generator's own process (fresh study rates per seed, registries of 12-month and 36-month size), 95 % intervals cover the planted rate at the nominal rate and the pooled rate is unbiased", () => {
-    let covered = 0
-    let total = 0
-    let relativeError = 0
-    for (let seed = 1; seed <= 12; seed++) {
-      const studies = deviceStudies(seed)
-      for (const [size, perStudy] of [["12 months", 18], ["36 months", 55]] as const) {
-        for (const { device, metric, planted } of RATE_PAIRS) {
-          const rng = new Rng(seed, 99, total)
-          const counts = studies.filter((s) => s.device === device).map((s) => {
-            const n = Math.max(1, rng.poisson(perStudy))
-            let events = 0
-            for (let i = 0; i < n; i++) if (rng.chance(s.rates[metric as keyof typeof s.rates])) events++
-            return { events, n }
-          })
-          expect(counts.length).toBe(STUDIES_PER_DEVICE)
-          void size
-          const p = binomialNormal(counts)
-          total++
-          relativeError += (p.estimate - planted) / planted
-          if (p.ciLow <= planted && planted <= p.ciHigh) covered++
-        }
-      }
-    }
-    console.log(`device outcomes, simulated under the generator: ${covered} of ${total} pooled 95 % intervals cover the planted rate (${(covered / total * 100).toFixed(1)} %); mean relative error of the pooled rate ${(relativeError / total * 100).toFixed(1)} %`)
-    expect(total).toBe(576)
+  it("under the generator's own process (fresh study rates per seed, registries of 12-month and 36-month size), 95 % intervals cover the planted rate at the nominal rate and the pooled rate is nearly unbiased", () => {
+    const r = deviceCoverageSimulated(Array.from({ length: 12 }, (_, i) => i + 1), [18, 55])
+    console.log(`device outcomes, simulated under the generator: ${r.covered} of ${r.total} pooled 95 % intervals cover the planted rate (${(r.covered / r.total * 100).toFixed(1)} %); mean relative error of the pooled rate ${(r.meanRelativeError * 100).toFixed(1)} %`)
+    expect(r.total).toBe(576)
     // Binomial band around 95 % for 576 intervals (SD 0.9 points): 91.5–98.5 %.
-    expect(covered / total).toBeGreaterThan(0.915)
-    expect(covered / total).toBeLessThan(0.985)
-    expect(Math.abs(relativeError / total)).toBeLessThan(0.1)
+    expect(r.covered / r.total).toBeGreaterThan(0.915)
+    expect(r.covered / r.total).toBeLessThan(0.985)
+    expect(Math.abs(r.meanRelativeError)).toBeLessThan(0.1)
   })
 })
 

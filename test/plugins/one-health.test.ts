@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
-import { analyzeLead, arFilter, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
-import { surveillanceRows } from "../../src/health/generator.ts"
+import { oneHealthUnderGenerator } from "../../bench/simulations.ts"
+import { arFilter, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
 import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/health/truths.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"
@@ -39,35 +39,14 @@ describe("planted truths", () => {
 
 describe("false alarms under the generator's null process", () => {
   it("unlinked pairs over 8 seeds (1,000 pairs): correlation_found fires at the nominal 5 %, and every planted lead is still found at its lag", async () => {
-    let pairs = 0
-    let alarms = 0
-    let leads = 0
-    for (let seed = 1; seed <= 8; seed++) {
-      const rows = surveillanceRows({ seed, patients: 1 })
-      const animal = new Map<string, Array<number>>()
-      const human = new Map<string, Array<number>>()
-      for (const [sp, c, r, , cases] of rows.animal_surveillance!) animal.set(`${sp}/${c}/${r}`, [...(animal.get(`${sp}/${c}/${r}`) ?? []), cases as number])
-      for (const [c, r, , cases] of rows.human_surveillance!) human.set(`${c}/${r}`, [...(human.get(`${c}/${r}`) ?? []), cases as number])
-      for (const [key, cases] of animal) {
-        const [species, condition, region] = key.split("/")
-        const a = await Effect.runPromise(analyzeLead(fixture.kernels, Float64Array.from(cases), Float64Array.from(human.get(`${condition}/${region}`)!)))
-        const link = ZOONOTIC_LINKS.find((l) => l.species === species && l.condition === condition && l.region === region)
-        if (link !== undefined) {
-          expect(a.found).toBe(true)
-          expect(a.lagWeeks * 7).toBe(link.lagDays)
-          leads++
-        } else {
-          pairs++
-          if (a.found) alarms++
-        }
-      }
-    }
-    console.log(`one-health, simulated under the generator: correlation_found on ${alarms} of ${pairs} unlinked pairs (${(alarms / pairs * 100).toFixed(1)} %, nominal 5 %); ${leads} of ${leads} planted leads found at their lag`)
-    expect(leads).toBe(8 * ZOONOTIC_LINKS.length)
-    expect(pairs).toBe(1000)
+    const r = await Effect.runPromise(oneHealthUnderGenerator(fixture.kernels, [1, 2, 3, 4, 5, 6, 7, 8]))
+    console.log(`one-health, simulated under the generator: correlation_found on ${r.alarms} of ${r.pairs} unlinked pairs (${(r.alarms / r.pairs * 100).toFixed(1)} %, nominal 5 %); ${r.leadsAtLag} of ${r.leads} planted leads found at their lag`)
+    expect(r.leads).toBe(8 * ZOONOTIC_LINKS.length)
+    expect(r.leadsAtLag).toBe(r.leads)
+    expect(r.pairs).toBe(1000)
     // Binomial band around 5 % for 1,000 pairs (SD 0.69 points): 2.9–7.1 %.
-    expect(alarms / pairs).toBeGreaterThan(0.029)
-    expect(alarms / pairs).toBeLessThan(0.071)
+    expect(r.alarms / r.pairs).toBeGreaterThan(0.029)
+    expect(r.alarms / r.pairs).toBeLessThan(0.071)
   })
 })
 

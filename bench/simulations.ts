@@ -1,0 +1,104 @@
+/**
+ * The statistical checks of docs/analytics.md, shared by the tests (small runs with assertions) and
+ * `npm run bench:stats` (larger runs, printed): device-outcome interval coverage on a dataset and
+ * under the generator's own process, and the one-health false-alarm rate under the generator's null.
+ */
+import { Effect } from "effect"
+import { binomialNormal } from "../plugins/device-outcomes/binomialNormal.ts"
+import { implantsInPeriod, poolMetric, studyEstimates } from "../plugins/device-outcomes/pooling.ts"
+import { analyzeLead } from "../plugins/one-health/analysis.ts"
+import type { Dataset } from "../src/health/HealthData.ts"
+import { deviceStudies, surveillanceRows } from "../src/health/generator.ts"
+import { Rng } from "../src/health/random.ts"
+import { DEVICES, ZOONOTIC_LINKS } from "../src/health/truths.ts"
+import type { KernelsService } from "../src/kernels/Kernels.ts"
+
+/** Every device × rate metric with its planted (mean per-study) rate. */
+export const RATE_PAIRS = DEVICES.flatMap((d) => Object.entries(d.rates).map(([metric, truth]) => ({ device: d.device, metric, planted: truth.mean })))
+
+/** Coverage of the planted rate by the pooled 95 % intervals on a dataset, every device × rate metric × period. */
+export const deviceCoverageOnData = (kernels: KernelsService, data: Dataset, periods: ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    let covered = 0
+    let total = 0
+    let ratioSum = 0
+    let ratios = 0
+    let inside = true
+    for (const months of periods) {
+      for (const { device, metric, planted } of RATE_PAIRS) {
+        const sel = yield* implantsInPeriod(kernels, data, data.vocabulary.device.indexOf(device), months)
+        const studies = yield* studyEstimates(kernels, data, sel.prepared, sel.mask, metric)
+        const p = poolMetric(metric, studies)
+        inside &&= p.ciLow >= 0 && p.ciHigh <= 1 && p.ciLow <= p.estimate && p.estimate <= p.ciHigh
+        const crude = studies.reduce((a, s) => a + s.events, 0) / studies.reduce((a, s) => a + s.n, 0)
+        if (crude > 0) {
+          ratioSum += p.estimate / crude
+          ratios++
+        }
+        total++
+        if (p.ciLow <= planted && planted <= p.ciHigh) covered++
+      }
+    }
+    return { covered, total, meanRatioToCrude: ratioSum / ratios, intervalsInsideUnit: inside }
+  })
+
+/**
+ * Coverage under the generator's process: for each seed the generator's own study rates, each
+ * study's implant count Poisson(perStudy) and its events Binomial(n, the study's rate).
+ */
+export const deviceCoverageSimulated = (seeds: ReadonlyArray<number>, perStudy: ReadonlyArray<number>) => {
+  let covered = 0
+  let total = 0
+  let relativeError = 0
+  for (const seed of seeds) {
+    const studies = deviceStudies(seed)
+    for (const size of perStudy) {
+      for (const { device, metric, planted } of RATE_PAIRS) {
+        const rng = new Rng(seed, 99, total)
+        const counts = studies.filter((s) => s.device === device).map((s) => {
+          const n = Math.max(1, rng.poisson(size))
+          let events = 0
+          for (let i = 0; i < n; i++) if (rng.chance(s.rates[metric as keyof typeof s.rates])) events++
+          return { events, n }
+        })
+        const p = binomialNormal(counts)
+        total++
+        relativeError += (p.estimate - planted) / planted
+        if (p.ciLow <= planted && planted <= p.ciHigh) covered++
+      }
+    }
+  }
+  return { covered, total, meanRelativeError: relativeError / total }
+}
+
+/** One-health under the generator: every animal × human pair of each seed's surveillance data; the unlinked ones count false alarms. */
+export const oneHealthUnderGenerator = (kernels: KernelsService, seeds: ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    let pairs = 0
+    let alarms = 0
+    let leads = 0
+    let leadsAtLag = 0
+    for (const seed of seeds) {
+      const rows = surveillanceRows({ seed, patients: 1 })
+      const animal = new Map<string, Array<number>>()
+      const human = new Map<string, Array<number>>()
+      for (const [sp, c, r, , cases] of rows.animal_surveillance!) {
+        const key = `${sp}/${c}/${r}`
+        animal.set(key, [...(animal.get(key) ?? []), cases as number])
+      }
+      for (const [c, r, , cases] of rows.human_surveillance!) human.set(`${c}/${r}`, [...(human.get(`${c}/${r}`) ?? []), cases as number])
+      for (const [key, cases] of animal) {
+        const [species, condition, region] = key.split("/")
+        const a = yield* analyzeLead(kernels, Float64Array.from(cases), Float64Array.from(human.get(`${condition}/${region}`)!))
+        const link = ZOONOTIC_LINKS.find((l) => l.species === species && l.condition === condition && l.region === region)
+        if (link !== undefined) {
+          leads++
+          if (a.found && a.lagWeeks * 7 === link.lagDays) leadsAtLag++
+        } else {
+          pairs++
+          if (a.found) alarms++
+        }
+      }
+    }
+    return { pairs, alarms, leads, leadsAtLag }
+  })
