@@ -10,7 +10,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
-import { createServer } from "node:http"
+import { makeNodeServer } from "./http/NodeServer.ts"
 import builtins from "../plugins/index.ts"
 import { Accounts } from "./auth/Accounts.ts"
 import { isWorker, supervise } from "./cluster/Supervisor.ts"
@@ -26,13 +26,14 @@ import * as JsonLogger from "./log/JsonLogger.ts"
 import * as Leases from "./db/Leases.ts"
 import { LimiterStore } from "./db/LimiterStore.ts"
 import { Ledger } from "./metering/Ledger.ts"
+import { Idempotency } from "./metering/Idempotency.ts"
 import { Metering } from "./metering/Metering.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
 /** Accounts, ledger, metering, readiness, compute core and health data over the migrated state database. */
 export const StateLive = HealthDataLive.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Readiness.layer, Kernels.layerWasm)),
+  Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Idempotency.layer, Readiness.layer, Kernels.layerWasm)),
   Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer)),
   Layer.provideMerge(Database.LimiterSql.layer),
   Layer.provideMerge(Database.layer)
@@ -60,30 +61,11 @@ const DemoAccountLive = Layer.effectDiscard(
   })
 )
 
-/** The Node HTTP server on PORT/HOST, with a bounded graceful shutdown. */
+/** The Node HTTP server on PORT/HOST: bounded timeouts and connections, and a shutdown that loses nothing (NodeServer.ts). */
 const NodeServerLive = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    return NodeHttpServer.layer(() => {
-      // Keep idle connections longer than common proxies and clients do (60 s), so a client never
-      // reuses a socket the server is closing at that moment.
-      const server = createServer()
-      server.keepAliveTimeout = 65_000
-      server.headersTimeout = 66_000
-      // server.close() drops the connections idle at that moment; one serving an in-flight request
-      // turns idle later and would hold shutdown for the whole grace period (or keepAliveTimeout).
-      // While closing, drop each connection as soon as it is idle.
-      const close = server.close.bind(server)
-      server.close = (callback?: (err?: Error) => void) => {
-        const sweep = setInterval(() => server.closeIdleConnections(), 50)
-        close((err?: Error) => {
-          clearInterval(sweep)
-          callback?.(err)
-        })
-        return server
-      }
-      return server
-    }, {
+    return NodeHttpServer.layer(() => makeNodeServer(config), {
       port: config.port,
       host: config.host,
       gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)

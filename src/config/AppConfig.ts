@@ -19,7 +19,12 @@ export const ENV_VARS = [
   "HCC_AUTH_CACHE_MS",
   "HCC_WORKERS",
   "DATABASE_URL",
-  "HCC_PG_POOL_SIZE"
+  "HCC_PG_POOL_SIZE",
+  "HCC_HEADERS_TIMEOUT_SECONDS",
+  "HCC_REQUEST_TIMEOUT_SECONDS",
+  "HCC_KEEP_ALIVE_TIMEOUT_SECONDS",
+  "HCC_MAX_CONNECTIONS",
+  "HCC_CORS_ORIGINS"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -48,6 +53,16 @@ export interface AppSettings {
   readonly databaseUrl: Option.Option<string>
   /** Most PostgreSQL connections one process opens. */
   readonly pgPoolSize: number
+  /** Seconds a client has to send a request's headers. */
+  readonly headersTimeoutSeconds: number
+  /** Seconds a client has to send a whole request, headers and body. */
+  readonly requestTimeoutSeconds: number
+  /** Seconds an idle keep-alive connection is kept open. */
+  readonly keepAliveTimeoutSeconds: number
+  /** Open connections per process; past it the longest-idle connection is closed (or the new one, when none is idle). */
+  readonly maxConnections: number
+  /** Origins browsers may call from (CORS); empty = none. */
+  readonly corsOrigins: ReadonlyArray<string>
 }
 
 /** `auto` = one worker per core; else a count. */
@@ -61,6 +76,11 @@ const LogLevels = ["trace", "debug", "info", "warn", "error", "fatal", "none"] a
 /** A PostgreSQL connection URL (the only database URL the service takes). */
 const PostgresUrl = Schema.String.check(
   Schema.isPattern(/^postgres(ql)?:\/\/\S+$/u, { message: "expected postgres://user:password@host:port/database" })
+)
+
+/** Comma-separated browser origins (scheme://host[:port]), or nothing. */
+const CorsOrigins = Schema.String.check(
+  Schema.isPattern(/^\s*(https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)?\s*$/u, { message: "expected a comma-separated list of origins like https://app.example.com" })
 )
 
 /** The `Config` description of every variable, with its default. */
@@ -90,7 +110,15 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
     Config.map((text) => parseWorkers(text, availableParallelism()) ?? 1)
   ),
   databaseUrl: Config.option(Config.schema(PostgresUrl, "DATABASE_URL")),
-  pgPoolSize: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_PG_POOL_SIZE").pipe(Config.withDefault(10))
+  pgPoolSize: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_PG_POOL_SIZE").pipe(Config.withDefault(10)),
+  headersTimeoutSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 600 })), "HCC_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(10)),
+  requestTimeoutSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3600 })), "HCC_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
+  keepAliveTimeoutSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 3600 })), "HCC_KEEP_ALIVE_TIMEOUT_SECONDS").pipe(Config.withDefault(65)),
+  maxConnections: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })), "HCC_MAX_CONNECTIONS").pipe(Config.withDefault(2000)),
+  corsOrigins: Config.schema(CorsOrigins, "HCC_CORS_ORIGINS").pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
+  )
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -111,6 +139,11 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       workers: 1,
       databaseUrl: Option.none(),
       pgPoolSize: 10,
+      headersTimeoutSeconds: 10,
+      requestTimeoutSeconds: 30,
+      keepAliveTimeoutSeconds: 65,
+      maxConnections: 2000,
+      corsOrigins: [],
       ...settings
     })
 }

@@ -16,6 +16,7 @@ import { Duration, Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, Statement } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
+import { closeSync, openSync } from "node:fs"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 
 /** Wraps a `node:sqlite` failure as an `SqlError`, keeping SQLite's code visible to the classifier. */
@@ -75,7 +76,15 @@ export const make = (options: SqliteOptions) =>
     }
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000
     const db = yield* Effect.acquireRelease(
-      Effect.try({ try: () => new DatabaseSync(options.filename), catch: toSqlError("open") }),
+      Effect.try({
+        try: () => {
+          // A new database file is created owner-only (0600) before SQLite opens it; SQLite gives its
+          // -wal and -shm files the same mode. An existing file keeps the mode it has.
+          if (options.filename !== ":memory:") closeSync(openSync(options.filename, "a", 0o600))
+          return new DatabaseSync(options.filename)
+        },
+        catch: toSqlError("open")
+      }),
       (d) => Effect.sync(() => d.isOpen && d.close())
     )
     // Processes opening a new file together race to switch it to WAL: retried like any statement.

@@ -182,12 +182,33 @@ const clinicalSqlIndexes = Effect.gen(function*() {
   yield* sql`CREATE INDEX adverse_events_patient ON adverse_events (patient_id)`
 })
 
+/**
+ * Idempotency keys (docs/api.md, "Retrying safely"): per account, the key, a fingerprint of the
+ * request, whether it is still running (with a lease) or done, and the stored answer; kept 24 h.
+ */
+const idempotencyKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE idempotency_keys (
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    idem_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+    lease_ms DOUBLE PRECISION NOT NULL,
+    created_ms DOUBLE PRECISION NOT NULL,
+    status INTEGER,
+    body TEXT,
+    PRIMARY KEY (account_id, idem_key)
+  )`
+  yield* sql`CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms)`
+})
+
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
   "1_platform": platform,
   "2_health_data": healthData,
   "3_scale_out": scaleOut,
-  "4_clinical_sql_indexes": clinicalSqlIndexes
+  "4_clinical_sql_indexes": clinicalSqlIndexes,
+  "5_idempotency_keys": idempotencyKeys
 })
 
 /** Applies pending migrations; returns the ones it ran. */

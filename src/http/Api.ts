@@ -9,6 +9,7 @@ import { CatalogResponse, HealthResponse, UsageResponse } from "../catalog/Catal
 import type { Plugin } from "../plugin/Plugin.ts"
 import {
   BadRequest,
+  Conflict,
   InternalError,
   PayloadTooLarge,
   TooManyRequests,
@@ -56,7 +57,7 @@ export const pluginEndpoint = (plugin: Plugin) =>
   HttpApiEndpoint.post(plugin.name, plugin.path as `/${string}`, {
     payload: plugin.request,
     success: successSchema(plugin),
-    error: [BadRequest, Unprocessable, UnsupportedMediaType, PayloadTooLarge, Unavailable, InternalError]
+    error: [BadRequest, Conflict, Unprocessable, UnsupportedMediaType, PayloadTooLarge, Unavailable, InternalError]
   }).annotateMerge(
     OpenApi.annotations({
       summary: plugin.summary,
@@ -88,9 +89,30 @@ export const makeApi = (plugins: ReadonlyArray<Plugin>, info: { readonly version
       description:
         "Health-analytics queries over eight wellness axes. Every response carries `hcc_cost` (HCC credits); " +
         "errors are RFC 9457 problem+json with a stable `code`. Authenticate with `Authorization: Bearer <HCC token>`.",
-      transform: (spec) => addExamples(spec, plugins)
+      transform: (spec) => addIdempotencyKey(addExamples(spec, plugins), plugins)
     })
   )
+}
+
+/** Declares the optional Idempotency-Key header on every plugin operation (docs/api.md, "Retrying safely"). */
+const addIdempotencyKey = (spec: Record<string, any>, plugins: ReadonlyArray<Plugin>): Record<string, any> => {
+  for (const plugin of plugins) {
+    const op = spec.paths?.[plugin.path]?.post
+    if (op === undefined) continue
+    op.parameters = [
+      ...(op.parameters ?? []),
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "Makes a retry safe: the same key with the same body within 24 hours gets the stored answer and is charged once; " +
+          "with a different body it is a 422 idempotency_key_reused; while the first request still runs, a 409 idempotency_key_in_use. " +
+          "Only successful answers are stored. 1–255 visible ASCII characters, e.g. a UUID.",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" }
+      }
+    ]
+  }
+  return spec
 }
 
 /** Puts each plugin's examples on its operation's request body (OpenAPI `examples` map). */

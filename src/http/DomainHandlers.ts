@@ -1,6 +1,6 @@
 /**
- * Serves every plugin endpoint. For each call: JSON content type, daily reservation, body (≤ 1 MiB),
- * JSON parse, strict decode (unknown fields rejected, every issue reported with its JSON pointer),
+ * Serves every plugin endpoint. For each call: JSON content type, body (≤ 1 MiB), the
+ * Idempotency-Key claim (a retry gets the stored answer), daily reservation, JSON parse, strict decode (unknown fields rejected, every issue reported with its JSON pointer),
  * the plugin's handler, encode with the plugin's response schema, `hcc_cost` added, ledger row
  * committed — and only then the 200. Any failure after the reservation releases it.
  */
@@ -9,34 +9,59 @@ import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
 import { Metering } from "../metering/Metering.ts"
+import { createHash } from "node:crypto"
 import type { Plugin } from "../plugin/Plugin.ts"
 import type { makeApi } from "./Api.ts"
 import { fieldIssues } from "./issues.ts"
 import { BadRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
 import { RequestContext } from "./RequestContext.ts"
-import { domainProblem, isJsonContentType, limitsUnavailable, rateLimited } from "./respond.ts"
+import { domainProblem, isJsonContentType, keyInUse, keyReused, limitsUnavailable, rateLimited } from "./respond.ts"
 
 /** Maximum request body, in bytes (decisions §2). */
 export const MAX_BODY_BYTES = 1_048_576
 
+/**
+ * What "the same request" means for an Idempotency-Key: the path and the body, compared as JSON
+ * (key order and whitespace do not matter) when it parses, else byte for byte.
+ */
+export const fingerprintOf = (path: string, text: string): string => {
+  let canonical = text
+  try {
+    canonical = JSON.stringify(sortKeys(JSON.parse(text)))
+  } catch {
+    // not JSON: the bytes themselves
+  }
+  return createHash("sha256").update(`${path}\n${canonical}`, "utf8").digest("hex")
+}
+
+const sortKeys = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(sortKeys)
+    : value !== null && typeof value === "object"
+    ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]))
+    : value
+
 /** The raw handler of one plugin endpoint. */
-const pluginHandler = (plugin: Plugin, metering: Metering["Service"]) => {
+const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"]) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
     errors: "all"
   })
   const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
 
-  const answer = (request: HttpServerRequest, requestId: string) =>
-    Effect.gen(function*() {
-      const text = yield* request.text.pipe(
-        Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
-          e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
-            ? Effect.fail(new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 }))
-            : Effect.fail(new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 }))
-        )
+  const readBody = (request: HttpServerRequest, requestId: string) =>
+    request.text.pipe(
+      Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
+        e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
+          ? Effect.fail(new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 }))
+          : Effect.fail(new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 }))
       )
+    )
+
+  const answer = (text: string, requestId: string) =>
+    Effect.gen(function*() {
       const json = yield* Effect.try({
         try: () => JSON.parse(text) as unknown,
         catch: () =>
@@ -81,24 +106,54 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"]) => {
           hcc_cost: 0
         })
       }
-      const reservation = yield* metering.reserve(principal).pipe(Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }))
-      const body = yield* answer(request, info.requestId).pipe(
-        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation)))
-      )
-      yield* metering.commit(reservation, {
-        principal,
-        endpoint: plugin.path,
-        hccCost: plugin.hcc_cost,
-        status: 200,
-        requestId: info.requestId
-      }).pipe(
-        Effect.catchTag("SqlError", (e) =>
-          Effect.andThen(
-            Effect.logError("usage ledger write failed", e),
-            new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
-          ))
-      )
-      return HttpServerResponse.jsonUnsafe(body)
+      const key = request.headers["idempotency-key"]
+      if (key !== undefined && !KEY_PATTERN.test(key)) {
+        return yield* new BadRequest({
+          code: "invalid_request",
+          detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
+          request_id: info.requestId,
+          hcc_cost: 0
+        })
+      }
+      // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
+      const text = yield* readBody(request, info.requestId)
+      if (key !== undefined) {
+        const claim = yield* idempotency.claim(principal.account.id, key, fingerprintOf(plugin.path, text)).pipe(Effect.catchTag("SqlError", limitsUnavailable))
+        if (claim._tag === "Replay") {
+          return HttpServerResponse.text(claim.body, { status: claim.status, contentType: "application/json", headers: { "idempotent-replayed": "true" } })
+        }
+        if (claim._tag === "InUse") return yield* keyInUse
+        if (claim._tag === "Reused") return yield* keyReused
+      }
+      let committing = false
+      const run = Effect.gen(function*() {
+        const reservation = yield* metering.reserve(principal).pipe(Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }))
+        const body = yield* answer(text, info.requestId).pipe(
+          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation)))
+        )
+        const bodyText = JSON.stringify(body)
+        committing = true
+        yield* metering.commit(reservation, {
+          principal,
+          endpoint: plugin.path,
+          hccCost: plugin.hcc_cost,
+          status: 200,
+          requestId: info.requestId,
+          idempotency: key === undefined ? undefined : { key, status: 200, body: bodyText }
+        }).pipe(
+          Effect.catchTag("SqlError", (e) =>
+            Effect.andThen(
+              Effect.andThen(Effect.logError("usage ledger write failed", e), key === undefined ? Effect.void : idempotency.release(principal.account.id, key)),
+              new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
+            ))
+        )
+        return HttpServerResponse.text(bodyText, { contentType: "application/json" })
+      })
+      // A request that fails before its charge is queued gives its key back (errors are not stored:
+      // a retry runs again); once queued, the ledger's transaction stores the answer with the charge.
+      return yield* key === undefined
+        ? run
+        : run.pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) || committing ? Effect.void : idempotency.release(principal.account.id, key))))
     })
 }
 
@@ -107,7 +162,8 @@ export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: Readonl
   plugins.length === 0 ? Layer.empty : HttpApiBuilder.group(api as any, "domains", (handlers: any) =>
     Effect.gen(function*() {
       const metering = yield* Metering
+      const idempotency = yield* Idempotency
       let h = handlers
-      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering))
+      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering, idempotency))
       return h
-    })) as unknown as Layer.Layer<never, never, Metering>
+    })) as unknown as Layer.Layer<never, never, Metering | Idempotency>

@@ -16,6 +16,11 @@ import { RequestLogEnabled } from "../log/JsonLogger.ts"
 import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { optionsResponse, withCors, withSecurityHeaders } from "./Hygiene.ts"
+
+/** Path of the docs page (its own Content-Security-Policy). */
+const DOCS_PATH = "/docs"
 
 const PROBLEM_JSON = "application/problem+json"
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -81,7 +86,8 @@ export const guardLayer = (routes: RouteTable) =>
     Effect.gen(function*() {
       const metering = yield* Metering
       const logRequests = yield* RequestLogEnabled
-      return makeGuard(routes, metering, logRequests)
+      const config = yield* AppConfig
+      return makeGuard(routes, metering, logRequests, config.corsOrigins)
     }),
     { global: true }
   )
@@ -94,7 +100,7 @@ const withRateLimit = (res: HttpServerResponse.HttpServerResponse, metering: Met
 }
 
 /** Builds the guard function. Written with plain flatMaps: it runs on every request. */
-export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean) =>
+export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = []) =>
 (
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
@@ -110,7 +116,12 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
       const path = req.url.split("?", 1)[0]!
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const finished = clock.currentTimeNanosUnsafe()
-        const res = withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info)
+        const authenticated = info.principal !== undefined || req.headers["authorization"] !== undefined
+        const res = withCors(
+          withSecurityHeaders(withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info), path === DOCS_PATH, authenticated),
+          req.headers["origin"],
+          corsOrigins
+        )
         if (logRequests) {
           writeLine(JSON.stringify({
             time: new Date(Number(finished / 1_000_000n)).toISOString(),
@@ -133,10 +144,12 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
       if (allowed === undefined) {
         return Effect.map(render(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` })), finish)
       }
-      if (!allowed.includes(req.method)) {
+      if (req.method === "OPTIONS") return Effect.succeed(finish(optionsResponse(allowed, req.headers["origin"], corsOrigins)))
+      if (!allowed.includes(req.method) && !(req.method === "HEAD" && allowed.includes("GET"))) {
+        const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"]
         return Effect.map(
-          render(new MethodNotAllowed({ ...common, code: "method_not_allowed", allow: allowed, detail: `${path} accepts ${allowed.join(", ")}, not ${req.method}.` })),
-          (res) => finish(HttpServerResponse.setHeader(res, "allow", allowed.join(", ")))
+          render(new MethodNotAllowed({ ...common, code: "method_not_allowed", allow, detail: `${path} accepts ${allow.join(", ")}, not ${req.method}.` })),
+          (res) => finish(HttpServerResponse.setHeader(res, "allow", allow.join(", ")))
         )
       }
       if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {

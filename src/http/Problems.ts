@@ -50,6 +50,12 @@ export class MethodNotAllowed extends HttpApiError.Problem<MethodNotAllowed>()("
   allow: Schema.Array(Schema.String)
 }) {}
 
+/** 409: a request with this Idempotency-Key is still being answered. */
+export class Conflict extends HttpApiError.Problem<Conflict>()("Conflict", blank(409), {
+  ...common,
+  code: Schema.Literal("idempotency_key_in_use")
+}) {}
+
 /** 413: the body is over the limit. */
 export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()("PayloadTooLarge", blank(413), {
   ...common,
@@ -66,7 +72,7 @@ export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaT
 /** 422: well-formed but unanswerable (unknown vocabulary item, cohort too small, …). */
 export class Unprocessable extends HttpApiError.Problem<Unprocessable>()("Unprocessable", blank(422), {
   ...common,
-  code: Schema.String.annotate({ description: "cohort_too_small | unknown_drug | unknown_device | unknown_condition | unknown_species | unknown_region, or a plugin's declared 422 code" }),
+  code: Schema.String.annotate({ description: "cohort_too_small | unknown_drug | unknown_device | unknown_condition | unknown_species | unknown_region | idempotency_key_reused, or a plugin's declared 422 code" }),
   suggestions: Schema.optionalKey(Schema.Array(Schema.String).annotate({ description: "Closest known names" })),
   context: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "Numbers behind the refusal, e.g. cohort_size and required" }))
 }) {}

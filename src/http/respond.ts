@@ -4,7 +4,7 @@ import { HttpEffect, HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import type { LimitExceeded } from "../metering/Metering.ts"
 import type { DomainError, Plugin } from "../plugin/Plugin.ts"
-import { BadRequest, TooManyRequests, Unavailable, Unprocessable } from "./Problems.ts"
+import { BadRequest, Conflict, TooManyRequests, Unavailable, Unprocessable } from "./Problems.ts"
 import { RequestContext } from "./RequestContext.ts"
 
 /** True for `application/json` with or without parameters (`; charset=utf-8`). */
@@ -51,6 +51,29 @@ export const limitsUnavailable = (e: unknown): Effect.Effect<never, Unavailable,
       hcc_cost: 0
     })
   })
+
+/** 409: the Idempotency-Key is held by a request still running; retry in a second. */
+export const keyInUse: Effect.Effect<never, Conflict, HttpServerRequest> = Effect.gen(function*() {
+  const info = yield* RequestContext
+  yield* retryAfter(1)
+  return yield* new Conflict({
+    code: "idempotency_key_in_use",
+    detail: "A request with this Idempotency-Key is still being answered; retry with the same key and body to get its answer.",
+    request_id: info.requestId,
+    hcc_cost: 0
+  })
+})
+
+/** 422: the Idempotency-Key was used for a different request. */
+export const keyReused: Effect.Effect<never, Unprocessable, HttpServerRequest> = Effect.gen(function*() {
+  const info = yield* RequestContext
+  return yield* new Unprocessable({
+    code: "idempotency_key_reused",
+    detail: "This Idempotency-Key was used in the last 24 hours for a different request (path or body); use a new key.",
+    request_id: info.requestId,
+    hcc_cost: 0
+  })
+})
 
 /** The code platform services (HealthData) fail with while they cannot answer yet; plugins need not declare it. */
 export const PLATFORM_UNAVAILABLE = "unavailable"

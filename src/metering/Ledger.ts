@@ -6,7 +6,7 @@
  * Group commit keeps the one-fsync-per-commit durability of `synchronous=FULL` while the cost of
  * that fsync is shared by every request in the batch. The same transaction deletes the daily
  * reservations the rows confirm, so a unit is counted either as reserved or as used, never both
- * and never neither.
+ * and never neither — and marks the calls' idempotency keys done with their answers.
  */
 import { Array as Arr, Context, Deferred, Effect, Layer, Queue } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -25,6 +25,8 @@ export interface LedgerEntry {
   readonly at: string
   /** The daily reservation this row confirms (none for accounts without a daily cap). */
   readonly reservationId: string | undefined
+  /** The call's Idempotency-Key and answer: stored as done in the same transaction, so a charge and its stored answer never part. */
+  readonly idempotency?: { readonly key: string; readonly status: number; readonly body: string } | undefined
 }
 
 interface Pending {
@@ -81,6 +83,11 @@ export class Ledger extends Context.Service<Ledger, {
                   hcc_cost = usage_daily.hcc_cost + excluded.hcc_cost`
             }
             if (reservations.length > 0) yield* sql`DELETE FROM usage_reservations WHERE ${sql.in("id", reservations)}`
+            for (const { entry } of batch) {
+              if (entry.idempotency === undefined) continue
+              yield* sql`UPDATE idempotency_keys SET state = 'done', status = ${entry.idempotency.status}, body = ${entry.idempotency.body}
+                WHERE account_id = ${entry.accountId} AND idem_key = ${entry.idempotency.key}`
+            }
           })
         )
       }

@@ -81,7 +81,15 @@ interface Seen {
   daily: { used: number; held: number; cost: number; resetSeconds: number }
 }
 
-type Call = { readonly principal: Principal; readonly endpoint: string; readonly hccCost: number; readonly status: number; readonly requestId: string }
+type Call = {
+  readonly principal: Principal
+  readonly endpoint: string
+  readonly hccCost: number
+  readonly status: number
+  readonly requestId: string
+  /** The Idempotency-Key and the answer to store with the ledger row. */
+  readonly idempotency?: { readonly key: string; readonly status: number; readonly body: string } | undefined
+}
 
 /** Limits, reservations and ledger in one service. */
 export class Metering extends Context.Service<Metering, {
@@ -212,7 +220,8 @@ export class Metering extends Context.Service<Metering, {
             requestId: call.requestId,
             day: reservation.day,
             at: new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString(),
-            reservationId: reservation.id
+            reservationId: reservation.id,
+            idempotency: call.idempotency
           })
           forget(reservation)
           const s = seenOf(reservation.accountId)

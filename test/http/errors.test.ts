@@ -80,11 +80,11 @@ describe("404 and 405", () => {
   it("method_not_allowed with Allow for a known path", async () => {
     const res = await call(server, "/v1/catalog", { method: "DELETE" })
     const body = await problem(res, 405, "method_not_allowed")
-    expect(res.headers.get("allow")).toBe("GET")
-    expect(body.allow).toEqual(["GET"])
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS")
+    expect(body.allow).toEqual(["GET", "HEAD", "OPTIONS"])
     const post = await call(server, "/v1/series-stats", { method: "GET" })
     await problem(post, 405, "method_not_allowed")
-    expect(post.headers.get("allow")).toBe("POST")
+    expect(post.headers.get("allow")).toBe("POST, OPTIONS")
   })
 })
 

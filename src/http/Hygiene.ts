@@ -1,0 +1,91 @@
+/**
+ * Response headers every answer carries, and CORS (docs/api.md, "Browsers: security headers and
+ * CORS"): nosniff, no referrer, no framing, a Content-Security-Policy (on /docs one that allows
+ * exactly its own inline script and style, by hash, and nothing from elsewhere), `no-store` on
+ * answers to an authenticated request, and CORS for the origins in HCC_CORS_ORIGINS (none by default).
+ */
+import { HttpServerResponse } from "effect/http"
+import { createHash } from "node:crypto"
+
+/** Headers a browser may send on a cross-origin call (preflight `Access-Control-Allow-Headers`). */
+export const CORS_REQUEST_HEADERS = ["authorization", "content-type", "idempotency-key", "x-request-id"] as const
+/** Response headers a cross-origin caller may read. */
+export const CORS_EXPOSED_HEADERS = ["x-request-id", "ratelimit", "ratelimit-policy", "retry-after", "idempotent-replayed"] as const
+/** How long a browser may cache a preflight answer, in seconds. */
+export const CORS_MAX_AGE_SECONDS = 600
+
+/** The CSP of every answer but the docs page: nothing may load, nothing may frame it. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+
+/** The hashes of a page's inline executable scripts and style elements. */
+export const inlineHashes = (html: string): { readonly scripts: Array<string>; readonly styles: Array<string> } => {
+  const scripts: Array<string> = []
+  for (const m of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)) {
+    const type = /\stype="([^"]*)"/.exec(m[1] ?? "")?.[1]
+    // A JSON data block is not executed, so it is not subject to script-src.
+    if (type === undefined || type === "module" || type === "text/javascript") scripts.push(sha256(m[2]!))
+  }
+  const styles = [...html.matchAll(/<style(\s[^>]*)?>([\s\S]*?)<\/style>/g)].map((m) => sha256(m[2]!))
+  return { scripts, styles }
+}
+
+/** The CSP of the docs page for its HTML: its own inline script and style by hash, its API calls to this origin. */
+export const docsCsp = (html: string): string => {
+  const { scripts, styles } = inlineHashes(html)
+  return [
+    "default-src 'none'",
+    `script-src ${scripts.join(" ") || "'none'"}`,
+    `style-src ${styles.join(" ") || "'none'"}`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'"
+  ].join("; ")
+}
+
+let docsPolicy: string | undefined
+
+/** The security headers for one answer. */
+export const withSecurityHeaders = (res: HttpServerResponse.HttpServerResponse, isDocs: boolean, authenticated: boolean): HttpServerResponse.HttpServerResponse => {
+  let csp = API_CSP
+  if (isDocs && res.status === 200 && res.body._tag === "Uint8Array") {
+    docsPolicy ??= docsCsp(new TextDecoder().decode(res.body.body))
+    csp = docsPolicy
+  }
+  return HttpServerResponse.setHeaders(res, {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "content-security-policy": csp,
+    ...(authenticated ? { "cache-control": "no-store" } : {})
+  })
+}
+
+/** CORS headers for an answer to a request from `origin`, when it is allowed. */
+export const withCors = (res: HttpServerResponse.HttpServerResponse, origin: string | undefined, allowed: ReadonlyArray<string>): HttpServerResponse.HttpServerResponse => {
+  const current = res.headers["vary"]
+  const vary = { vary: current === undefined ? "Origin" : /\borigin\b/i.test(current) ? current : `${current}, Origin` }
+  if (origin === undefined || !allowed.includes(origin)) return allowed.length > 0 ? HttpServerResponse.setHeaders(res, vary) : res
+  return HttpServerResponse.setHeaders(res, {
+    ...vary,
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", ")
+  })
+}
+
+/** The answer to OPTIONS on a known path: `Allow`, and for an allowed origin's preflight the CORS grants. */
+export const optionsResponse = (methods: ReadonlyArray<string>, origin: string | undefined, allowedOrigins: ReadonlyArray<string>): HttpServerResponse.HttpServerResponse => {
+  const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ")
+  const base = HttpServerResponse.empty({ status: 204, headers: { allow } })
+  if (origin === undefined || !allowedOrigins.includes(origin)) return base
+  return HttpServerResponse.setHeaders(base, {
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": allow,
+    "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
+    "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
+    vary: "Origin"
+  })
+}
