@@ -5,7 +5,10 @@ import { AXES, AxisCode, distinctNonEmpty, QueryType, TimeRange } from "../../sr
 /** The request body. */
 export const ClinicalRequest = Schema.Struct({
   query: Schema.String.check(
-    Schema.makeFilter((s: string) => (s.trim().length >= 1 && s.length <= 2000) || "Expected 1–2000 characters of text")
+    Schema.makeFilter((s: string) => (s.trim().length >= 1 && [...s].length <= 2000) || "Expected 1–2000 characters of text", {
+      // Characters are code points, as JSON Schema counts them; at least one that is not whitespace.
+      toJsonSchema: () => ({ minLength: 1, maxLength: 2000, pattern: "\\S" })
+    })
   ).annotate({ description: "The clinical question in plain English: drugs (generic or brand), conditions, axes (codes in capitals or names), a direction (declining, improving, stable), a duration" }),
   axes: distinctNonEmpty(AxisCode).pipe(Schema.withDecodingDefaultKey(Effect.succeed([...AXES]))).annotate({
     description: "Axes whose correlations are reported in contributing_data.axis_correlations (default all 8)"

@@ -15,8 +15,14 @@ const Bounds = Schema.Struct({
   min: Schema.optionalKey(AxisScore),
   max: Schema.optionalKey(AxisScore)
 }).check(
-  Schema.makeFilter((b: { readonly min?: number; readonly max?: number }) => b.min !== undefined || b.max !== undefined || "Expected min, max or both"),
-  Schema.makeFilter((b: { readonly min?: number; readonly max?: number }) => b.min === undefined || b.max === undefined || b.min <= b.max || "Expected min ≤ max")
+  Schema.makeFilter((b: { readonly min?: number; readonly max?: number }) => b.min !== undefined || b.max !== undefined || "Expected min, max or both", {
+    toJsonSchema: () => ({ minProperties: 1 }),
+    arbitraryConstraint: { minProperties: 1 }
+  }),
+  // min ≤ max: no JSON Schema keyword compares two properties; said in the description instead.
+  Schema.makeFilter((b: { readonly min?: number; readonly max?: number }) => b.min === undefined || b.max === undefined || b.min <= b.max || "Expected min ≤ max", {
+    toJsonSchema: () => [{}, true]
+  })
 ).annotate({ description: "Inclusive bounds on the patient's mean score of the axis over the data window" })
 
 const thresholdFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKey(Bounds)])) as {

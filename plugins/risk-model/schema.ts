@@ -10,11 +10,11 @@ const snapshotFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKey
 /** The patient the question is about. */
 export const PatientProfile = Schema.Struct({
   axes_snapshot: Schema.Struct(snapshotFields).check(
-    Schema.makeFilter((s: object) => Object.keys(s).length > 0 || "Expected at least one axis score")
+    Schema.makeFilter((s: object) => Object.keys(s).length > 0 || "Expected at least one axis score", { toJsonSchema: () => ({ minProperties: 1 }), arbitraryConstraint: { minProperties: 1 } })
   ).annotate({ description: "Axis code → current score (0–10); at least one axis. A missing axis is taken at the population's mean (it contributes nothing)." }),
   age_range: Schema.optionalKey(AgeRange.annotate({ description: "The patient's age band; the model uses its midpoint. Missing: the population's mean age." })),
   conditions: Schema.Array(Code).check(
-    Schema.makeFilter((xs: ReadonlyArray<string>) => new Set(xs).size === xs.length || "Expected distinct values")
+    Schema.makeFilter((xs: ReadonlyArray<string>) => new Set(xs).size === xs.length || "Expected distinct values", { toJsonSchema: () => ({ uniqueItems: true }), arbitraryConstraint: { uniqueBy: (x: unknown) => x } })
   ).pipe(Schema.withDecodingDefaultKey(Effect.succeed([] as ReadonlyArray<string>))).annotate({
     description: "Condition codes (catalog vocabulary `condition`), default none"
   })

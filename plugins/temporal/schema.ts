@@ -22,7 +22,7 @@ const axisFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKey(Ser
 /** The request body. */
 export const TemporalRequest = Schema.Struct({
   patient_axes: Schema.Struct(axisFields).check(
-    Schema.makeFilter((axes: Record<string, unknown>) => Object.keys(axes).length >= 1 || "Expected at least one axis series")
+    Schema.makeFilter((axes: Record<string, unknown>) => Object.keys(axes).length >= 1 || "Expected at least one axis series", { toJsonSchema: () => ({ minProperties: 1 }), arbitraryConstraint: { minProperties: 1 } })
   ).annotate({ description: "Axis code → series (1 to 8 axes). Series of different lengths are aligned on their most recent value." }),
   interval: Schema.Literals(INTERVALS).pipe(Schema.withDecodingDefaultKey(Effect.succeed("monthly" as const))).annotate({
     description: "Sampling interval of the series (default monthly); sets how many predicted steps fall within the 90-day urgency horizon"
