@@ -149,6 +149,9 @@ describe("errors", () => {
 
   it.each([
     ["conditions", ["type_2_diabets"], "unknown_condition", "type_2_diabetes"],
+    // A misspelt word of the code, not only the whole code: edit distance alone ranked obesity first.
+    ["conditions", ["diabetis"], "unknown_condition", "type_2_diabetes"],
+    ["conditions", ["kidny_disease"], "unknown_condition", "chronic_kidney_disease"],
     ["drugs", ["metfromin"], "unknown_drug", "metformin"],
     ["regions", ["south_east_asia"], "unknown_region", "southeast_asia"]
   ])("an unknown code in %s is 422 with the closest names", async (field, codes, code, suggestion) => {

@@ -96,6 +96,14 @@ describe("400 with the path", () => {
     expect(res.body.code).toBe(code)
     expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path)
   })
+  it("an unknown field names the field it most likely meant, and only a near one", async () => {
+    const typo = await post({ patient_axes: { PO: [5, 4, 3] }, predict_ahed: 3 })
+    expect(typo.status).toBe(400)
+    expect(typo.body.code).toBe("unknown_field")
+    expect(typo.body.errors).toEqual([{ path: "/predict_ahed", message: "Unknown field: this endpoint does not define it; did you mean 'predict_ahead'?" }])
+    const far = await post({ patient_axes: { PO: [5, 4, 3] }, colour: "blue" })
+    expect(far.body.errors[0].message).toBe("Unknown field: this endpoint does not define it")
+  })
   it("lists the allowed intervals in the message", async () => {
     const res = await post({ patient_axes: { PO: [5, 4, 3] }, interval: "hourly" })
     expect(JSON.stringify(res.body.errors)).toContain("monthly")
