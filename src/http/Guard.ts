@@ -17,6 +17,7 @@ import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
 import { AppConfig } from "../config/AppConfig.ts"
+import { encodeResponse } from "./Encoding.ts"
 import { optionsResponse, withCors, withSecurityHeaders } from "./Hygiene.ts"
 
 /** Path of the docs page (its own Content-Security-Policy). */
@@ -117,10 +118,13 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const finished = clock.currentTimeNanosUnsafe()
         const authenticated = info.principal !== undefined || req.headers["authorization"] !== undefined
-        const res = withCors(
-          withSecurityHeaders(withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info), path === DOCS_PATH, authenticated),
-          req.headers["origin"],
-          corsOrigins
+        const res = encodeResponse(
+          withCors(
+            withSecurityHeaders(withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info), path === DOCS_PATH, authenticated),
+            req.headers["origin"],
+            corsOrigins
+          ),
+          { method: req.method, path, headers: req.headers }
         )
         if (logRequests) {
           writeLine(JSON.stringify({

@@ -1,0 +1,96 @@
+/**
+ * Compression and validation caching of answers (docs/api.md, "Compression and caching"):
+ * - a body over 1 KiB is sent with `Content-Encoding: br` or `gzip` when the request's
+ *   `Accept-Encoding` allows it (br preferred), with `Vary: Accept-Encoding`;
+ * - the catalog, the OpenAPI document and the /docs page carry a strong `ETag` and a
+ *   `Cache-Control`, and `If-None-Match` with that tag is answered 304 without a body.
+ * The static bodies (served as the same bytes every time) keep their tag and compressed forms
+ * beside them, so each is hashed and compressed once per process.
+ */
+import { HttpBody, HttpServerResponse } from "effect/http"
+import { createHash } from "node:crypto"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+
+/** Bodies smaller than this go as they are. */
+export const COMPRESS_MIN_BYTES = 1024
+
+/** The paths whose GET answers carry an ETag, and their Cache-Control. */
+export const CACHEABLE: ReadonlyMap<string, string> = new Map([
+  // Authenticated: the client may keep it but must ask each time (a 304 costs no body).
+  ["/v1/catalog", "private, no-cache"],
+  ["/v1/openapi.json", "public, max-age=300"],
+  ["/docs", "public, max-age=300"]
+])
+
+interface Derived {
+  etag?: string
+  br?: Uint8Array
+  gzip?: Uint8Array
+}
+const derivedOf = new WeakMap<Uint8Array, Derived>()
+const derived = (bytes: Uint8Array): Derived => {
+  let d = derivedOf.get(bytes)
+  if (d === undefined) derivedOf.set(bytes, d = {})
+  return d
+}
+
+const etagOf = (bytes: Uint8Array): string => (derived(bytes).etag ??= `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`)
+
+/** The coding the client accepts that we prefer: br, else gzip, else none (q=0 refuses). */
+export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | undefined => {
+  if (acceptEncoding === undefined) return undefined
+  const accepted = new Map<string, number>()
+  for (const part of acceptEncoding.split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";")
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined)
+    accepted.set(name!, q === undefined ? 1 : Number(q))
+  }
+  const star = accepted.get("*")
+  const weight = (coding: string) => accepted.get(coding) ?? star ?? 0
+  if (weight("br") > 0 && weight("br") >= weight("gzip")) return "br"
+  if (weight("gzip") > 0) return "gzip"
+  return undefined
+}
+
+const compress = (bytes: Uint8Array, coding: "br" | "gzip", cache: boolean): Uint8Array => {
+  const d = cache ? derived(bytes) : {}
+  if (coding === "br") {
+    // Static bodies once at the best ratio; per-request answers at a fast level.
+    return (d.br ??= brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: cache ? 9 : 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength }
+    }))
+  }
+  return (d.gzip ??= gzipSync(bytes, { level: cache ? 9 : 6 }))
+}
+
+const addVary = (res: HttpServerResponse.HttpServerResponse, value: string) => {
+  const current = res.headers["vary"]
+  if (current !== undefined && current.toLowerCase().split(/\s*,\s*/).includes(value.toLowerCase())) return res
+  return HttpServerResponse.setHeader(res, "vary", current === undefined ? value : `${current}, ${value}`)
+}
+
+/** ETag / 304 and compression for one answer. */
+export const encodeResponse = (
+  res: HttpServerResponse.HttpServerResponse,
+  request: { readonly method: string; readonly path: string; readonly headers: Readonly<Record<string, string | undefined>> }
+): HttpServerResponse.HttpServerResponse => {
+  if (res.body._tag !== "Uint8Array" || res.headers["content-encoding"] !== undefined) return res
+  const bytes = res.body.body
+  const contentType = res.body.contentType
+  const cacheControl = res.status === 200 && (request.method === "GET" || request.method === "HEAD") ? CACHEABLE.get(request.path) : undefined
+  let out = res
+  if (cacheControl !== undefined) {
+    const etag = etagOf(bytes)
+    out = HttpServerResponse.setHeaders(out, { etag, "cache-control": cacheControl })
+    const match = request.headers["if-none-match"]
+    if (match !== undefined && (match.trim() === "*" || match.split(",").map((t) => t.trim().replace(/^W\//, "")).includes(etag))) {
+      return HttpServerResponse.setBody(HttpServerResponse.setStatus(out, 304), HttpBody.empty)
+    }
+  }
+  if (bytes.byteLength < COMPRESS_MIN_BYTES) return out
+  out = addVary(out, "Accept-Encoding")
+  const coding = negotiate(request.headers["accept-encoding"])
+  if (coding === undefined) return out
+  const compressed = compress(bytes, coding, cacheControl !== undefined)
+  return HttpServerResponse.setHeader(HttpServerResponse.setBody(out, HttpBody.uint8Array(compressed, contentType)), "content-encoding", coding)
+}
