@@ -40,6 +40,8 @@ export const buildCatalog = (plugins: ReadonlyArray<LoadedPlugin>, version: stri
       daily_limit: TIER_LIMITS[t].daily ?? null,
       burst_per_minute: TIER_LIMITS[t].burst
     })),
+    // Filled in once the dataset is loaded (PlatformHandlers).
+    dataset: null,
     hcc_cost: 0
   }
 }

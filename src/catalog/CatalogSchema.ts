@@ -28,7 +28,21 @@ export const CatalogResponse = Schema.Struct({
     daily_limit: Schema.NullOr(Schema.Int),
     burst_per_minute: Schema.Int
   })),
+  dataset: Schema.NullOr(Schema.Struct({
+    as_of: Schema.String.annotate({ description: "The dataset's as_of date (YYYY-MM-DD): time ranges count back from it" }),
+    source: Schema.Literals(["synthetic", "imported"]).annotate({ description: "synthetic: generated with planted truths (the default); imported: loaded with hcc data import" }),
+    patients: Schema.Int,
+    generator_version: Schema.NullOr(Schema.String).annotate({ description: "Version of the generator that made it (synthetic data)" })
+  })).annotate({ description: "What the answers are based on; null while the dataset loads. Answers are not medical advice." }),
   hcc_cost: Schema.Literal(0)
+})
+
+/** The catalog's description of a dataset, from its dataset_info. */
+export const datasetMeta = (info: Readonly<Record<string, string>>, patients: number): NonNullable<(typeof CatalogResponse.Type)["dataset"]> => ({
+  as_of: info["as_of"] ?? "",
+  source: info["source"] === "generated" ? "synthetic" : "imported",
+  patients,
+  generator_version: info["generator_version"] ?? null
 })
 
 const LimitUsage = Schema.Struct({

@@ -88,7 +88,11 @@ export const makeApi = (plugins: ReadonlyArray<Plugin>, info: { readonly version
       version: info.version,
       description:
         "Health-analytics queries over eight wellness axes. Every response carries `hcc_cost` (HCC credits); " +
-        "errors are RFC 9457 problem+json with a stable `code`. Authenticate with `Authorization: Bearer <HCC token>`.",
+        "errors are RFC 9457 problem+json with a stable `code`. Authenticate with `Authorization: Bearer <HCC token>`.\n\n" +
+        "**Not medical advice.** Answers are statistics over a dataset, for research and software integration; they are not " +
+        "a diagnosis or a treatment recommendation for anyone. **The default dataset is synthetic**: generated patients with " +
+        "planted effects, no real person's data. GET /v1/catalog (`dataset`) and the `HCC-Dataset-As-Of` / `HCC-Dataset-Source` " +
+        "headers of every data answer say which dataset an answer comes from.",
       transform: (spec) => addIdempotencyKey(addExamples(spec, plugins), plugins)
     })
   )

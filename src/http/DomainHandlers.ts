@@ -9,6 +9,8 @@ import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import { datasetMeta } from "../catalog/CatalogSchema.ts"
+import { HealthData } from "../health/HealthData.ts"
 import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
 import { Metering } from "../metering/Metering.ts"
 import { createHash } from "node:crypto"
@@ -44,7 +46,7 @@ const sortKeys = (value: unknown): unknown =>
     : value
 
 /** The raw handler of one plugin endpoint. */
-const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"]) => {
+const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"], health: HealthData["Service"]) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
     errors: "all"
@@ -147,7 +149,13 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
               new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
             ))
         )
-        return HttpServerResponse.text(bodyText, { contentType: "application/json" })
+        // What the answer is based on (the catalog's dataset, in brief).
+        const data = yield* Effect.option(health.dataset)
+        const meta = data._tag === "Some" ? datasetMeta(data.value.info, data.value.patients.count) : undefined
+        return HttpServerResponse.text(bodyText, {
+          contentType: "application/json",
+          headers: meta === undefined ? {} : { "hcc-dataset-as-of": meta.as_of, "hcc-dataset-source": meta.source }
+        })
       })
       // A request that fails before its charge is queued gives its key back (errors are not stored:
       // a retry runs again); once queued, the ledger's transaction stores the answer with the charge.
@@ -163,7 +171,8 @@ export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: Readonl
     Effect.gen(function*() {
       const metering = yield* Metering
       const idempotency = yield* Idempotency
+      const health = yield* HealthData
       let h = handlers
-      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering, idempotency))
+      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering, idempotency, health))
       return h
-    })) as unknown as Layer.Layer<never, never, Metering | Idempotency>
+    })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData>

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
-import { CatalogResponse } from "../catalog/CatalogSchema.ts"
+import { CatalogResponse, datasetMeta } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"
 import { Metering } from "../metering/Metering.ts"
 import { TIER_LIMITS } from "../metering/Tiers.ts"
@@ -32,7 +32,7 @@ export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type)
         if (data._tag === "None") return loadingBody
         const vocabularies = { ...catalog.vocabularies }
         for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
-        readyBody = JSON.stringify(yield* Effect.orDie(encode({ ...catalog, vocabularies })))
+        readyBody = JSON.stringify(yield* Effect.orDie(encode({ ...catalog, vocabularies, dataset: datasetMeta(data.value.info, data.value.patients.count) })))
         return readyBody
       })
       return handlers

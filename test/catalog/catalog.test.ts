@@ -66,6 +66,18 @@ describe("GET /v1/catalog", () => {
       { name: "Unlimited", daily_limit: null, burst_per_minute: 1000 }
     ])
   })
+  it("says what the answers are based on: the dataset's as_of, source, size and generator, also as headers of every data answer", async () => {
+    const body = (await (await call(server, "/v1/catalog")).json()) as Record<string, any>
+    expect(body.dataset).toEqual({ as_of: "2026-09-30", source: "synthetic", patients: 5000, generator_version: "1" })
+    const answer = await call(server, "/v1/temporal", { body: { patient_axes: { PO: [6, 5.5, 5] } } })
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get("hcc-dataset-as-of")).toBe("2026-09-30")
+    expect(answer.headers.get("hcc-dataset-source")).toBe("synthetic")
+    const doc = (await (await call(server, "/v1/openapi.json", { token: null })).json()) as Record<string, any>
+    expect(doc.info.description).toContain("Not medical advice")
+    expect(doc.info.description).toContain("The default dataset is synthetic")
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("**Not medical advice.**")
+  })
   it("requires a token", async () => {
     expect((await call(server, "/v1/catalog", { token: null })).status).toBe(401)
   })
