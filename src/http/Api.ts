@@ -18,6 +18,7 @@ import {
   UnsupportedMediaType,
   Unprocessable
 } from "./Problems.ts"
+import { polishForGenerators } from "./OpenApiPolish.ts"
 
 /** Bearer authentication, burst limit, and the caller as `CurrentPrincipal`. */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
@@ -93,7 +94,7 @@ export const makeApi = (plugins: ReadonlyArray<Plugin>, info: { readonly version
         "a diagnosis or a treatment recommendation for anyone. **The default dataset is synthetic**: generated patients with " +
         "planted effects, no real person's data. GET /v1/catalog (`dataset`) and the `HCC-Dataset-As-Of` / `HCC-Dataset-Source` " +
         "headers of every data answer say which dataset an answer comes from.",
-      transform: (spec) => addIdempotencyKey(addExamples(spec, plugins), plugins)
+      transform: (spec) => polishForGenerators(addIdempotencyKey(addExamples(spec, plugins), plugins), plugins)
     })
   )
 }

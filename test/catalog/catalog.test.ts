@@ -107,6 +107,34 @@ describe("third-party plugin", () => {
   })
 })
 
+describe("the OpenAPI document as a generator expects it", () => {
+  it("servers, method-like operationIds, plain component names, finite numbers, no fake integer bounds, hcc_cost a number, every response header, the codes of each error", async () => {
+    const doc = (await (await call(server, "/v1/openapi.json", { token: null })).json()) as Record<string, any>
+    expect(doc.servers).toEqual([{ url: "/", description: "The server this document was fetched from" }])
+    const ids = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m} ${path}`, op.operationId]))
+    expect(Object.fromEntries(ids)).toMatchObject({ "get /v1/catalog": "getCatalog", "post /v1/drug-outcomes": "postDrugOutcomes", "post /v1/series-stats": "postSeriesStats", "get /healthz": "getHealthz" })
+    const text = JSON.stringify(doc)
+    expect(Object.keys(doc.components.schemas).filter((k) => k.endsWith("Encoded"))).toEqual([])
+    expect(text).not.toContain("Encoded\"")
+    expect(text).not.toMatch(/"(-?Infinity|NaN)"/)
+    expect(text).not.toContain("9007199254740991")
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          expect(response.headers?.["X-Request-Id"], `${method} ${path} ${status}`).toBeDefined()
+          if (status === "429" || status === "503") expect(response.headers["Retry-After"]).toBeDefined()
+          if (Number(status) >= 400 && status !== "401") expect(response.description, `${method} ${path} ${status}`).toMatch(/Codes: `/)
+        }
+      }
+    }
+    const ok = doc.paths["/v1/series-stats"].post.responses["200"]
+    expect(ok.content["application/json"].schema.properties.hcc_cost).toEqual({ type: "number", description: "HCC credits this call cost (1.25 here)" })
+    expect(ok.headers.RateLimit).toBeDefined()
+    expect(ok.headers["HCC-Dataset-Source"]).toBeDefined()
+    expect(doc.paths["/v1/clinical"].post.responses["422"].description).toContain("`idempotency_key_reused`")
+  })
+})
+
 describe("statistical wording (OpenAPI descriptions and docs/analytics.md)", () => {
   it("says what a statistician would: Bonferroni p as an upper bound, weights on the log-odds scale, robust SEs, the permutation test, heuristics named", async () => {
     const doc = JSON.stringify(await (await call(server, "/v1/openapi.json", { token: null })).json())
