@@ -36,6 +36,11 @@ const polishSchema = (node: unknown): unknown => {
       return polishSchema(kept.length === 1 ? { ...kept[0], ...rest } : { ...rest, anyOf: kept })
     }
   }
+  // anyOf with a single alternative is that alternative.
+  if (Array.isArray(n.anyOf) && n.anyOf.length === 1) {
+    const { anyOf, ...rest } = n
+    return polishSchema({ ...anyOf[0], ...rest })
+  }
   if (n.type === "integer" || n.type === "number") {
     if (n.minimum === -SAFE) delete n.minimum
     if (n.maximum === SAFE) delete n.maximum
@@ -77,6 +82,12 @@ const HEADERS: Json = {
 }
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
+const TAGS: Readonly<Record<string, string>> = {
+  system: "Liveness and readiness probes (no token, free)",
+  platform: "The catalog and the caller's usage (token, free)",
+  domains: "The analytic endpoints, one per plugin (token, charged per successful call)"
+}
+
 /** The codes a status can carry on an operation: the platform's, and the plugin's own. */
 const codesFor = (status: number, plugin: Plugin | undefined, authenticated: boolean, domain: boolean): Array<string> => {
   const platform = ERROR_CATALOG.filter((e) => e.status === status).map((e) => e.code)
@@ -96,6 +107,7 @@ const codesFor = (status: number, plugin: Plugin | undefined, authenticated: boo
 export const polishForGenerators = (input: Json, plugins: ReadonlyArray<Plugin>): Json => {
   const spec = dropEncodedSuffix(polishSchema(input) as Json)
   spec.servers = [{ url: "/", description: "The server this document was fetched from" }]
+  spec.tags = (spec.tags ?? []).map((t: Json) => ({ ...t, description: t.description ?? TAGS[t.name] }))
   spec.components = { ...spec.components, headers: { ...(spec.components?.headers ?? {}), ...HEADERS } }
   for (const [path, operations] of Object.entries(spec.paths as Json)) {
     const plugin = plugins.find((p) => p.path === path)
