@@ -1,10 +1,11 @@
 /** The clinical domain: a free-text clinical question answered from the population and an interaction knowledge base. */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { clinical, prepareClinical } from "./handler.ts"
 import { ClinicalRequest, ClinicalResponse } from "./schema.ts"
 import { DIRECTIONS } from "./understand.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "clinical",
   version: "1.0.0",
   engine: "^1.2.0",
@@ -38,4 +39,4 @@ export default definePlugin({
   ],
   prepare: prepareClinical,
   handler: clinical
-})
+}))

@@ -1,9 +1,10 @@
 /** The device-outcomes domain: pooled outcomes of implanted devices across studies. */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { deviceOutcomes } from "./handler.ts"
 import { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "device-outcomes",
   version: "1.0.0",
   engine: "^1.0.0",
@@ -30,4 +31,4 @@ export default definePlugin({
     }
   ],
   handler: deviceOutcomes
-})
+}))

@@ -1,9 +1,10 @@
 /** The drug-outcomes domain: what happens to patients on a drug, against comparable patients not on it. */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { drugOutcomes } from "./handler.ts"
 import { DrugOutcomesRequest, DrugOutcomesResponse, OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "drug-outcomes",
   version: "1.0.0",
   engine: "^1.0.0",
@@ -32,4 +33,4 @@ export default definePlugin({
     }
   ],
   handler: drugOutcomes
-})
+}))

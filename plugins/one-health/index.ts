@@ -1,9 +1,10 @@
 /** The one-health domain: do animal cases lead human cases of a zoonotic condition in a region? */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { oneHealth } from "./handler.ts"
 import { ALERT_LEVELS, ONE_HEALTH_QUERY_TYPES, OneHealthRequest, OneHealthResponse, RISK_LEVELS } from "./schema.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "one-health",
   version: "1.0.0",
   engine: "^1.0.0",
@@ -34,4 +35,4 @@ export default definePlugin({
     }
   ],
   handler: oneHealth
-})
+}))

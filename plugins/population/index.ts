@@ -1,9 +1,10 @@
 /** The population domain: how a cohort's axis scores move over time. */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { MIN_COHORT, population } from "./handler.ts"
 import { ANALYSIS_TYPES, GRANULARITIES, PopulationRequest, PopulationResponse } from "./schema.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "population",
   version: "1.0.0",
   engine: "^1.0.0",
@@ -45,4 +46,4 @@ export default definePlugin({
     }
   ],
   handler: population
-})
+}))

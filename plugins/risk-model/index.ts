@@ -1,10 +1,11 @@
 /** The risk-model domain: a patient's probability of hospitalization, readmission or health decline. */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { prepareRiskModels, riskModel } from "./handler.ts"
 import { RISK_TYPES } from "./model.ts"
 import { RiskModelRequest, RiskModelResponse } from "./schema.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "risk-model",
   version: "1.0.0",
   engine: "^1.2.0",
@@ -38,4 +39,4 @@ export default definePlugin({
   ],
   prepare: prepareRiskModels,
   handler: riskModel
-})
+}))

@@ -1,11 +1,12 @@
 /** The temporal domain: decay of health behaviour over time and predicted trajectories (28 rules). */
-import { definePlugin } from "../../src/plugin/Plugin.ts"
+import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import answers from "./example-answers.json" with { type: "json" }
 import { temporal } from "./handler.ts"
 import { INTERVALS, TemporalRequest, TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
 import { MODEL_NAMES } from "../../src/kernels/reference/trajectory.ts"
 
-export default definePlugin({
+export default withAnswers(answers, definePlugin({
   name: "temporal",
   version: "1.0.0",
   engine: "^1.0.0",
@@ -40,4 +41,4 @@ export default definePlugin({
     }
   ],
   handler: temporal
-})
+}))

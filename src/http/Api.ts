@@ -128,6 +128,12 @@ const addExamples = (spec: Record<string, any>, plugins: ReadonlyArray<Plugin>):
     content.examples = Object.fromEntries(
       plugin.examples.map((ex) => [ex.name, { summary: ex.summary, value: ex.request }])
     )
+    // The recorded answers to those examples, on the default dataset, as the 200's examples.
+    const answers = plugin.examples.filter((ex) => ex.answer !== undefined)
+    const ok = spec.paths?.[plugin.path]?.post?.responses?.["200"]?.content?.["application/json"]
+    if (ok !== undefined && answers.length > 0) {
+      ok.examples = Object.fromEntries(answers.map((ex) => [ex.name, { summary: `The answer to ${ex.name} on the default dataset`, value: ex.answer }]))
+    }
   }
   return spec
 }

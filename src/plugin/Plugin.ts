@@ -76,6 +76,11 @@ export interface PluginExample<RequestEncoded> {
   readonly request: RequestEncoded
   /** Members the response must contain (deep partial match); checked by the conformance suite. */
   readonly expect?: Readonly<Record<string, unknown>>
+  /**
+   * The whole answer on the default dataset (shown as the 200 example in the OpenAPI document).
+   * Record it with `npm run docs:examples`; a test re-runs the example and compares.
+   */
+  readonly answer?: Readonly<Record<string, unknown>>
 }
 
 /**
@@ -165,6 +170,19 @@ export const definePlugin = <
   Res extends Schema.Struct<Schema.Struct.Fields>,
   R extends PluginServices = never
 >(spec: PluginSpec<Req, Res, R>): Plugin => spec as unknown as Plugin
+
+/**
+ * Attaches recorded answers (example name → the whole answer on the default dataset) to a plugin's
+ * examples: `export default withAnswers(answers, definePlugin({ … }))`. They become the 200
+ * examples of the OpenAPI document.
+ */
+export const withAnswers = (answers: Readonly<Record<string, unknown>>, plugin: Plugin): Plugin => ({
+  ...plugin,
+  examples: (plugin.examples ?? []).map((ex) => {
+    const answer = answers[ex.name]
+    return answer === undefined ? ex : { ...ex, answer: answer as Readonly<Record<string, unknown>> }
+  })
+})
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
