@@ -18,6 +18,7 @@ import {
   UnsupportedMediaType,
   Unprocessable
 } from "./Problems.ts"
+import { GUIDES, guidePath } from "./Guides.ts"
 import { polishForGenerators } from "./OpenApiPolish.ts"
 
 /** Bearer authentication, burst limit, and the caller as `CurrentPrincipal`. */
@@ -93,7 +94,8 @@ export const makeApi = (plugins: ReadonlyArray<Plugin>, info: { readonly version
         "**Not medical advice.** Answers are statistics over a dataset, for research and software integration; they are not " +
         "a diagnosis or a treatment recommendation for anyone. **The default dataset is synthetic**: generated patients with " +
         "planted effects, no real person's data. GET /v1/catalog (`dataset`) and the `HCC-Dataset-As-Of` / `HCC-Dataset-Source` " +
-        "headers of every data answer say which dataset an answer comes from.",
+        "headers of every data answer say which dataset an answer comes from.\n\n" +
+        "**Guides:** " + GUIDES.map((g) => `[${g.title}](${guidePath(g.page)})`).join(" · ") + ". A problem answer's `type` links to its code in [Errors](/docs/errors).",
       transform: (spec) => polishForGenerators(addIdempotencyKey(addExamples(spec, plugins), plugins), plugins)
     })
   )

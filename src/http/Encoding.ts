@@ -10,6 +10,7 @@
 import { HttpBody, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+import { GUIDES, guidePath } from "./Guides.ts"
 
 /** Bodies smaller than this go as they are. */
 export const COMPRESS_MIN_BYTES = 1024
@@ -19,7 +20,8 @@ export const CACHEABLE: ReadonlyMap<string, string> = new Map([
   // Authenticated: the client may keep it but must ask each time (a 304 costs no body).
   ["/v1/catalog", "private, no-cache"],
   ["/v1/openapi.json", "public, max-age=300"],
-  ["/docs", "public, max-age=300"]
+  ["/docs", "public, max-age=300"],
+  ...GUIDES.map((g) => [guidePath(g.page), "public, max-age=300"] as const)
 ])
 
 interface Derived {

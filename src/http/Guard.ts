@@ -6,7 +6,7 @@
  * every response, and one JSON log line per request.
  */
 import { ByteSize, Cause, Effect, Layer, type Types } from "effect"
-import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
+import { HttpBody, HttpRouter, HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { MAX_BODY_BYTES } from "./DomainHandlers.ts"
@@ -18,7 +18,20 @@ import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { encodeResponse } from "./Encoding.ts"
+import { problemType } from "./Guides.ts"
 import { optionsResponse, withCors, withSecurityHeaders } from "./Hygiene.ts"
+
+/**
+ * A problem answer's `type` points at its code's entry in the errors guide (`/docs/errors#<code>`,
+ * a URI reference resolved against the request's URI, RFC 9457 §3.1.1); the problem classes build
+ * it as about:blank, which links nowhere.
+ */
+const withProblemType = (res: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+  if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return res
+  const problem = JSON.parse(new TextDecoder().decode(res.body.body)) as Record<string, unknown>
+  if (problem.type !== "about:blank" || typeof problem.code !== "string") return res
+  return HttpServerResponse.setBody(res, HttpBody.text(JSON.stringify({ ...problem, type: problemType(problem.code) }), PROBLEM_JSON))
+}
 
 /** Path of the docs page (its own Content-Security-Policy). */
 const DOCS_PATH = "/docs"
@@ -120,7 +133,8 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
         const authenticated = info.principal !== undefined || req.headers["authorization"] !== undefined
         const res = encodeResponse(
           withCors(
-            withSecurityHeaders(withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info), path === DOCS_PATH, authenticated),
+            withProblemType(
+            withSecurityHeaders(withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info), path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated)),
             req.headers["origin"],
             corsOrigins
           ),

@@ -46,14 +46,16 @@ export const docsCsp = (html: string): string => {
   ].join("; ")
 }
 
-let docsPolicy: string | undefined
+/** The docs pages' policies, by path (each page is the same bytes for the life of the process). */
+const docsPolicies = new Map<string, string>()
 
 /** The security headers for one answer. */
-export const withSecurityHeaders = (res: HttpServerResponse.HttpServerResponse, isDocs: boolean, authenticated: boolean): HttpServerResponse.HttpServerResponse => {
+export const withSecurityHeaders = (res: HttpServerResponse.HttpServerResponse, docsPage: string | undefined, authenticated: boolean): HttpServerResponse.HttpServerResponse => {
   let csp = API_CSP
-  if (isDocs && res.status === 200 && res.body._tag === "Uint8Array") {
-    docsPolicy ??= docsCsp(new TextDecoder().decode(res.body.body))
-    csp = docsPolicy
+  if (docsPage !== undefined && res.status === 200 && res.body._tag === "Uint8Array") {
+    let policy = docsPolicies.get(docsPage)
+    if (policy === undefined) docsPolicies.set(docsPage, policy = docsCsp(new TextDecoder().decode(res.body.body)))
+    csp = policy
   }
   return HttpServerResponse.setHeaders(res, {
     "x-content-type-options": "nosniff",

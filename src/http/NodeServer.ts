@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Server as NetServer, type Socket } from "node:net"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
+import { problemType } from "./Guides.ts"
 
 /** During shutdown, how long a connection may sit idle (no request in progress) before it is closed. */
 export const DRAIN_IDLE_MS = 1000
@@ -33,7 +34,7 @@ export const isDraining = (): boolean => draining
 /** A problem+json response written straight to a socket, for requests Node refuses before the app sees them. */
 const rawProblem = (status: number, code: string, detail: string): string => {
   const requestId = randomUUID()
-  const body = JSON.stringify({ type: "about:blank", title: STATUS_TITLES[status] ?? "Error", status, detail, code, request_id: requestId, hcc_cost: 0 })
+  const body = JSON.stringify({ type: problemType(code), title: STATUS_TITLES[status] ?? "Error", status, detail, code, request_id: requestId, hcc_cost: 0 })
   return `HTTP/1.1 ${status} ${STATUS_TITLES[status] ?? "Error"}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
 }

@@ -41,6 +41,10 @@ const polishSchema = (node: unknown): unknown => {
     const { anyOf, ...rest } = n
     return polishSchema({ ...anyOf[0], ...rest })
   }
+  // A problem's type: the generated schema says about:blank; the guard sends /docs/errors#<code>.
+  if (n.properties?.type?.enum?.[0] === "about:blank" && n.properties?.code !== undefined) {
+    n.properties.type = { type: "string", format: "uri-reference", description: "Where this code is explained: /docs/errors#<code> (relative to the request URI)" }
+  }
   if (n.type === "integer" || n.type === "number") {
     if (n.minimum === -SAFE) delete n.minimum
     if (n.maximum === SAFE) delete n.maximum

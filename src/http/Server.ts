@@ -12,6 +12,7 @@ import { SERVICE_VERSION } from "../version.ts"
 import { makeApi } from "./Api.ts"
 import { domainHandlers } from "./DomainHandlers.ts"
 import { guardLayer, MaxBodyLive, routeTable } from "./Guard.ts"
+import { GUIDES, guidePath, guidesLayer } from "./Guides.ts"
 import { platformHandlers, systemHandlers } from "./PlatformHandlers.ts"
 
 /** Path of the OpenAPI document. */
@@ -25,7 +26,7 @@ export const httpLayer = Layer.unwrap(
     const { plugins } = yield* PluginRegistry
     const api = makeApi(plugins.map((l) => l.plugin), { version: SERVICE_VERSION })
     const catalog = buildCatalog(plugins, SERVICE_VERSION)
-    const routes = routeTable(api, [["GET", OPENAPI_PATH], ["GET", DOCS_PATH]])
+    const routes = routeTable(api, [["GET", OPENAPI_PATH], ["GET", DOCS_PATH], ...GUIDES.map((g) => ["GET", guidePath(g.page)] as const)])
     const handlers = Layer.mergeAll(
       systemHandlers(api),
       platformHandlers(api, catalog),
@@ -33,7 +34,7 @@ export const httpLayer = Layer.unwrap(
     ).pipe(Layer.provide(AuthorizationLive))
     const apiLayer = HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers))
     return HttpRouter.serve(
-      Layer.mergeAll(apiLayer, HttpApiSwagger.layer(api, { path: DOCS_PATH }), guardLayer(routes)),
+      Layer.mergeAll(apiLayer, HttpApiSwagger.layer(api, { path: DOCS_PATH }), guidesLayer, guardLayer(routes)),
       { disableLogger: true, disableListenLog: true }
     ).pipe(Layer.provide(MaxBodyLive))
   })

@@ -23,7 +23,7 @@ const problem = async (res: Response, status: number, code: string) => {
   expect(res.status).toBe(status)
   expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/)
   const body = (await res.json()) as Record<string, unknown>
-  expect(body).toMatchObject({ type: "about:blank", status, code, hcc_cost: 0 })
+  expect(body).toMatchObject({ type: `/docs/errors#${code}`, status, code, hcc_cost: 0 })
   expect(typeof body.title).toBe("string")
   expect(typeof body.detail).toBe("string")
   expect(body.request_id).toBe(res.headers.get("x-request-id"))

@@ -1,0 +1,75 @@
+/**
+ * The guide pages under /docs (docs/api.md, "Guides"): the project's Markdown guides rendered to
+ * HTML once at start-up (marked: CommonMark + GFM tables, no network), each page self-contained
+ * (one inline stylesheet, no script), linked from each other and from the API reference. Headings
+ * get ids, every error code of docs/errors.md gets an anchor — the `type` of a problem answer is
+ * `/docs/errors#<code>` — and links between the guides point at their /docs pages.
+ */
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { marked } from "marked"
+import { ERROR_CATALOG } from "./errorCatalog.ts"
+
+/** Guide pages: path under /docs, source file, title. */
+export const GUIDES: ReadonlyArray<{ readonly page: string; readonly file: string; readonly title: string }> = [
+  { page: "api", file: "api.md", title: "API behaviour" },
+  { page: "errors", file: "errors.md", title: "Errors" },
+  { page: "analytics", file: "analytics.md", title: "Analytics" },
+  { page: "temporal", file: "temporal.md", title: "Temporal rules" },
+  { page: "data", file: "data.md", title: "Data" },
+  { page: "plugins", file: "plugins.md", title: "Plugins" },
+  { page: "deploy", file: "deploy.md", title: "Deployment" }
+]
+
+/** The path of a guide page. */
+export const guidePath = (page: string) => `/docs/${page}`
+
+/** Where a problem `type` points: the code's row in the errors guide. */
+export const problemType = (code: string) => `${guidePath("errors")}#${code}`
+
+const DOCS_DIR = resolve(import.meta.dirname, "../../docs")
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+const slug = (text: string) => text.toLowerCase().replace(/<[^>]+>/g, "").replace(/&[a-z]+;/g, "").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b}nav{background:#f3f4f6;padding:.6em 1em;border-bottom:1px solid #ddd}
+nav a{margin-right:1em}main{max-width:60em;padding:1em 2em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .5em;vertical-align:top}
+code{background:#f3f4f6;padding:0 .2em}pre{background:#f3f4f6;padding:.8em;overflow:auto}:target{background:#fff3bf}`
+
+/** Renders one guide to a whole HTML page. */
+export const renderGuide = (markdown: string, title: string): string => {
+  let body = marked.parse(markdown, { async: false, gfm: true })
+  // Headings get ids (for links into a page).
+  body = body.replace(/<h([1-4])>([\s\S]*?)<\/h\1>/g, (_m, level: string, inner: string) => `<h${level} id="${slug(inner)}">${inner}</h${level}>`)
+  // An error code in the first cell of a table row gets an anchor: /docs/errors#rate_limited.
+  const codes = new Set(ERROR_CATALOG.map((e) => e.code))
+  body = body.replace(/<tr>\s*<td><code>([a-z_]+)<\/code><\/td>/g, (m, code: string) => (codes.has(code) ? m.replace("<td>", `<td id="${code}">`) : m))
+  // Links between the guides go to their pages.
+  for (const g of GUIDES) body = body.replaceAll(`href="${g.file}`, `href="${guidePath(g.page)}`)
+  const nav = [`<a href="/docs">API reference</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} — HCC Medical Intelligence API</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<nav>${nav}</nav>
+<main>
+${body}
+</main>
+</body>
+</html>`
+}
+
+/** The guide routes (rendered once, when the layer is built). */
+export const guidesLayer = HttpRouter.use((router) =>
+  Effect.forEach(GUIDES, (g) => {
+    const html = renderGuide(readFileSync(join(DOCS_DIR, g.file), "utf8"), g.title)
+    return router.add("GET", guidePath(g.page) as `/${string}`, HttpServerResponse.html(html))
+  }, { discard: true })
+)
