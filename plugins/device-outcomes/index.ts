@@ -9,11 +9,12 @@ export default withAnswers(answers, definePlugin({
   version: "1.0.0",
   engine: "^1.0.0",
   path: "/v1/device-outcomes",
-  summary: "Outcomes of a device category pooled across studies (DerSimonian–Laird random effects)",
+  summary: "Outcomes of a device category pooled across studies (random effects: binomial-normal for rates, DerSimonian–Laird for scores)",
   description:
     "Takes the implants of the device placed in the last `time_period` months up to the dataset's as_of date, estimates each " +
-    "requested metric per study (proportion of implants with the event for `*_rate` metrics, mean score otherwise) with its " +
-    "variance, and pools the studies by DerSimonian–Laird random effects. See docs/analytics.md.",
+    "requested metric per study (events among implants for `*_rate` metrics, mean score with its variance otherwise), and " +
+    "pools the studies by random effects: a rate by the binomial-normal (logistic random-effects) model fitted by maximum " +
+    "likelihood, reported as the median study's rate; a mean score by DerSimonian–Laird. See docs/analytics.md.",
   request: DeviceOutcomesRequest,
   response: DeviceOutcomesResponse,
   hcc_cost: 3.0,
