@@ -30,13 +30,24 @@ interface Derived {
   gzip?: Uint8Array
 }
 const derivedOf = new WeakMap<Uint8Array, Derived>()
-const derived = (bytes: Uint8Array): Derived => {
+/** Static bodies built from a kept string each time (the catalog): keyed by that string; a handful at most. */
+const derivedOfText = new Map<string, Derived>()
+const derived = (bytes: Uint8Array, text?: string): Derived => {
+  if (text !== undefined) {
+    let d = derivedOfText.get(text)
+    if (d === undefined) {
+      if (derivedOfText.size >= 16) derivedOfText.clear()
+      derivedOfText.set(text, d = {})
+    }
+    return d
+  }
   let d = derivedOf.get(bytes)
   if (d === undefined) derivedOf.set(bytes, d = {})
   return d
 }
 
-const etagOf = (bytes: Uint8Array): string => (derived(bytes).etag ??= `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`)
+const etagOf = (bytes: Uint8Array, text?: string): string =>
+  (derived(bytes, text).etag ??= `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`)
 
 /** The coding the client accepts that we prefer: br, else gzip, else none (q=0 refuses). */
 export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | undefined => {
@@ -54,8 +65,8 @@ export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | u
   return undefined
 }
 
-const compress = (bytes: Uint8Array, coding: "br" | "gzip", cache: boolean): Uint8Array => {
-  const d = cache ? derived(bytes) : {}
+const compress = (bytes: Uint8Array, coding: "br" | "gzip", cache: boolean, text?: string): Uint8Array => {
+  const d: Derived = cache ? derived(bytes, text) : {}
   if (coding === "br") {
     // Static bodies once at the best ratio; per-request answers at a fast level.
     return (d.br ??= brotliCompressSync(bytes, {
@@ -82,7 +93,7 @@ export const encodeResponse = (
   const cacheControl = res.status === 200 && (request.method === "GET" || request.method === "HEAD") ? CACHEABLE.get(request.path) : undefined
   let out = res
   if (cacheControl !== undefined) {
-    const etag = etagOf(bytes)
+    const etag = etagOf(bytes, res.body.text)
     out = HttpServerResponse.setHeaders(out, { etag, "cache-control": cacheControl })
     const match = request.headers["if-none-match"]
     if (match !== undefined && (match.trim() === "*" || match.split(",").map((t) => t.trim().replace(/^W\//, "")).includes(etag))) {
@@ -93,6 +104,6 @@ export const encodeResponse = (
   out = addVary(out, "Accept-Encoding")
   const coding = negotiate(request.headers["accept-encoding"])
   if (coding === undefined) return out
-  const compressed = compress(bytes, coding, cacheControl !== undefined)
+  const compressed = compress(bytes, coding, cacheControl !== undefined, cacheControl !== undefined ? res.body.text : undefined)
   return HttpServerResponse.setHeader(HttpServerResponse.setBody(out, HttpBody.uint8Array(compressed, contentType)), "content-encoding", coding)
 }

@@ -18,8 +18,9 @@ import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { encodeResponse } from "./Encoding.ts"
+import { isDraining } from "./NodeServer.ts"
 import { problemType } from "./Guides.ts"
-import { optionsResponse, withCors, withSecurityHeaders } from "./Hygiene.ts"
+import { corsHeaders, optionsResponse, securityHeaders } from "./Hygiene.ts"
 
 /**
  * A problem answer's `type` points at its code's entry in the errors guide (`/docs/errors#<code>`,
@@ -107,10 +108,10 @@ export const guardLayer = (routes: RouteTable) =>
   )
 
 /** The RateLimit headers for an authenticated caller: what this process decided for its request. */
-const withRateLimit = (res: HttpServerResponse.HttpServerResponse, metering: Metering["Service"], info: RequestInfo) => {
-  if (info.principal === undefined) return res
+const rateLimit = (metering: Metering["Service"], info: RequestInfo): Record<string, string> => {
+  if (info.principal === undefined) return {}
   const h = rateLimitHeaders(metering.snapshotAt(info.principal))
-  return HttpServerResponse.setHeaders(res, { "ratelimit-policy": h.policy, ratelimit: h.current })
+  return { "ratelimit-policy": h.policy, ratelimit: h.current }
 }
 
 /** Builds the guard function. Written with plain flatMaps: it runs on every request. */
@@ -131,15 +132,16 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const finished = clock.currentTimeNanosUnsafe()
         const authenticated = info.principal !== undefined || req.headers["authorization"] !== undefined
-        const res = encodeResponse(
-          withCors(
-            withProblemType(
-            withSecurityHeaders(withRateLimit(HttpServerResponse.setHeader(response, "x-request-id", info.requestId), metering, info), path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated)),
-            req.headers["origin"],
-            corsOrigins
-          ),
-          { method: req.method, path, headers: req.headers }
-        )
+        // Every header of the guard in one copy of the response's headers (this runs on every request).
+        const headers: Record<string, string> = {
+          "x-request-id": info.requestId,
+          ...rateLimit(metering, info),
+          ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated),
+          ...corsHeaders(response, req.headers["origin"], corsOrigins),
+          // Shutting down: every answer closes its connection, whenever its request arrived.
+          ...(isDraining() ? { connection: "close" } : {})
+        }
+        const res = encodeResponse(withProblemType(HttpServerResponse.setHeaders(response, headers)), { method: req.method, path, headers: req.headers })
         if (logRequests) {
           writeLine(JSON.stringify({
             time: new Date(Number(finished / 1_000_000n)).toISOString(),

@@ -49,33 +49,27 @@ export const docsCsp = (html: string): string => {
 /** The docs pages' policies, by path (each page is the same bytes for the life of the process). */
 const docsPolicies = new Map<string, string>()
 
-/** The security headers for one answer. */
-export const withSecurityHeaders = (res: HttpServerResponse.HttpServerResponse, docsPage: string | undefined, authenticated: boolean): HttpServerResponse.HttpServerResponse => {
+/** The security headers for one answer (to set together with the others: one copy of the headers per request). */
+export const securityHeaders = (res: HttpServerResponse.HttpServerResponse, docsPage: string | undefined, authenticated: boolean): Record<string, string> => {
   let csp = API_CSP
   if (docsPage !== undefined && res.status === 200 && res.body._tag === "Uint8Array") {
     let policy = docsPolicies.get(docsPage)
     if (policy === undefined) docsPolicies.set(docsPage, policy = docsCsp(new TextDecoder().decode(res.body.body)))
     csp = policy
   }
-  return HttpServerResponse.setHeaders(res, {
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "x-frame-options": "DENY",
-    "content-security-policy": csp,
-    ...(authenticated ? { "cache-control": "no-store" } : {})
-  })
+  return authenticated ? { ...SECURITY_HEADERS, "content-security-policy": csp, "cache-control": "no-store" } : { ...SECURITY_HEADERS, "content-security-policy": csp }
 }
 
-/** CORS headers for an answer to a request from `origin`, when it is allowed. */
-export const withCors = (res: HttpServerResponse.HttpServerResponse, origin: string | undefined, allowed: ReadonlyArray<string>): HttpServerResponse.HttpServerResponse => {
+const SECURITY_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "x-frame-options": "DENY" } as const
+const EXPOSED = CORS_EXPOSED_HEADERS.join(", ")
+
+/** CORS headers for an answer to a request from `origin`, when it is allowed (none when CORS is off). */
+export const corsHeaders = (res: HttpServerResponse.HttpServerResponse, origin: string | undefined, allowed: ReadonlyArray<string>): Record<string, string> => {
+  if (allowed.length === 0) return {}
   const current = res.headers["vary"]
-  const vary = { vary: current === undefined ? "Origin" : /\borigin\b/i.test(current) ? current : `${current}, Origin` }
-  if (origin === undefined || !allowed.includes(origin)) return allowed.length > 0 ? HttpServerResponse.setHeaders(res, vary) : res
-  return HttpServerResponse.setHeaders(res, {
-    ...vary,
-    "access-control-allow-origin": origin,
-    "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", ")
-  })
+  const vary = current === undefined ? "Origin" : /\borigin\b/i.test(current) ? current : `${current}, Origin`
+  if (origin === undefined || !allowed.includes(origin)) return { vary }
+  return { vary, "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED }
 }
 
 /** The answer to OPTIONS on a known path: `Allow`, and for an allowed origin's preflight the CORS grants. */

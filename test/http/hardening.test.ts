@@ -35,12 +35,12 @@ const readAll = (s: Socket, ms = 5000): Promise<string> =>
     setTimeout(done, ms)
   })
 
-/** A POST over a given keep-alive agent; resolves with status, headers and body. */
-const postWith = (server: TestServer, agent: Agent, path: string, body: unknown, token: string) =>
-  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; sent: Promise<void> }>((resolve, reject) => {
+/** A POST over a given keep-alive agent: `sent` once its bytes are written, `done` with status, headers and body. */
+const sendWith = (server: TestServer, agent: Agent, path: string, body: unknown, token: string) => {
+  let markSent = () => {}
+  const sent = new Promise<void>((r) => (markSent = r))
+  const done = new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
     const text = JSON.stringify(body)
-    let markSent = () => {}
-    const sent = new Promise<void>((r) => (markSent = r))
     const req = httpRequest({
       agent,
       host: "127.0.0.1",
@@ -52,12 +52,15 @@ const postWith = (server: TestServer, agent: Agent, path: string, body: unknown,
       let data = ""
       res.setEncoding("utf8")
       res.on("data", (d: string) => (data += d))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data, sent }))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }))
     })
     req.on("error", reject)
     req.on("finish", markSent)
     req.end(text)
   })
+  return { sent, done }
+}
+const postWith = (server: TestServer, agent: Agent, path: string, body: unknown, token: string) => sendWith(server, agent, path, body, token).done
 
 describe("graceful shutdown with keep-alive clients", () => {
   it("answers every request whose bytes were sent before SIGTERM, with Connection: close, and exits 0 well within the grace", async () => {
@@ -68,10 +71,11 @@ describe("graceful shutdown with keep-alive clients", () => {
     const warm = await Promise.all(Array.from({ length: 12 }, (_, i) => postWith(server, agent, "/v1/slow-echo", { tag: `warm-${i}`, ms: 50 }, server.demoToken)))
     expect(warm.every((r) => r.status === 200)).toBe(true)
     // Twelve more requests on those connections; SIGTERM as soon as their bytes are on the wire.
-    const pending = Array.from({ length: 12 }, (_, i) => postWith(server, agent, "/v1/slow-echo", { tag: `t-${i}`, ms: 300 }, server.demoToken))
+    const pending = Array.from({ length: 12 }, (_, i) => sendWith(server, agent, "/v1/slow-echo", { tag: `t-${i}`, ms: 300 }, server.demoToken))
+    await Promise.all(pending.map((p) => p.sent))
     const started = Date.now()
     const exit = server.stop("SIGTERM")
-    const answers = await Promise.all(pending)
+    const answers = await Promise.all(pending.map((p) => p.done))
     expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200))
     expect(answers.map((a) => JSON.parse(a.body).tag).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `t-${i}`).sort())
     expect(answers.every((a) => a.headers.connection === "close")).toBe(true)
