@@ -149,6 +149,7 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
               new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
             ))
         )
+        info.hccCost = plugin.hcc_cost
         // What the answer is based on (the catalog's dataset, in brief).
         const data = yield* Effect.option(health.dataset)
         const meta = data._tag === "Some" ? datasetMeta(data.value.info, data.value.patients.count) : undefined

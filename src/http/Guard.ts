@@ -8,11 +8,11 @@
 import { ByteSize, Cause, Effect, Layer, type Types } from "effect"
 import { HttpBody, HttpRouter, HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { MAX_BODY_BYTES } from "./DomainHandlers.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, Unavailable } from "./Problems.ts"
-import { RequestLogEnabled } from "../log/JsonLogger.ts"
+import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
 import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
@@ -27,11 +27,27 @@ import { corsHeaders, optionsResponse, securityHeaders } from "./Hygiene.ts"
  * a URI reference resolved against the request's URI, RFC 9457 §3.1.1); the problem classes build
  * it as about:blank, which links nowhere.
  */
-const withProblemType = (res: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
-  if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return res
+const withProblemType = (res: HttpServerResponse.HttpServerResponse): { readonly res: HttpServerResponse.HttpServerResponse; readonly code: string | undefined } => {
+  if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return { res, code: undefined }
   const problem = JSON.parse(new TextDecoder().decode(res.body.body)) as Record<string, unknown>
-  if (problem.type !== "about:blank" || typeof problem.code !== "string") return res
-  return HttpServerResponse.setBody(res, HttpBody.text(JSON.stringify({ ...problem, type: problemType(problem.code) }), PROBLEM_JSON))
+  const code = typeof problem.code === "string" ? problem.code : undefined
+  if (problem.type !== "about:blank" || code === undefined) return { res, code }
+  return { res: HttpServerResponse.setBody(res, HttpBody.text(JSON.stringify({ ...problem, type: problemType(code) }), PROBLEM_JSON)), code }
+}
+
+/** Probe paths: their log lines only at debug level (a probe every few seconds would fill the log). */
+const PROBES = new Set(["/healthz", "/readyz"])
+
+/**
+ * The W3C trace context of a request: a valid incoming `traceparent` keeps its trace id and flags,
+ * anything else starts a new trace. The answer's `traceparent` carries the trace id with this
+ * server's own span id; the log line carries the trace id.
+ */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+export const traceOf = (header: string | undefined): { readonly traceId: string; readonly flags: string } => {
+  const m = header === undefined ? null : TRACEPARENT.exec(header.trim())
+  if (m !== null && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!)) return { traceId: m[1]!, flags: m[3]! }
+  return { traceId: randomBytes(16).toString("hex"), flags: "01" }
 }
 
 /** Path of the docs page (its own Content-Security-Policy). */
@@ -101,8 +117,9 @@ export const guardLayer = (routes: RouteTable) =>
     Effect.gen(function*() {
       const metering = yield* Metering
       const logRequests = yield* RequestLogEnabled
+      const logProbes = yield* ProbeLogEnabled
       const config = yield* AppConfig
-      return makeGuard(routes, metering, logRequests, config.corsOrigins)
+      return makeGuard(routes, metering, logRequests, config.corsOrigins, logProbes)
     }),
     { global: true }
   )
@@ -115,7 +132,7 @@ const rateLimit = (metering: Metering["Service"], info: RequestInfo): Record<str
 }
 
 /** Builds the guard function. Written with plain flatMaps: it runs on every request. */
-export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = []) =>
+export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) =>
 (
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
@@ -128,6 +145,7 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
         principal: undefined
       }
       attachRequestInfo(req, info)
+      const trace = traceOf(req.headers["traceparent"])
       const path = req.url.split("?", 1)[0]!
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const finished = clock.currentTimeNanosUnsafe()
@@ -138,11 +156,13 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
           ...rateLimit(metering, info),
           ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated),
           ...corsHeaders(response, req.headers["origin"], corsOrigins),
+          traceparent: `00-${trace.traceId}-${randomBytes(8).toString("hex")}-${trace.flags}`,
           // Shutting down: every answer closes its connection, whenever its request arrived.
           ...(isDraining() ? { connection: "close" } : {})
         }
-        const res = encodeResponse(withProblemType(HttpServerResponse.setHeaders(response, headers)), { method: req.method, path, headers: req.headers })
-        if (logRequests) {
+        const typed = withProblemType(HttpServerResponse.setHeaders(response, headers))
+        const res = encodeResponse(typed.res, { method: req.method, path, headers: req.headers })
+        if (logRequests && (logProbes || !PROBES.has(path))) {
           writeLine(JSON.stringify({
             time: new Date(Number(finished / 1_000_000n)).toISOString(),
             level: "info",
@@ -152,7 +172,11 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
             status: res.status,
             duration_ms: Math.round(Number(finished - started) / 1000) / 1000,
             request_id: info.requestId,
+            trace_id: trace.traceId,
             account_id: info.principal?.account.id ?? null,
+            token_id: info.principal?.tokenId ?? null,
+            code: typed.code ?? null,
+            hcc_cost: info.hccCost ?? 0,
             // Which process answered, when several serve one port (--workers) or one database.
             pid: process.pid
           }))

@@ -77,6 +77,7 @@ const dropEncodedSuffix = (spec: Json): Json => {
 
 const HEADERS: Json = {
   "X-Request-Id": { description: "This request's id (the one sent, if valid, else a new UUID); quote it when reporting a problem", schema: { type: "string" } },
+  traceparent: { description: "W3C trace context: the request's trace id (or a new one) with this server's span id", schema: { type: "string", pattern: "^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$" } },
   RateLimit: { description: "What is left of each limit: `\"burst\";r=<remaining>;t=<seconds to reset>, \"daily\";r=…;t=…` (IETF RateLimit fields draft)", schema: { type: "string" } },
   "RateLimit-Policy": { description: "The account's limits: `\"burst\";q=<quota>;w=60, \"daily\";q=<quota>;w=86400`", schema: { type: "string" } },
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } },
@@ -121,7 +122,7 @@ export const polishForGenerators = (input: Json, plugins: ReadonlyArray<Plugin>)
       const authenticated = Array.isArray(op.security) && op.security.length > 0
       for (const [status, response] of Object.entries(op.responses as Json)) {
         const code = Number(status)
-        const headers: Json = { ...(response.headers ?? {}), "X-Request-Id": ref("X-Request-Id") }
+        const headers: Json = { ...(response.headers ?? {}), "X-Request-Id": ref("X-Request-Id"), traceparent: ref("traceparent") }
         if (authenticated && code !== 401) {
           headers.RateLimit = ref("RateLimit")
           headers["RateLimit-Policy"] = ref("RateLimit-Policy")

@@ -13,6 +13,8 @@ export interface RequestInfo {
   readonly requestId: string
   /** Set by the Authorization middleware once the caller is known (for the log line and RateLimit headers). */
   principal: Principal | undefined
+  /** HCC credits the call was charged (set when its ledger row is committed). */
+  hccCost?: number
 }
 
 const infos = new WeakMap<object, RequestInfo>()

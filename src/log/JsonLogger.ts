@@ -22,10 +22,14 @@ export const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logL
 /** Whether request lines are written (they are Info lines). */
 export const RequestLogEnabled = Context.Reference<boolean>("hcc/RequestLogEnabled", { defaultValue: () => true })
 
+/** Whether probe requests (/healthz, /readyz) get a log line too: only at debug level and below. */
+export const ProbeLogEnabled = Context.Reference<boolean>("hcc/ProbeLogEnabled", { defaultValue: () => false })
+
 /** Replaces the default logger and sets the minimum level. */
 export const layer = (level: AppSettings["logLevel"]) =>
   Layer.mergeAll(
     Logger.layer([jsonLogger]),
     Layer.succeed(References.MinimumLogLevel, level === "None" ? "None" : level),
-    Layer.succeed(RequestLogEnabled, !["Warn", "Error", "Fatal", "None"].includes(level))
+    Layer.succeed(RequestLogEnabled, !["Warn", "Error", "Fatal", "None"].includes(level)),
+    Layer.succeed(ProbeLogEnabled, level === "Debug" || level === "Trace")
   )

@@ -135,7 +135,12 @@ export class PluginRegistry extends Context.Service<PluginRegistry, {
       PluginRegistry,
       Effect.gen(function*() {
         const config = yield* AppConfig
-        return { plugins: yield* loadPlugins(builtins, config.plugins) }
+        const plugins = yield* loadPlugins(builtins, config.plugins)
+        // One start-up line per plugin: what this process serves, and from where.
+        for (const { plugin, source } of plugins) {
+          yield* Effect.logInfo("plugin loaded").pipe(Effect.annotateLogs({ plugin: plugin.name, version: plugin.version, source, path: plugin.path }))
+        }
+        return { plugins }
       })
     )
 }

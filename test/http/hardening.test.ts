@@ -261,7 +261,7 @@ describe("HTTP hygiene", () => {
     expect(ok.status).toBe(204)
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example.com")
     expect(ok.headers.get("access-control-allow-methods")).toContain("POST")
-    expect(ok.headers.get("access-control-allow-headers")).toBe("authorization, content-type, idempotency-key, x-request-id")
+    expect(ok.headers.get("access-control-allow-headers")).toBe("authorization, content-type, idempotency-key, x-request-id, traceparent")
     expect(ok.headers.get("access-control-max-age")).toBe("600")
     expect(ok.headers.get("vary")).toBe("Origin")
     const other = await preflight(withCors, "https://evil.example.net")

@@ -3,12 +3,17 @@ import { describe, expect, it } from "vitest"
 import { call, fixturePlugin, startServer, waitForLog } from "../support/server.ts"
 
 describe("request log", () => {
-  it("one line per request: method, path, status, duration, request id, account id; never the token or the body", async () => {
+  it("one line per request: method, path, status, duration, request id, trace id, account and token ids, problem code, cost; never the token or the body; probes only at debug", async () => {
     const server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("series-stats") } })
     try {
       const secretLabel = "patient-jane-doe-1957"
-      const ok = await call(server, "/v1/series-stats?x=1", { body: { values: [1, 2], label: secretLabel } })
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+      const ok = await call(server, "/v1/series-stats?x=1", { body: { values: [1, 2], label: secretLabel }, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } })
+      // W3C trace context: the trace id is kept, this server's span id is new.
+      expect(ok.headers.get("traceparent")).toMatch(new RegExp(`^00-${traceId}-(?!00f067aa0ba902b7)[0-9a-f]{16}-01$`))
+      await call(server, "/healthz", { token: null })
       const anon = await call(server, "/v1/catalog", { token: null })
+      expect(anon.headers.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
       await waitForLog(server, (l) => l.request_id === anon.headers.get("x-request-id"))
       const requests = server.logLines().filter((l) => l.msg === "request")
       expect(requests.length).toBe(2)
@@ -19,15 +24,23 @@ describe("request log", () => {
         path: "/v1/series-stats",
         status: 200,
         request_id: ok.headers.get("x-request-id"),
-        account_id: expect.stringMatching(/^acc_/)
+        trace_id: traceId,
+        account_id: expect.stringMatching(/^acc_/),
+        token_id: expect.stringMatching(/^tok_/),
+        code: null,
+        hcc_cost: 1.25
       })
       expect(typeof first!.duration_ms).toBe("number")
       expect(typeof first!.time).toBe("string")
-      expect(second).toMatchObject({ path: "/v1/catalog", status: 401, account_id: null, request_id: anon.headers.get("x-request-id") })
+      expect(second).toMatchObject({ path: "/v1/catalog", status: 401, account_id: null, token_id: null, code: "missing_token", hcc_cost: 0, request_id: anon.headers.get("x-request-id") })
+      expect(second!.trace_id).toBe(anon.headers.get("traceparent")!.split("-")[1])
       const log = server.stdout()
       expect(log).not.toContain(secretLabel)
       expect(log).not.toContain(server.demoToken.slice(4))
-      expect(Object.keys(first!).sort()).toEqual(["account_id", "duration_ms", "level", "method", "msg", "path", "pid", "request_id", "status", "time"])
+      expect(Object.keys(first!).sort()).toEqual(["account_id", "code", "duration_ms", "hcc_cost", "level", "method", "msg", "path", "pid", "request_id", "status", "time", "token_id", "trace_id"])
+      // One start-up line per plugin, with where it came from.
+      expect(server.logLines().find((l) => l.msg === "plugin loaded" && l.plugin === "series-stats")).toMatchObject({ version: "1.2.0", source: fixturePlugin("series-stats"), path: "/v1/series-stats" })
+      expect(server.logLines().filter((l) => l.msg === "plugin loaded" && l.source === "built-in").length).toBeGreaterThanOrEqual(7)
     } finally {
       await server.stop()
     }
