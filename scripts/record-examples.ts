@@ -5,31 +5,12 @@
  * test/http/openapi-examples.test.ts re-runs the examples and compares: rerun this after a change
  * that moves a number.
  */
-import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import builtins from "../plugins/index.ts"
+import { ROOT, startService } from "./serve.ts"
 
-const ROOT = resolve(import.meta.dirname, "..")
-const dataDir = mkdtempSync(join(tmpdir(), "hcc-examples-"))
-const child = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
-  cwd: ROOT,
-  env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: "50000" },
-  stdio: ["ignore", "pipe", "inherit"]
-})
-let out = ""
-child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d))
-const port = await new Promise<number>((ok) => {
-  const timer = setInterval(() => {
-    const line = out.split("\n").find((l) => l.includes('"msg":"listening"'))
-    if (line !== undefined) {
-      clearInterval(timer)
-      ok(Number(JSON.parse(line).port))
-    }
-  }, 50)
-})
-const base = `http://127.0.0.1:${port}`
+const { base, dataDir, stop } = await startService({ HCC_POPULATION: "50000" })
 for (;;) {
   const ready = await fetch(`${base}/readyz`).catch(() => undefined)
   if (ready?.status === 200) break
@@ -50,4 +31,4 @@ for (const plugin of builtins) {
   writeFileSync(join(ROOT, "plugins", plugin.name, "example-answers.json"), JSON.stringify(answers, null, 2) + "\n")
   console.log(`${plugin.name}: ${Object.keys(answers).length} example answer(s)`)
 }
-child.kill("SIGTERM")
+stop()

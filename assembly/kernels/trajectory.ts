@@ -147,55 +147,40 @@ function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize):
   return kind == 2 ? decaySse(v, t, m, k, basis) : plateauSse(v, t, m, k, basis)
 }
 
-function refineK(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, basis: usize): f64 {
-  let a = lo
-  let b = hi
-  let c = b - GOLDEN * (b - a)
-  let d = a + GOLDEN * (b - a)
-  let fc = kindSse(kind, v, t, m, c, basis)
-  let fd = kindSse(kind, v, t, m, d, basis)
-  for (let it = 0; it < GOLDEN_STEPS; it++) {
-    if (fc < fd) {
-      b = d
-      d = c
-      fd = fc
-      c = b - GOLDEN * (b - a)
-      fc = kindSse(kind, v, t, m, c, basis)
-    } else {
-      a = c
-      c = d
-      fc = fd
-      d = a + GOLDEN * (b - a)
-      fd = kindSse(kind, v, t, m, d, basis)
-    }
-  }
-  return 0.5 * (a + b)
-}
-
 /** Golden-section steps of each coordinate refinement of the logistic (k, t0). */
 const LOGISTIC_STEPS: i32 = 30
+/** Pseudo-kinds of {@link sseAlong}: the logistic SSE along k (t0 held) or along t0 (k held). */
+const LOGISTIC_K: i32 = 10
+const LOGISTIC_T0: i32 = 11
 
-/** Golden-section minimum of the logistic SSE in [lo, hi] along k (coordinate 0) or t0 (1), the other held. */
-function refineLogistic(coordinate: i32, v: usize, t: usize, m: i32, k: f64, t0: f64, lo: f64, hi: f64, basis: usize): f64 {
+/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x, or the logistic along one coordinate. */
+@inline function sseAlong(kind: i32, v: usize, t: usize, m: i32, x: f64, k: f64, t0: f64, basis: usize): f64 {
+  if (kind == LOGISTIC_K) return logisticSse(v, t, m, x, t0, basis)
+  if (kind == LOGISTIC_T0) return logisticSse(v, t, m, k, x, basis)
+  return kindSse(kind, v, t, m, x, basis)
+}
+
+/** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps (k and t0: the held logistic coordinates). */
+function goldenMin(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, steps: i32, k: f64, t0: f64, basis: usize): f64 {
   let a = lo
   let b = hi
   let c = b - GOLDEN * (b - a)
   let d = a + GOLDEN * (b - a)
-  let fc = coordinate == 0 ? logisticSse(v, t, m, c, t0, basis) : logisticSse(v, t, m, k, c, basis)
-  let fd = coordinate == 0 ? logisticSse(v, t, m, d, t0, basis) : logisticSse(v, t, m, k, d, basis)
-  for (let it = 0; it < LOGISTIC_STEPS; it++) {
+  let fc = sseAlong(kind, v, t, m, c, k, t0, basis)
+  let fd = sseAlong(kind, v, t, m, d, k, t0, basis)
+  for (let it = 0; it < steps; it++) {
     if (fc < fd) {
       b = d
       d = c
       fd = fc
       c = b - GOLDEN * (b - a)
-      fc = coordinate == 0 ? logisticSse(v, t, m, c, t0, basis) : logisticSse(v, t, m, k, c, basis)
+      fc = sseAlong(kind, v, t, m, c, k, t0, basis)
     } else {
       a = c
       c = d
       fc = fd
       d = a + GOLDEN * (b - a)
-      fd = coordinate == 0 ? logisticSse(v, t, m, d, t0, basis) : logisticSse(v, t, m, k, d, basis)
+      fd = sseAlong(kind, v, t, m, d, k, t0, basis)
     }
   }
   return 0.5 * (a + b)
@@ -299,7 +284,7 @@ export function fitTrajectories(
       if (bestSse < Infinity) {
         const lo = bestJ == 0 ? bestK : bestK / K_GRID_RATIO
         const hi = bestJ == K_GRID_N - 1 ? bestK : bestK * K_GRID_RATIO
-        const kr = refineK(kind, v, t, m, lo, hi, basis)
+        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, 0.0, 0.0, basis)
         const er = kindSse(kind, v, t, m, kr, basis)
         const kBest = er < bestSse ? kr : bestK
         const eBest = kindSse(kind, v, t, m, kBest, basis)
@@ -341,8 +326,8 @@ export function fitTrajectories(
       let rk = getF(params, 18)
       let rt = getF(params, 19)
       for (let round = 0; round < 2; round++) {
-        const nk = refineLogistic(0, v, t, m, rk, rt, rk / LK_RATIO, rk * LK_RATIO, basis)
-        const nt = refineLogistic(1, v, t, m, nk, rt, rt - t0Step, rt + t0Step, basis)
+        const nk = goldenMin(LOGISTIC_K, v, t, m, rk / LK_RATIO, rk * LK_RATIO, LOGISTIC_STEPS, rk, rt, basis)
+        const nt = goldenMin(LOGISTIC_T0, v, t, m, rt - t0Step, rt + t0Step, LOGISTIC_STEPS, nk, rt, basis)
         const e = logisticSse(v, t, m, nk, nt, basis)
         if (e < bestL) {
           bestL = e

@@ -148,56 +148,43 @@ const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0:
   return basisSse(v, basis, m, out)
 }
 
-/** Golden-section refinement of k on [lo, hi] for the decay (kind 2) or plateau (kind 3) SSE. */
 /** Golden-section steps of each coordinate refinement of the logistic (k, t0). */
 const LOGISTIC_STEPS = 30
+/** Pseudo-kinds of {@link sseAlong}: the logistic SSE along k (t0 held) or along t0 (k held). */
+const LOGISTIC_K = 10
+const LOGISTIC_T0 = 11
 
-/** Golden-section minimum of the logistic SSE in [lo, hi] along k (coordinate 0) or t0 (1), the other held. */
-const refineLogistic = (coordinate: number, v: Float64Array, t: Float64Array, m: number, k: number, t0: number, lo: number, hi: number, basis: Float64Array, out: Float64Array): number => {
+/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x, or the logistic along one coordinate. */
+const sseAlong = (kind: number, v: Float64Array, t: Float64Array, m: number, x: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number =>
+  kind === LOGISTIC_K
+    ? logisticSse(v, t, m, x, t0, basis, out)
+    : kind === LOGISTIC_T0
+    ? logisticSse(v, t, m, k, x, basis, out)
+    : kind === 2
+    ? decaySse(v, t, m, x, out)
+    : plateauSse(v, t, m, x, basis, out)
+
+/** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps (as the WASM kernel's goldenMin). */
+const goldenMin = (kind: number, v: Float64Array, t: Float64Array, m: number, lo: number, hi: number, steps: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number => {
   let a = lo
   let b = hi
   let c = b - GOLDEN * (b - a)
   let d = a + GOLDEN * (b - a)
-  let fc = coordinate === 0 ? logisticSse(v, t, m, c, t0, basis, out) : logisticSse(v, t, m, k, c, basis, out)
-  let fd = coordinate === 0 ? logisticSse(v, t, m, d, t0, basis, out) : logisticSse(v, t, m, k, d, basis, out)
-  for (let it = 0; it < LOGISTIC_STEPS; it++) {
+  let fc = sseAlong(kind, v, t, m, c, k, t0, basis, out)
+  let fd = sseAlong(kind, v, t, m, d, k, t0, basis, out)
+  for (let it = 0; it < steps; it++) {
     if (fc < fd) {
       b = d
       d = c
       fd = fc
       c = b - GOLDEN * (b - a)
-      fc = coordinate === 0 ? logisticSse(v, t, m, c, t0, basis, out) : logisticSse(v, t, m, k, c, basis, out)
+      fc = sseAlong(kind, v, t, m, c, k, t0, basis, out)
     } else {
       a = c
       c = d
       fc = fd
       d = a + GOLDEN * (b - a)
-      fd = coordinate === 0 ? logisticSse(v, t, m, d, t0, basis, out) : logisticSse(v, t, m, k, d, basis, out)
-    }
-  }
-  return 0.5 * (a + b)
-}
-
-const refineK = (kind: number, v: Float64Array, t: Float64Array, m: number, lo: number, hi: number, basis: Float64Array, out: Float64Array): number => {
-  let a = lo
-  let b = hi
-  let c = b - GOLDEN * (b - a)
-  let d = a + GOLDEN * (b - a)
-  let fc = kind === 2 ? decaySse(v, t, m, c, out) : plateauSse(v, t, m, c, basis, out)
-  let fd = kind === 2 ? decaySse(v, t, m, d, out) : plateauSse(v, t, m, d, basis, out)
-  for (let it = 0; it < GOLDEN_STEPS; it++) {
-    if (fc < fd) {
-      b = d
-      d = c
-      fd = fc
-      c = b - GOLDEN * (b - a)
-      fc = kind === 2 ? decaySse(v, t, m, c, out) : plateauSse(v, t, m, c, basis, out)
-    } else {
-      a = c
-      c = d
-      fc = fd
-      d = a + GOLDEN * (b - a)
-      fd = kind === 2 ? decaySse(v, t, m, d, out) : plateauSse(v, t, m, d, basis, out)
+      fd = sseAlong(kind, v, t, m, d, k, t0, basis, out)
     }
   }
   return 0.5 * (a + b)
@@ -307,7 +294,7 @@ export const fitTrajectories = (
       if (bestSse < Infinity) {
         const lo = bestJ === 0 ? bestK : bestK / K_GRID_RATIO
         const hi = bestJ === K_GRID_N - 1 ? bestK : bestK * K_GRID_RATIO
-        const kr = refineK(kind, v, t, m, lo, hi, basis, tmp)
+        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, 0, 0, basis, tmp)
         const er = kind === 2 ? decaySse(v, t, m, kr, tmp) : plateauSse(v, t, m, kr, basis, tmp)
         const kBest = er < bestSse ? kr : bestK
         const eBest = kind === 2 ? decaySse(v, t, m, kBest, tmp) : plateauSse(v, t, m, kBest, basis, tmp)
@@ -347,8 +334,8 @@ export const fitTrajectories = (
       let rk = params[18]!
       let rt = params[19]!
       for (let round = 0; round < 2; round++) {
-        const nk = refineLogistic(0, v, t, m, rk, rt, rk / LK_RATIO, rk * LK_RATIO, basis, tmp)
-        const nt = refineLogistic(1, v, t, m, nk, rt, rt - t0Step, rt + t0Step, basis, tmp)
+        const nk = goldenMin(LOGISTIC_K, v, t, m, rk / LK_RATIO, rk * LK_RATIO, LOGISTIC_STEPS, rk, rt, basis, tmp)
+        const nt = goldenMin(LOGISTIC_T0, v, t, m, rt - t0Step, rt + t0Step, LOGISTIC_STEPS, nk, rt, basis, tmp)
         const e = logisticSse(v, t, m, nk, nt, basis, tmp)
         if (e < bestL) {
           bestL = e
