@@ -67,9 +67,20 @@ export const UsageResponse = Schema.Struct({
   hcc_cost: Schema.Literal(0)
 })
 
+/** One readiness check's state (GET /readyz, in the 200 and in the 503). */
+export const ReadinessCheckState = Schema.Struct({
+  status: Schema.Literals(["ok", "loading", "failed"]).annotate({
+    description: "ok: usable; loading: on its way (retry); failed: needs the operator (see the server log)"
+  }),
+  detail: Schema.String.annotate({ description: "What the check found, in words" }),
+  progress: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })).annotate({
+    description: "Share done of the current step (0–1), while a long step runs (dataset generation, loading)"
+  }))
+})
+
 /** GET /healthz and /readyz. */
 export const HealthResponse = Schema.Struct({
   status: Schema.Literals(["ok", "ready"]),
-  checks: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  checks: Schema.optionalKey(Schema.Record(Schema.String, ReadinessCheckState)),
   hcc_cost: Schema.Literal(0)
 })

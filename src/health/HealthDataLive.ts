@@ -8,7 +8,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../config/AppConfig.ts"
-import { Readiness } from "../http/Readiness.ts"
+import { type CheckState, Readiness } from "../http/Readiness.ts"
 import { Kernels, type KernelsService } from "../kernels/Kernels.ts"
 import { AXES } from "../plugin/axes.ts"
 import { DomainError } from "../plugin/Plugin.ts"
@@ -64,8 +64,11 @@ const indexer = (codes: ReadonlyArray<string>) => {
   return (code: unknown) => map.get(String(code)) ?? -1
 }
 
-/** Reads the whole dataset from the database into columns and makes the scanned ones resident. */
-export const loadDataset = (kernels: KernelsService) =>
+/**
+ * Reads the whole dataset from the database into columns and makes the scanned ones resident;
+ * `report` hears which table is being read and the share of the load done (for /readyz).
+ */
+export const loadDataset = (kernels: KernelsService, report: (table: string, done: number) => void = () => {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const values = <E>(statement: { readonly values: Effect.Effect<Values, E> }) => statement.values
@@ -88,6 +91,7 @@ export const loadDataset = (kernels: KernelsService) =>
     const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
 
     // Patients.
+    report("patients", 0.01)
     const patientRows = yield* values(sql`SELECT id, birth_year, sex, region FROM patients ORDER BY id`)
     const n = patientRows.length
     const ids = new Int32Array(n)
@@ -118,6 +122,7 @@ export const loadDataset = (kernels: KernelsService) =>
     for (let from = 0; from < n; from += PATIENTS_PER_READ) {
       const to = Math.min(n, from + PATIENTS_PER_READ) - 1
       yield* breathe
+      report("axis_scores", 0.05 + 0.5 * (from / n))
       const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!}`)
       for (const row of rows) {
         const m = month(row[1]) - firstMonth
@@ -133,6 +138,7 @@ export const loadDataset = (kernels: KernelsService) =>
     // Drug courses; a patient "takes" a drug when a course overlaps the panel's months.
     const windowStart = firstDayOfMonth(firstMonth)
     yield* breathe
+    report("drug_exposures", 0.55)
     const ex = yield* values(sql`SELECT patient_id, drug, start_date, end_date, adherence FROM drug_exposures ORDER BY id`)
     const exposures = {
       patient: new Int32Array(ex.length),
@@ -153,6 +159,7 @@ export const loadDataset = (kernels: KernelsService) =>
     })
 
     yield* breathe
+    report("adverse_events", 0.6)
     const ae = yield* values(sql`SELECT patient_id, drug, event_type, date FROM adverse_events ORDER BY id`)
     const adverseEvents = {
       patient: Int32Array.from(ae, (r) => patientIndex(r[0])),
@@ -162,6 +169,7 @@ export const loadDataset = (kernels: KernelsService) =>
     }
 
     yield* breathe
+    report("encounters", 0.65)
     const en = yield* values(sql`SELECT patient_id, kind, start_date, end_date FROM encounters ORDER BY patient_id, start_date, id`)
     const kinds = indexer(ENCOUNTER_KINDS)
     const encounters = {
@@ -172,6 +180,7 @@ export const loadDataset = (kernels: KernelsService) =>
     }
 
     yield* breathe
+    report("device_studies", 0.85)
     const st = [...yield* values(sql`SELECT id, device, region FROM device_studies`)].sort((a, b) => byCodePoint(String(a[0]), String(b[0])))
     const studyIndex = indexer(st.map((r) => String(r[0])))
     const im = yield* values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants ORDER BY id`)
@@ -195,6 +204,7 @@ export const loadDataset = (kernels: KernelsService) =>
 
     // Surveillance: every series on one weekly grid from the earliest to the latest week.
     yield* breathe
+    report("surveillance", 0.92)
     const animalRows = yield* values(sql`SELECT species, condition, region, week, cases FROM animal_surveillance`)
     const humanRows = yield* values(sql`SELECT condition, region, week, cases FROM human_surveillance`)
     const weekDays = [...animalRows.map((r) => day(r[3])), ...humanRows.map((r) => day(r[2]))]
@@ -314,7 +324,7 @@ export const prepareDataset = (dataset: Dataset) =>
 export const LOADING_RETRY_AFTER_SECONDS = 5
 
 type State =
-  | { readonly _tag: "loading"; readonly step: string }
+  | { readonly _tag: "loading"; readonly step: string; readonly progress?: number }
   | { readonly _tag: "ready"; readonly dataset: Dataset }
   | { readonly _tag: "failed"; readonly reason: string }
 
@@ -331,7 +341,7 @@ const WAIT_POLL = "500 millis"
  * commits on a bulk connection, renewing the lease as it goes); the others wait until the dataset
  * is complete — or until the lease expires because its holder died, and then one of them takes over.
  */
-const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string) => void) =>
+const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string, progress?: number) => void) =>
   Effect.gen(function*() {
     const owner = randomUUID()
     const sql = yield* SqlClient.SqlClient
@@ -345,7 +355,8 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string)
         yield* Effect.sleep(WAIT_POLL)
         continue
       }
-      setStep(`generating ${config.population} patients (seed ${config.seed})`)
+      const generating = `generating ${config.population} patients (seed ${config.seed})`
+      setStep(generating, 0)
       yield* Effect.logInfo("generating the default dataset").pipe(Effect.annotateLogs({ patients: config.population, seed: config.seed }))
       const started = performance.now()
       // Renewed on the service's own connection (the rows go through the bulk one).
@@ -354,7 +365,7 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string)
         Effect.provideService(SqlClient.SqlClient, sql),
         Effect.provideService(LimiterStore, store)
       )
-      yield* bulkWriter(replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false, onProgress: () => Effect.orDie(renew) })).pipe(
+      yield* bulkWriter(replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false, onProgress: (done) => Effect.andThen(Effect.sync(() => setStep(generating, done)), Effect.orDie(renew)) })).pipe(
         Effect.ensuring(Effect.ignore(Leases.release(GENERATION_LEASE, owner)))
       )
       yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))
@@ -370,20 +381,27 @@ export const layer = Layer.effect(
     const readiness = yield* Readiness
     const sql = yield* SqlClient.SqlClient
     let state: State = { _tag: "loading", step: "starting" }
-    const setStep = (step: string) => {
-      state = { _tag: "loading", step }
+    const setStep = (step: string, progress?: number) => {
+      state = progress === undefined ? { _tag: "loading", step } : { _tag: "loading", step, progress: Math.min(1, Math.max(0, progress)) }
     }
     yield* readiness.register({
       name: "data",
-      check: Effect.suspend(() =>
-        state._tag === "ready" ? Effect.void : Effect.fail(state._tag === "loading" ? `health data: ${state.step}` : `health data failed to load: ${state.reason}`)
-      )
+      check: Effect.sync((): CheckState => {
+        switch (state._tag) {
+          case "ready":
+            return { status: "ok", detail: `${state.dataset.patients.count} patients loaded` }
+          case "loading":
+            return { status: "loading", detail: `health data: ${state.step}`, ...(state.progress === undefined ? {} : { progress: Math.round(state.progress * 1000) / 1000 }) }
+          case "failed":
+            return { status: "failed", detail: `health data failed to load: ${state.reason}` }
+        }
+      })
     })
     const job = Effect.gen(function*() {
       yield* generateIfMissing(config, setStep)
-      setStep("loading")
+      setStep("loading", 0)
       const started = performance.now()
-      const dataset = yield* loadDataset(kernels)
+      const dataset = yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done))
       setStep("preparing")
       yield* prepareDataset(dataset)
       state = { _tag: "ready", dataset }

@@ -11,6 +11,7 @@ import {
   BadRequest,
   Conflict,
   InternalError,
+  NotReady,
   PayloadTooLarge,
   TooManyRequests,
   Unauthorized,
@@ -32,7 +33,7 @@ export const SystemGroup = HttpApiGroup.make("system").add(
   HttpApiEndpoint.get("healthz", "/healthz", { success: HealthResponse }).annotateMerge(
     OpenApi.annotations({ summary: "Liveness: the process answers" })
   ),
-  HttpApiEndpoint.get("readyz", "/readyz", { success: HealthResponse, error: Unavailable }).annotateMerge(
+  HttpApiEndpoint.get("readyz", "/readyz", { success: HealthResponse, error: NotReady }).annotateMerge(
     OpenApi.annotations({ summary: "Readiness: database reachable and data loaded" })
   )
 )

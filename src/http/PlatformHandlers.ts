@@ -8,7 +8,7 @@ import { HealthData } from "../health/HealthData.ts"
 import { Metering } from "../metering/Metering.ts"
 import { TIER_LIMITS } from "../metering/Tiers.ts"
 import type { makeApi } from "./Api.ts"
-import { Unavailable } from "./Problems.ts"
+import { NotReady } from "./Problems.ts"
 import { Readiness } from "./Readiness.ts"
 import { limitsUnavailable } from "./respond.ts"
 import { RequestContext } from "./RequestContext.ts"
@@ -69,21 +69,18 @@ export const systemHandlers = (api: Api) =>
         .handle("healthz", () => Effect.succeed({ status: "ok" as const, hcc_cost: 0 as const }))
         .handle("readyz", () =>
           Effect.gen(function*() {
-            const results = yield* readiness.run
-            const failing = results.filter((r) => !r.ok)
+            const checks = yield* readiness.run
+            const failing = Object.entries(checks).filter(([, c]) => c.status !== "ok")
             if (failing.length > 0) {
               const info = yield* RequestContext
-              return yield* new Unavailable({
+              return yield* new NotReady({
                 code: "unavailable",
-                detail: `Not ready: ${failing.map((r) => `${r.name} (${r.reason})`).join(", ")}.`,
+                detail: `Not ready: ${failing.map(([name, c]) => `${name} (${c.detail})`).join(", ")}.`,
+                checks,
                 request_id: info.requestId,
                 hcc_cost: 0
               })
             }
-            return {
-              status: "ready" as const,
-              checks: Object.fromEntries(results.map((r) => [r.name, r.reason])),
-              hcc_cost: 0 as const
-            }
+            return { status: "ready" as const, checks, hcc_cost: 0 as const }
           }))
     }))

@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { HttpApiError } from "effect/http-api"
+import { ReadinessCheckState } from "../catalog/CatalogSchema.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 
 /** One located problem in a request body: a JSON pointer (RFC 6901) and what is wrong there. */
@@ -89,6 +90,13 @@ export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()("To
 export class InternalError extends HttpApiError.Problem<InternalError>()("InternalError", blank(500), {
   ...common,
   code: Schema.Literal("internal_error")
+}) {}
+
+/** 503 from GET /readyz: every check's state, so a probe (or a person) sees what is missing. */
+export class NotReady extends HttpApiError.Problem<NotReady>()("NotReady", blank(503), {
+  ...common,
+  code: Schema.Literal("unavailable"),
+  checks: Schema.Record(Schema.String, ReadinessCheckState).annotate({ description: "Check name → its state; the failing ones say why" })
 }) {}
 
 /** 503: not ready, shutting down, or a dependency is unavailable. */

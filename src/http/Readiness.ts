@@ -1,22 +1,32 @@
 /**
  * Readiness checks behind GET /readyz. The platform registers the database check; services that
- * load data at start (the health dataset) register theirs, so /readyz turns ready only when all pass.
+ * load data at start (the health dataset) register theirs, so /readyz turns ready only when all
+ * pass. Each check reports a state (ok, loading, failed), a detail in words and, while a long step
+ * runs, its progress — the same object in the 200 and in the 503 (docs/api.md, "Probes").
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 
-/** One named check: succeeds when its dependency is usable, else fails with a short reason. */
+/** What one check found. */
+export interface CheckState {
+  readonly status: "ok" | "loading" | "failed"
+  readonly detail: string
+  /** Share done (0–1) of the step under way, when it is measurable. */
+  readonly progress?: number
+}
+
+/** One named check. */
 export interface ReadinessCheck {
   readonly name: string
-  readonly check: Effect.Effect<void, string>
+  readonly check: Effect.Effect<CheckState>
 }
 
 /** The registered checks. */
 export class Readiness extends Context.Service<Readiness, {
   /** Adds a check (at layer construction). */
   readonly register: (check: ReadinessCheck) => Effect.Effect<void>
-  /** Runs every check; returns each one's result. */
-  readonly run: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly ok: boolean; readonly reason: string }>>
+  /** Runs every check; name → state, in registration order. */
+  readonly run: Effect.Effect<Record<string, CheckState>>
 }>()("hcc/Readiness") {
   /** A registry whose first check is `SELECT 1` on the state database. */
   static readonly layer = Layer.effect(
@@ -25,17 +35,14 @@ export class Readiness extends Context.Service<Readiness, {
       const sql = yield* SqlClient.SqlClient
       const checks: Array<ReadinessCheck> = [{
         name: "database",
-        check: Effect.asVoid(sql`SELECT 1`).pipe(Effect.mapError(() => "the database does not answer"))
+        check: sql`SELECT 1`.pipe(
+          Effect.as<CheckState>({ status: "ok", detail: "the state database answers" }),
+          Effect.orElseSucceed((): CheckState => ({ status: "failed", detail: "the state database does not answer" }))
+        )
       }]
       return Readiness.of({
         register: (check) => Effect.sync(() => void checks.push(check)),
-        run: Effect.forEach(checks, (c) =>
-          c.check.pipe(
-            Effect.match({
-              onSuccess: () => ({ name: c.name, ok: true, reason: "ok" }),
-              onFailure: (reason) => ({ name: c.name, ok: false, reason })
-            })
-          ))
+        run: Effect.map(Effect.forEach(checks, (c) => c.check), (states) => Object.fromEntries(checks.map((c, i) => [c.name, states[i]!])))
       })
     })
   )

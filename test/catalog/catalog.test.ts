@@ -170,6 +170,10 @@ describe("GET /docs", () => {
 describe("health", () => {
   it("/healthz and /readyz answer without a token", async () => {
     expect(await (await call(server, "/healthz", { token: null })).json()).toEqual({ status: "ok", hcc_cost: 0 })
-    expect(await (await call(server, "/readyz", { token: null })).json()).toEqual({ status: "ready", checks: { database: "ok", data: "ok" }, hcc_cost: 0 })
+    expect(await (await call(server, "/readyz", { token: null })).json()).toEqual({
+      status: "ready",
+      checks: { database: { status: "ok", detail: "the state database answers" }, data: { status: "ok", detail: "5000 patients loaded" } },
+      hcc_cost: 0
+    })
   })
 })

@@ -196,7 +196,21 @@ describe("while the data loads", () => {
       expect(res.headers.get("retry-after")).toBe("5")
       const ready = await fetch(`${loading.url}/readyz`)
       expect(ready.status).toBe(503)
-      expect(((await ready.json()) as { detail: string }).detail).toMatch(/data \(health data: generating 40000 patients/)
+      const readiness = (await ready.json()) as { detail: string; checks: Record<string, { status: string; detail: string; progress?: number }> }
+      expect(readiness.detail).toMatch(/data \(health data: generating 40000 patients/)
+      // The same facts as data: each check's state, and how far the generation has come.
+      expect(readiness.checks.database).toEqual({ status: "ok", detail: "the state database answers" })
+      expect(readiness.checks.data).toMatchObject({ status: "loading", detail: expect.stringMatching(/^health data: generating 40000 patients/) })
+      expect(readiness.checks.data!.progress).toBeGreaterThanOrEqual(0)
+      expect(readiness.checks.data!.progress).toBeLessThanOrEqual(1)
+      // Progress moves while the generation goes on.
+      let later = readiness.checks.data!.progress!
+      for (let i = 0; i < 100 && later <= readiness.checks.data!.progress!; i++) {
+        await new Promise((r) => setTimeout(r, 100))
+        const again = (await (await fetch(`${loading.url}/readyz`)).json()) as typeof readiness
+        later = again.checks.data?.progress ?? 1
+      }
+      expect(later).toBeGreaterThan(readiness.checks.data!.progress!)
       const usage = (await (await call(loading, "/v1/usage")).json()) as Record<string, any>
       expect(usage.queries_today).toBe(0)
     } finally {
