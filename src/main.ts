@@ -28,6 +28,7 @@ import { LimiterStore } from "./db/LimiterStore.ts"
 import { Ledger } from "./metering/Ledger.ts"
 import { Idempotency } from "./metering/Idempotency.ts"
 import { Metering } from "./metering/Metering.ts"
+import * as MetricsServer from "./observability/MetricsServer.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
@@ -96,7 +97,7 @@ const PreparationsLive = Layer.effect(
 
 /** The whole service as one layer, given a configuration layer. */
 export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
-  Layer.mergeAll(httpLayer, ListeningLog).pipe(
+  Layer.mergeAll(httpLayer, ListeningLog, MetricsServer.layer).pipe(
     Layer.provide(NodeServerLive),
     Layer.provide(DemoAccountLive),
     Layer.provide(DatabaseLog),
@@ -116,7 +117,7 @@ export const serveWith = (options: { readonly workers?: number | undefined } = {
     const config = yield* AppConfig
     const workers = options.workers ?? config.workers
     const run = workers > 1 && !isWorker()
-      ? supervise(workers, config.shutdownGraceSeconds)
+      ? Effect.scoped(Effect.andThen(MetricsServer.primary(config), supervise(workers, config.shutdownGraceSeconds)))
       : Layer.launch(ServiceLive(Layer.succeed(AppConfig, config)))
     return yield* run.pipe(Effect.provide(JsonLogger.layer(config.logLevel)))
   }).pipe(

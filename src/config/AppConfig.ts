@@ -24,7 +24,9 @@ export const ENV_VARS = [
   "HCC_REQUEST_TIMEOUT_SECONDS",
   "HCC_KEEP_ALIVE_TIMEOUT_SECONDS",
   "HCC_MAX_CONNECTIONS",
-  "HCC_CORS_ORIGINS"
+  "HCC_CORS_ORIGINS",
+  "HCC_METRICS_PORT",
+  "HCC_METRICS_HOST"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -63,6 +65,10 @@ export interface AppSettings {
   readonly maxConnections: number
   /** Origins browsers may call from (CORS); empty = none. */
   readonly corsOrigins: ReadonlyArray<string>
+  /** Port of the Prometheus `/metrics` listener (0 = any free port); undefined = no listener. */
+  readonly metricsPort: number | undefined
+  /** Interface the metrics listener binds to. */
+  readonly metricsHost: string
 }
 
 /** `auto` = one worker per core; else a count. */
@@ -118,7 +124,11 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   corsOrigins: Config.schema(CorsOrigins, "HCC_CORS_ORIGINS").pipe(
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
-  )
+  ),
+  metricsPort: Config.option(Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65_535 })), "HCC_METRICS_PORT")).pipe(
+    Config.map(Option.getOrUndefined)
+  ),
+  metricsHost: Config.String("HCC_METRICS_HOST").pipe(Config.withDefault("127.0.0.1"))
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -144,6 +154,8 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       keepAliveTimeoutSeconds: 65,
       maxConnections: 2000,
       corsOrigins: [],
+      metricsPort: undefined,
+      metricsHost: "127.0.0.1",
       ...settings
     })
 }

@@ -8,6 +8,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../config/AppConfig.ts"
+import { recordDatasetLoading, recordDatasetReady } from "../observability/Metrics.ts"
 import { type CheckState, Readiness } from "../http/Readiness.ts"
 import { Kernels, type KernelsService } from "../kernels/Kernels.ts"
 import { AXES } from "../plugin/axes.ts"
@@ -382,6 +383,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     let state: State = { _tag: "loading", step: "starting" }
     const setStep = (step: string, progress?: number) => {
+      recordDatasetLoading(progress ?? 0)
       state = progress === undefined ? { _tag: "loading", step } : { _tag: "loading", step, progress: Math.min(1, Math.max(0, progress)) }
     }
     yield* readiness.register({
@@ -405,6 +407,7 @@ export const layer = Layer.effect(
       setStep("preparing")
       yield* prepareDataset(dataset)
       state = { _tag: "ready", dataset }
+      recordDatasetReady(dataset.patients.count, (performance.now() - started) / 1000)
       yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs({
         patients: dataset.patients.count,
         months: dataset.months,

@@ -21,18 +21,25 @@ import { encodeResponse } from "./Encoding.ts"
 import { isDraining } from "./NodeServer.ts"
 import { problemType } from "./Guides.ts"
 import { corsHeaders, optionsResponse, securityHeaders } from "./Hygiene.ts"
+import { recordRequest } from "../observability/Metrics.ts"
 
 /**
  * A problem answer's `type` points at its code's entry in the errors guide (`/docs/errors#<code>`,
  * a URI reference resolved against the request's URI, RFC 9457 §3.1.1); the problem classes build
  * it as about:blank, which links nowhere.
  */
-const withProblemType = (res: HttpServerResponse.HttpServerResponse): { readonly res: HttpServerResponse.HttpServerResponse; readonly code: string | undefined } => {
-  if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return { res, code: undefined }
+const withProblemType = (res: HttpServerResponse.HttpServerResponse): {
+  readonly res: HttpServerResponse.HttpServerResponse
+  readonly code: string | undefined
+  /** Which limit refused a 429 (daily or burst), for the metrics. */
+  readonly limit: string | undefined
+} => {
+  if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return { res, code: undefined, limit: undefined }
   const problem = JSON.parse(new TextDecoder().decode(res.body.body)) as Record<string, unknown>
   const code = typeof problem.code === "string" ? problem.code : undefined
-  if (problem.type !== "about:blank" || code === undefined) return { res, code }
-  return { res: HttpServerResponse.setBody(res, HttpBody.text(JSON.stringify({ ...problem, type: problemType(code) }), PROBLEM_JSON)), code }
+  const limit = typeof problem.limit === "string" ? problem.limit : undefined
+  if (problem.type !== "about:blank" || code === undefined) return { res, code, limit }
+  return { res: HttpServerResponse.setBody(res, HttpBody.text(JSON.stringify({ ...problem, type: problemType(code) }), PROBLEM_JSON)), code, limit }
 }
 
 /** Probe paths: their log lines only at debug level (a probe every few seconds would fill the log). */
@@ -162,6 +169,7 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
         }
         const typed = withProblemType(HttpServerResponse.setHeaders(response, headers))
         const res = encodeResponse(typed.res, { method: req.method, path, headers: req.headers })
+        recordRequest(routes.has(path) ? path : "unmatched", req.method, res.status, Number(finished - started) / 1e9, info.hccCost ?? 0, typed.limit)
         if (logRequests && (logProbes || !PROBES.has(path))) {
           writeLine(JSON.stringify({
             time: new Date(Number(finished / 1_000_000n)).toISOString(),

@@ -8,6 +8,7 @@
 import { Context, Effect, Layer } from "effect"
 import { Arena } from "./Arena.ts"
 import { KernelError } from "./KernelError.ts"
+import { recordKernel } from "../observability/Metrics.ts"
 import * as RefCohort from "./reference/cohort.ts"
 import * as RefCorrelation from "./reference/correlation.ts"
 import * as RefGlm from "./reference/glm.ts"
@@ -369,6 +370,26 @@ export const makeWasm = (arena: Arena): KernelsService => {
   }
 }
 
+/**
+ * The same service with every call's time recorded (`hcc_kernel_duration_seconds{kernel}`): the
+ * calls are synchronous inside their Effect, so the time is the kernel's own.
+ */
+export const timed = (service: KernelsService): KernelsService => {
+  const out: Record<string, unknown> = { implementation: service.implementation }
+  for (const [name, call] of Object.entries(service)) {
+    if (typeof call !== "function") continue
+    out[name] = (...args: ReadonlyArray<unknown>) =>
+      Effect.suspend(() => {
+        const started = performance.now()
+        return Effect.ensuring(
+          (call as (...a: ReadonlyArray<unknown>) => Effect.Effect<unknown, KernelError>)(...args),
+          Effect.sync(() => recordKernel(name, (performance.now() - started) / 1000))
+        )
+      })
+  }
+  return out as unknown as KernelsService
+}
+
 /** The TypeScript twins behind the same interface. */
 export const reference: KernelsService = {
   implementation: "reference",
@@ -492,7 +513,7 @@ export class Kernels extends Context.Service<Kernels, KernelsService>()("hcc/Ker
   static readonly layerWasm = Layer.effect(
     Kernels,
     Effect.try({
-      try: () => makeWasm(new Arena(instantiateCore())),
+      try: () => timed(makeWasm(new Arena(instantiateCore()))),
       catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
     })
   )

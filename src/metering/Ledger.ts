@@ -10,6 +10,7 @@
  */
 import { Array as Arr, Context, Deferred, Effect, Layer, Queue } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { recordLedgerCommit } from "../observability/Metrics.ts"
 
 /** One charged call. */
 export interface LedgerEntry {
@@ -94,7 +95,9 @@ export class Ledger extends Context.Service<Ledger, {
 
       const writer = Effect.gen(function*() {
         const batch = yield* Queue.takeBetween(queue, 1, MAX_BATCH)
+        const started = performance.now()
         const exit = yield* Effect.exit(writeBatch(batch))
+        if (exit._tag === "Success") recordLedgerCommit((performance.now() - started) / 1000, batch.length)
         for (const p of batch) yield* Deferred.done(p.done, exit)
       }).pipe(Effect.forever)
       yield* Effect.forkScoped(writer)
