@@ -29,6 +29,7 @@ import { Ledger } from "./metering/Ledger.ts"
 import { Idempotency } from "./metering/Idempotency.ts"
 import { Metering } from "./metering/Metering.ts"
 import * as MetricsServer from "./observability/MetricsServer.ts"
+import * as Otel from "./observability/Otel.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
@@ -104,7 +105,9 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
     Layer.provideMerge(StateLive),
     Layer.provideMerge(PreparationsLive),
     Layer.provideMerge(PluginRegistry.layer(builtins)),
-    Layer.provideMerge(config)
+    Layer.provideMerge(config),
+    // OpenTelemetry export when OTEL_EXPORTER_OTLP_* asks for it (Otel.ts); outermost, so every span and log reaches it.
+    Layer.provide(Otel.layer())
   )
 
 /**

@@ -5,7 +5,7 @@
  * failure that escapes the routes (defects become a 500 without internals), `X-Request-Id` on
  * every response, and one JSON log line per request.
  */
-import { ByteSize, Cause, Effect, Layer, type Types } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, Layer, Tracer, type Types } from "effect"
 import { HttpBody, HttpRouter, HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { randomBytes, randomUUID } from "node:crypto"
@@ -143,8 +143,9 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
 (
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
-    Effect.clockWith((clock) => {
+  Effect.withFiber((fiber) => {
+      const req = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const clock = fiber.getRef(Clock.Clock)
       const started = clock.currentTimeNanosUnsafe()
       const offered = req.headers["x-request-id"]
       const info: RequestInfo = {
@@ -152,7 +153,12 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
         principal: undefined
       }
       attachRequestInfo(req, info)
-      const trace = traceOf(req.headers["traceparent"])
+      // With OpenTelemetry export on, the request's server span (parented by an incoming
+      // traceparent) is the trace; otherwise the header's trace id is kept, or a new one started.
+      const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+      const trace = span?._tag === "Span"
+        ? { traceId: span.traceId, spanId: span.spanId, flags: span.sampled ? "01" : "00" }
+        : { ...traceOf(req.headers["traceparent"]), spanId: randomBytes(8).toString("hex") }
       const path = req.url.split("?", 1)[0]!
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const finished = clock.currentTimeNanosUnsafe()
@@ -163,7 +169,7 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
           ...rateLimit(metering, info),
           ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated),
           ...corsHeaders(response, req.headers["origin"], corsOrigins),
-          traceparent: `00-${trace.traceId}-${randomBytes(8).toString("hex")}-${trace.flags}`,
+          traceparent: `00-${trace.traceId}-${trace.spanId}-${trace.flags}`,
           // Shutting down: every answer closes its connection, whenever its request arrived.
           ...(isDraining() ? { connection: "close" } : {})
         }
@@ -212,4 +218,4 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
         onSuccess: (res) => Effect.map(ensureProblem(res, info), finish),
         onFailure: (cause) => Effect.map(fromCause(cause, info), finish)
       })
-    }))
+    })
