@@ -13,11 +13,12 @@ import { datasetMeta } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"
 import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
 import { Metering } from "../metering/Metering.ts"
+import { leafValues, redactedFailure } from "../log/redact.ts"
 import { createHash } from "node:crypto"
 import type { Plugin } from "../plugin/Plugin.ts"
 import type { makeApi } from "./Api.ts"
 import { fieldIssues } from "./issues.ts"
-import { BadRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
+import { BadRequest, InternalError, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
 import { RequestContext } from "./RequestContext.ts"
 import { domainProblem, isJsonContentType, keyInUse, keyReused, limitsUnavailable, rateLimited } from "./respond.ts"
 
@@ -46,6 +47,17 @@ const sortKeys = (value: unknown): unknown =>
     : value
 
 /** The raw handler of one plugin endpoint. */
+/**
+ * A plugin's defect (an exception, an undeclared error code, an answer its own schema rejects):
+ * logged as `plugin failed` with its code and a redacted message (src/log/redact.ts: no request
+ * value reaches the log), answered as a 500 `internal_error` without internals.
+ */
+const pluginFailed = (plugin: Plugin, defect: unknown, body: unknown, requestId: string) =>
+  Effect.andThen(
+    Effect.logError("plugin failed").pipe(Effect.annotateLogs({ plugin: plugin.name, code: "internal_error", request_id: requestId, ...redactedFailure(defect, leafValues(body)) })),
+    Effect.fail(new InternalError({ code: "internal_error", detail: "An internal error occurred; it has been logged under this request id.", request_id: requestId, hcc_cost: 0 }))
+  )
+
 const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"], health: HealthData["Service"]) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
@@ -88,11 +100,13 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
           })
         })
       )
-      const value = yield* plugin.handler(input).pipe(Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)))
-      const encoded = yield* encode(value).pipe(
-        Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
-        Effect.orDie
-      )
+      const encoded = yield* Effect.gen(function*() {
+        const value = yield* plugin.handler(input).pipe(Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)))
+        return yield* encode(value).pipe(
+          Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
+          Effect.orDie
+        )
+      }).pipe(Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId)))
       return { ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }
     }).pipe(Effect.annotateLogs({ plugin: plugin.name }))
 

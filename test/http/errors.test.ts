@@ -153,14 +153,22 @@ describe("429", () => {
 })
 
 describe("500", () => {
-  it("internal_error without internals; the cause goes to the log under the request id", async () => {
-    const res = await call(server, "/v1/defect", { body: {} })
+  it("internal_error without internals; the plugin's failure is logged under the request id, its code and a redacted message", async () => {
+    const res = await call(server, "/v1/defect", { body: { patient: "Jane Roe 1961-04-02" } })
     const body = await problem(res, 500, "internal_error")
     const text = JSON.stringify(body)
     expect(text).not.toContain("secret internal detail")
     expect(text).not.toMatch(/at .*\.ts:\d+/)
     const logged = await waitForLog(server, (l) => l.level === "error" && l.request_id === body.request_id)
-    expect(String(logged?.cause)).toContain("secret internal detail")
+    expect(logged).toMatchObject({ msg: "plugin failed", plugin: "defect", code: "internal_error", error: "Error" })
+    // The message keeps its words, loses the request's value and every number.
+    expect(logged.message).toBe("cannot score patient «redacted» (score «redacted»); secret internal detail: /etc/hcc/key at line «redacted»")
+    expect(logged.frames).toEqual(expect.arrayContaining([expect.stringMatching(/defect\.ts:\d+/)]))
+    const everything = server.stdout()
+    expect(everything).not.toContain("Jane Roe")
+    expect(everything).not.toContain("1961")
+    // One line: the failure is not logged a second time by the request guard.
+    expect(server.logLines().filter((l) => l.level === "error" && l.request_id === body.request_id)).toHaveLength(1)
   })
 })
 
