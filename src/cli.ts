@@ -1,33 +1,96 @@
 #!/usr/bin/env node
 /**
- * The `hcc` command line (the spec's "account portal"): serve, manage accounts and tokens.
- * Run as `npx hcc <command>` or `npm run hcc -- <command>`; `--help` on any command explains it.
+ * The `hcc` command line (the spec's "account portal"): serve, manage accounts and tokens, and the
+ * health dataset. Run as `npx hcc <command>` or `npm run hcc -- <command>`; `--help` on any command
+ * explains it, with examples.
+ *
+ * Conventions (gh and stripe-cli as the bar; docs/cli.md): `--json` on every command prints the
+ * result as JSON on stdout (field and tier names as the HTTP API writes them) and any error as a
+ * problem-shaped JSON object on stderr; exit 0 on success, 1 when the command failed, 2 when it was
+ * called wrongly (one line and a hint, not the whole help); `--log-level` sets the level of the log
+ * lines (on stderr, except `serve`, whose log is its output).
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
-import { Argument, CliError, Command, Flag } from "effect/cli"
-import { Accounts, type TokenInfo } from "./auth/Accounts.ts"
-import { AppConfig, parseWorkers } from "./config/AppConfig.ts"
+import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
+import { Argument, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
+import { type Account, AccountNotFound, type AccountChanges, Accounts, DuplicateAccountName, type TokenInfo, TokenNotFound } from "./auth/Accounts.ts"
+import { AppConfig, type AppSettings, parseWorkers } from "./config/AppConfig.ts"
 import { availableParallelism } from "node:os"
-import { importChunks, readFolder, writeFolder } from "./health/csv.ts"
+import { ImportRejected, importChunks, readFolder, writeFolder } from "./health/csv.ts"
 import * as Database from "./db/Database.ts"
 import { replaceDataset } from "./health/DatasetWriter.ts"
 import { generatedChunks, MAX_PATIENTS, MAX_SEED } from "./health/generator.ts"
 import { progressBar } from "./health/progress.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
-import { serveWith, teardown } from "./main.ts"
-import { TIER_LIMITS, TIERS } from "./metering/Tiers.ts"
+import { logToStderr } from "./log/LogSink.ts"
+import { serveWith } from "./main.ts"
+import { effectiveLimits, type Tier, TIER_LIMITS, TIERS } from "./metering/Tiers.ts"
 import { SERVICE_VERSION } from "./version.ts"
+
+/** `--json` on every command: results as JSON on stdout, errors as problem JSON on stderr. */
+export const Json = GlobalFlag.Setting("json")({
+  flag: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print the result as JSON on stdout, and any error as problem JSON on stderr"),
+    Flag.withDefault(false)
+  )
+})
+
+/** A command called wrongly (a bad flag value): exit 2, like a parse error. */
+export class UsageError extends Error {}
 
 /** Accounts over the configured, migrated database. */
 const AccountsLive = Accounts.layer.pipe(Layer.provide(Database.layer), Layer.provide(AppConfig.layer))
-
-const json = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of a table"), Flag.withDefault(false))
 
 /** Left-aligned columns, header first. */
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
   return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
+}
+
+/** Prints the result: JSON when `--json`, else the human text. */
+const emit = (value: unknown, human: () => string) =>
+  Effect.flatMap(Json, (json) => Console.log(json ? JSON.stringify(value) : human()))
+
+/** An account as the HTTP API names things (the catalog's tier names and limit fields). */
+export const accountJson = (a: Account) => {
+  const limits = effectiveLimits(a.tier, a)
+  return {
+    id: a.id,
+    name: a.name,
+    tier: TIER_LIMITS[a.tier].title,
+    daily_limit: limits.daily ?? null,
+    burst_per_minute: limits.burst,
+    overrides: { daily_limit: a.dailyLimit, burst_per_minute: a.burstLimit },
+    created_at: a.createdAt,
+    disabled_at: a.disabledAt
+  }
+}
+
+/** A token's metadata as JSON (never the token, except once from `tokens issue`). */
+export const tokenJson = (t: TokenInfo) => ({
+  id: t.id,
+  account_id: t.accountId,
+  label: t.label,
+  created_at: t.createdAt,
+  expires_at: t.expiresAt,
+  revoked_at: t.revokedAt,
+  last_used_at: t.lastUsedAt
+})
+
+/** `--tier`: the stored id or the title the API shows, in any case. */
+const tierFlag = (name: string) =>
+  Flag.Literals(name, [...TIERS, ...TIERS.map((t) => TIER_LIMITS[t].title)]).pipe(
+    Flag.map((t) => t.toLowerCase() as Tier),
+    Flag.withDescription("Tier: starter, professional, enterprise or unlimited")
+  )
+
+/** A limit override: a whole number from `min`, or `tier` to go back to the tier's. */
+const limitValue = (flag: string, text: string, min: number): Effect.Effect<number | null, UsageError> => {
+  if (text === "tier") return Effect.succeed(null)
+  if (!/^\d{1,16}$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) {
+    return Effect.fail(new UsageError(`--${flag} must be a whole number from ${min} (or "tier" for the tier's own)`))
+  }
+  return Effect.succeed(Number(text))
 }
 
 const serveCommand = Command.make(
@@ -40,100 +103,166 @@ const serveCommand = Command.make(
   },
   ({ workers }) =>
     Effect.gen(function*() {
-      if (Option.isNone(workers)) return yield* serveWith()
+      const level = yield* GlobalFlag.LogLevel
+      const logLevel: AppSettings["logLevel"] | undefined = Option.isNone(level) ? undefined : level.value === "All" ? "Trace" : level.value
+      if (Option.isNone(workers)) return yield* serveWith({ logLevel })
       const n = parseWorkers(workers.value, availableParallelism())
-      if (n === undefined) return yield* Effect.fail(new Error("--workers must be auto or a whole number from 1 to 999"))
-      return yield* serveWith({ workers: n })
+      if (n === undefined) return yield* Effect.fail(new UsageError("--workers must be auto or a whole number from 1 to 999"))
+      return yield* serveWith({ workers: n, logLevel })
     })
-).pipe(Command.withDescription("Serve the API on PORT (default 8080); see README for every environment variable"))
+).pipe(
+  Command.withDescription("Serve the API on PORT (default 8080); see README for every environment variable. The log (JSON lines on stdout) is the output, with or without --json"),
+  Command.withExamples([
+    { command: "hcc serve", description: "One server process on PORT" },
+    { command: "hcc serve --workers auto --log-level debug", description: "One process per core, probes logged too" }
+  ])
+)
 
 const accountsCreate = Command.make(
   "create",
   {
-    name: Flag.String("name").pipe(Flag.withDescription("Display name of the account")),
-    tier: Flag.Literals("tier", TIERS).pipe(Flag.withDescription("Tier: starter, professional, enterprise or unlimited")),
-    dailyLimit: Flag.Int("daily-limit").pipe(Flag.withDescription("Override the tier's daily limit"), Flag.optional),
-    burstLimit: Flag.Int("burst-limit").pipe(Flag.withDescription("Override the tier's burst limit (per rolling minute)"), Flag.optional),
-    json
+    name: Flag.String("name").pipe(Flag.withDescription("Display name of the account (unique, whatever its case)")),
+    tier: tierFlag("tier"),
+    dailyLimit: Flag.Int("daily-limit").pipe(Flag.withDescription("Override the tier's daily limit (0 or more)"), Flag.optional),
+    burstLimit: Flag.Int("burst-limit").pipe(Flag.withDescription("Override the tier's burst limit per rolling minute (1 or more)"), Flag.optional)
   },
-  ({ burstLimit, dailyLimit, json, name, tier }) =>
+  ({ burstLimit, dailyLimit, name, tier }) =>
     Effect.gen(function*() {
-      const accounts = yield* Accounts
-      if (Option.isSome(dailyLimit) && dailyLimit.value < 0) return yield* Effect.fail(new Error("--daily-limit must be ≥ 0"))
-      if (Option.isSome(burstLimit) && burstLimit.value < 1) return yield* Effect.fail(new Error("--burst-limit must be ≥ 1"))
-      const account = yield* accounts.create({
+      if (Option.isSome(dailyLimit) && dailyLimit.value < 0) return yield* Effect.fail(new UsageError("--daily-limit must be ≥ 0"))
+      if (Option.isSome(burstLimit) && burstLimit.value < 1) return yield* Effect.fail(new UsageError("--burst-limit must be ≥ 1"))
+      const account = yield* (yield* Accounts).create({
         name,
         tier,
         dailyLimit: Option.getOrUndefined(dailyLimit),
         burstLimit: Option.getOrUndefined(burstLimit)
       })
-      yield* Console.log(json ? JSON.stringify(account) : `created account ${account.id} (${TIER_LIMITS[tier].title})`)
+      yield* emit(accountJson(account), () => `created account ${account.id} (${TIER_LIMITS[tier].title})`)
     }).pipe(Effect.provide(AccountsLive))
-).pipe(Command.withDescription("Create an account"))
+).pipe(
+  Command.withDescription("Create an account"),
+  Command.withExamples([
+    { command: "hcc accounts create --name acme --tier professional", description: "An account on the Professional tier" },
+    { command: "hcc accounts create --name lab --tier starter --burst-limit 20 --json", description: "With its own burst limit, printed as JSON" }
+  ])
+)
 
-const accountsList = Command.make("list", { json }, ({ json }) =>
+const accountRow = (a: Account) => {
+  const j = accountJson(a)
+  return [a.id, a.name, j.tier, String(j.daily_limit ?? "none"), String(j.burst_per_minute), a.disabledAt === null ? "active" : "disabled", a.createdAt]
+}
+const ACCOUNT_HEADER = ["ID", "NAME", "TIER", "DAILY", "BURST", "STATUS", "CREATED"]
+
+const accountsList = Command.make("list", {}, () =>
   Effect.gen(function*() {
     const list = yield* (yield* Accounts).list
-    yield* Console.log(
-      json ? JSON.stringify(list) : table(
-        ["ID", "NAME", "TIER", "DAILY", "BURST", "CREATED"],
-        list.map((a) => [
-          a.id,
-          a.name,
-          TIER_LIMITS[a.tier].title,
-          String(a.dailyLimit ?? TIER_LIMITS[a.tier].daily ?? "none"),
-          String(a.burstLimit ?? TIER_LIMITS[a.tier].burst),
-          a.createdAt
-        ])
-      )
-    )
-  }).pipe(Effect.provide(AccountsLive))).pipe(Command.withDescription("List accounts"))
+    yield* emit(list.map(accountJson), () => table(ACCOUNT_HEADER, list.map(accountRow)))
+  }).pipe(Effect.provide(AccountsLive))).pipe(
+    Command.withDescription("List accounts with the limits that bind them (overrides or their tier's)"),
+    Command.withExamples([{ command: "hcc accounts list --json", description: "Every account as JSON" }])
+  )
 
-const tokenRow = (t: TokenInfo) => [t.id, t.accountId, t.label, t.createdAt, t.expiresAt ?? "never", t.revokedAt ?? ""]
-const TOKEN_HEADER = ["ID", "ACCOUNT", "LABEL", "CREATED", "EXPIRES", "REVOKED"]
+const accountId = Argument.String("account-id").pipe(Argument.withDescription("Account id, e.g. acc_… (see `hcc accounts list`)"))
+
+const accountsUpdate = Command.make(
+  "update",
+  {
+    id: accountId,
+    name: Flag.String("name").pipe(Flag.withDescription("New display name (unique, whatever its case)"), Flag.optional),
+    tier: tierFlag("tier").pipe(Flag.optional),
+    dailyLimit: Flag.String("daily-limit").pipe(Flag.withDescription("Daily limit override (0 or more), or `tier` for the tier's own"), Flag.optional),
+    burstLimit: Flag.String("burst-limit").pipe(Flag.withDescription("Burst limit override per minute (1 or more), or `tier` for the tier's own"), Flag.optional)
+  },
+  ({ burstLimit, dailyLimit, id, name, tier }) =>
+    Effect.gen(function*() {
+      if ([name, tier, dailyLimit, burstLimit].every(Option.isNone)) {
+        return yield* Effect.fail(new UsageError("nothing to change: give --name, --tier, --daily-limit or --burst-limit"))
+      }
+      const changes: AccountChanges = {
+        name: Option.getOrUndefined(name),
+        tier: Option.getOrUndefined(tier),
+        dailyLimit: Option.isSome(dailyLimit) ? yield* limitValue("daily-limit", dailyLimit.value, 0) : undefined,
+        burstLimit: Option.isSome(burstLimit) ? yield* limitValue("burst-limit", burstLimit.value, 1) : undefined
+      }
+      const account = yield* (yield* Accounts).update(id, changes)
+      yield* emit(accountJson(account), () => `updated account ${account.id}: ${table(ACCOUNT_HEADER, [accountRow(account)]).split("\n")[1]}`)
+    }).pipe(Effect.provide(AccountsLive))
+).pipe(
+  Command.withDescription("Change an account's name, tier or limits; running servers apply it within HCC_AUTH_CACHE_MS"),
+  Command.withExamples([
+    { command: "hcc accounts update acc_123 --tier enterprise", description: "Move an account to Enterprise" },
+    { command: "hcc accounts update acc_123 --burst-limit tier --daily-limit 5000", description: "Back to the tier's burst limit, a daily limit of its own" }
+  ])
+)
+
+const setDisabled = (disabled: boolean) => ({ id }: { readonly id: string }) =>
+  Effect.gen(function*() {
+    const account = yield* (yield* Accounts).setDisabled(id, disabled)
+    yield* emit(accountJson(account), () => `${disabled ? "disabled" : "enabled"} account ${account.id}${disabled ? `; its tokens are refused from now on` : ""}`)
+  }).pipe(Effect.provide(AccountsLive))
+
+const accountsDisable = Command.make("disable", { id: accountId }, setDisabled(true)).pipe(
+  Command.withDescription("Disable an account: every request with its tokens gets 401 (within HCC_AUTH_CACHE_MS); its data and ledger stay"),
+  Command.withExamples([{ command: "hcc accounts disable acc_123", description: "Stop an account's tokens working" }])
+)
+const accountsEnable = Command.make("enable", { id: accountId }, setDisabled(false)).pipe(
+  Command.withDescription("Enable a disabled account again (its unrevoked, unexpired tokens work again)"),
+  Command.withExamples([{ command: "hcc accounts enable acc_123", description: "Undo `hcc accounts disable`" }])
+)
+
+const when = (iso: string | null, none: string) => (iso === null ? none : iso.slice(0, 16).replace("T", " "))
+const tokenRow = (t: TokenInfo) => [t.id, t.accountId, t.label, t.createdAt, t.expiresAt ?? "never", t.revokedAt ?? "", when(t.lastUsedAt, "never")]
+const TOKEN_HEADER = ["ID", "ACCOUNT", "LABEL", "CREATED", "EXPIRES", "REVOKED", "LAST USED"]
 
 const tokensIssue = Command.make(
   "issue",
   {
     account: Flag.String("account").pipe(Flag.withDescription("Account id (see `hcc accounts list`)")),
     label: Flag.String("label").pipe(Flag.withDescription("What the token is for"), Flag.withDefault("default")),
-    expiresInDays: Flag.Int("expires-in-days").pipe(Flag.withDescription("Expire the token after this many days"), Flag.optional),
-    json
+    expiresInDays: Flag.Int("expires-in-days").pipe(Flag.withDescription("Expire the token after this many days (1 or more)"), Flag.optional)
   },
-  ({ account, expiresInDays, json, label }) =>
+  ({ account, expiresInDays, label }) =>
     Effect.gen(function*() {
-      const accounts = yield* Accounts
-      if (Option.isSome(expiresInDays) && expiresInDays.value < 1) return yield* Effect.fail(new Error("--expires-in-days must be ≥ 1"))
+      if (Option.isSome(expiresInDays) && expiresInDays.value < 1) return yield* Effect.fail(new UsageError("--expires-in-days must be ≥ 1"))
       const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
       const expiresAt = Option.isSome(expiresInDays) ? new Date(now.getTime() + expiresInDays.value * 86_400_000) : undefined
-      const { info, token } = yield* accounts.issueToken({ accountId: account, label, expiresAt })
-      yield* Console.log(
-        json
-          ? JSON.stringify({ ...info, token })
-          : `${token}\n\ntoken ${info.id} for ${info.accountId}; expires ${info.expiresAt ?? "never"}.\nThis is the only time the token is shown: store it now.`
+      const { info, token } = yield* (yield* Accounts).issueToken({ accountId: account, label, expiresAt })
+      yield* emit(
+        { ...tokenJson(info), token },
+        () => `${token}\n\ntoken ${info.id} for ${info.accountId}; expires ${info.expiresAt ?? "never"}.\nThis is the only time the token is shown: store it now.`
       )
     }).pipe(Effect.provide(AccountsLive))
-).pipe(Command.withDescription("Issue a token (printed once; only its hash is stored)"))
+).pipe(
+  Command.withDescription("Issue a token (printed once; only its hash is stored)"),
+  Command.withExamples([
+    { command: "hcc tokens issue --account acc_123 --label ci --expires-in-days 90", description: "A token for CI that expires in 90 days" }
+  ])
+)
 
 const tokensList = Command.make(
   "list",
-  { account: Flag.String("account").pipe(Flag.withDescription("Only this account's tokens"), Flag.optional), json },
-  ({ account, json }) =>
+  { account: Flag.String("account").pipe(Flag.withDescription("Only this account's tokens"), Flag.optional) },
+  ({ account }) =>
     Effect.gen(function*() {
       const list = yield* (yield* Accounts).listTokens(Option.getOrUndefined(account))
-      yield* Console.log(json ? JSON.stringify(list) : table(TOKEN_HEADER, list.map(tokenRow)))
+      yield* emit(list.map(tokenJson), () => table(TOKEN_HEADER, list.map(tokenRow)))
     }).pipe(Effect.provide(AccountsLive))
-).pipe(Command.withDescription("List tokens (ids and dates, never the tokens)"))
+).pipe(
+  Command.withDescription("List tokens (ids, dates and when each was last used — to the minute — never the tokens)"),
+  Command.withExamples([{ command: "hcc tokens list --account acc_123", description: "One account's tokens" }])
+)
 
 const tokensRevoke = Command.make(
   "revoke",
-  { id: Argument.String("token-id").pipe(Argument.withDescription("Token id, e.g. tok_…")), json },
-  ({ id, json }) =>
+  { id: Argument.String("token-id").pipe(Argument.withDescription("Token id, e.g. tok_…")) },
+  ({ id }) =>
     Effect.gen(function*() {
       const info = yield* (yield* Accounts).revokeToken(id)
-      yield* Console.log(json ? JSON.stringify(info) : `revoked ${info.id} at ${info.revokedAt}`)
+      yield* emit(tokenJson(info), () => `revoked ${info.id} at ${info.revokedAt}`)
     }).pipe(Effect.provide(AccountsLive))
-).pipe(Command.withDescription("Revoke a token; requests with it get 401 from then on"))
+).pipe(
+  Command.withDescription("Revoke a token; requests with it get 401 from then on"),
+  Command.withExamples([{ command: "hcc tokens revoke tok_123", description: "Revoke one token" }])
+)
 
 /** The migrated database of the configured data folder. */
 const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
@@ -143,7 +272,7 @@ const RESTART_NOTE = "A running server keeps serving the dataset it loaded; rest
 const dataGenerate = Command.make(
   "generate",
   {
-    patients: Flag.Int("patients").pipe(Flag.withDescription("Patients to generate (default HCC_POPULATION, 50000)"), Flag.optional),
+    patients: Flag.Int("patients").pipe(Flag.withDescription(`Patients to generate, 1 to ${MAX_PATIENTS} (default HCC_POPULATION, 50000)`), Flag.optional),
     seed: Flag.Int("seed").pipe(Flag.withDescription("Generator seed (default HCC_SEED); the same seed gives the same data"), Flag.optional)
   },
   (flags) =>
@@ -151,13 +280,17 @@ const dataGenerate = Command.make(
       const config = yield* AppConfig
       const patients = Option.getOrElse(flags.patients, () => config.population)
       const seed = Option.getOrElse(flags.seed, () => config.seed)
-      if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new Error(`--patients must be between 1 and ${MAX_PATIENTS}`))
-      if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new Error(`--seed must be between 0 and ${MAX_SEED}`))
+      if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new UsageError(`--patients must be between 1 and ${MAX_PATIENTS}`))
+      if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
       yield* replaceDataset(generatedChunks({ patients, seed }), { atomic: false, onProgress: progressBar(`generating ${patients} patients`) })
-      yield* Console.log(`generated ${patients} patients with seed ${seed} in ${((performance.now() - started) / 1000).toFixed(1)} s. ${RESTART_NOTE}`)
+      const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
+      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${RESTART_NOTE}`)
     }).pipe(Effect.provide(DatabaseLive))
-).pipe(Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"))
+).pipe(
+  Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"),
+  Command.withExamples([{ command: "hcc data generate --patients 200000 --seed 7", description: "200,000 patients from seed 7 (progress on stderr)" }])
+)
 
 const folder = Argument.String("folder").pipe(Argument.withDescription("Folder of <table>.csv files (layout: docs/data.md)"))
 
@@ -165,25 +298,34 @@ const dataImport = Command.make("import", { folder }, ({ folder }) =>
   Effect.gen(function*() {
     const rows = yield* readFolder(folder)
     yield* replaceDataset(importChunks(rows), { atomic: true, onProgress: progressBar("importing") })
-    yield* Console.log(`imported ${rows.patients?.length ?? 0} patients from ${folder}. ${RESTART_NOTE}`)
+    const patients = rows.patients?.length ?? 0
+    yield* emit({ folder, patients }, () => `imported ${patients} patients from ${folder}. ${RESTART_NOTE}`)
   }).pipe(Effect.provide(DatabaseLive))).pipe(
-    Command.withDescription("Replace the health dataset with CSV files; every row is checked first and nothing is written if any is wrong")
+    Command.withDescription("Replace the health dataset with CSV files; every row is checked first and nothing is written if any is wrong"),
+    Command.withExamples([{ command: "hcc data import ./my-data", description: "Import ./my-data/patients.csv and the other tables" }])
   )
 
 const dataExport = Command.make("export", { folder }, ({ folder }) =>
   Effect.gen(function*() {
     yield* writeFolder(folder, progressBar("exporting"))
-    yield* Console.log(`exported the health dataset to ${folder}`)
-  }).pipe(Effect.provide(DatabaseLive))).pipe(Command.withDescription("Write the health dataset as CSV files in the layout import reads"))
+    yield* emit({ folder }, () => `exported the health dataset to ${folder}`)
+  }).pipe(Effect.provide(DatabaseLive))).pipe(
+    Command.withDescription("Write the health dataset as CSV files in the layout import reads"),
+    Command.withExamples([{ command: "hcc data export ./backup", description: "One CSV file per table in ./backup" }])
+  )
 
 /** The root command. */
 export const hcc = Command.make("hcc").pipe(
   Command.withDescription("HCC medical-intelligence query service"),
+  Command.withExamples([
+    { command: "hcc serve", description: "Serve the API" },
+    { command: "hcc accounts create --name acme --tier professional --json", description: "Create an account, print it as JSON" }
+  ]),
   Command.withSubcommands([
     serveCommand,
     Command.make("accounts").pipe(
       Command.withDescription("Manage accounts"),
-      Command.withSubcommands([accountsCreate, accountsList])
+      Command.withSubcommands([accountsCreate, accountsList, accountsUpdate, accountsDisable, accountsEnable])
     ),
     Command.make("tokens").pipe(
       Command.withDescription("Manage API tokens"),
@@ -193,18 +335,102 @@ export const hcc = Command.make("hcc").pipe(
       Command.withDescription("Generate, import and export the health dataset"),
       Command.withSubcommands([dataGenerate, dataImport, dataExport])
     )
-  ])
+  ]),
+  Command.withGlobalFlags([Json])
 )
 
+// ---------------------------------------------------------------------------------------------
+// Errors and exit codes.
+
+/** A failure as a problem object (RFC 9457's members, as the HTTP API's errors) plus the exit code. */
+export interface CliProblem {
+  readonly type: "about:blank"
+  readonly title: string
+  readonly code: string
+  readonly detail: string
+  readonly exit_code: 1 | 2
+  readonly hint?: string
+  readonly errors?: ReadonlyArray<string>
+}
+
+const usage = (detail: string, commandPath: ReadonlyArray<string>): CliProblem => ({
+  type: "about:blank",
+  title: "Usage error",
+  code: "usage_error",
+  detail,
+  exit_code: 2,
+  hint: `Run '${[...commandPath, "--help"].join(" ")}' for usage.`
+})
+
+/** The problem for any failure of a command. */
+export const problemOf = (e: unknown): CliProblem | undefined => {
+  const fail = (title: string, code: string, detail: string, extra: Partial<CliProblem> = {}): CliProblem => ({ type: "about:blank", title, code, detail, exit_code: 1, ...extra })
+  if (CliError.isCliError(e)) {
+    if (e._tag !== "ShowHelp") return usage(e.message, ["hcc"])
+    const first = e.errors[0]
+    return first === undefined ? undefined : usage(first.message, e.commandPath)
+  }
+  if (e instanceof UsageError) return usage(e.message, commandPathOf(process.argv.slice(2)))
+  if (e instanceof AccountNotFound) return fail("Not Found", "account_not_found", e.message)
+  if (e instanceof TokenNotFound) return fail("Not Found", "token_not_found", e.message)
+  if (e instanceof DuplicateAccountName) return fail("Conflict", "duplicate_account_name", e.message)
+  if (e instanceof ImportRejected) return fail("Import rejected", "import_rejected", `nothing was imported: ${e.total} problem${e.total === 1 ? "" : "s"}`, { errors: e.problems })
+  if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError") {
+    return fail("Database error", "database_error", `the database failed: ${(e as { message?: string }).message ?? "unknown error"}`)
+  }
+  return fail("Failed", "failed", e instanceof Error ? e.message : String(e))
+}
+
+/** The words of the command line that name a command (up to the first flag or argument). */
+const COMMANDS = new Set(["serve", "accounts", "tokens", "data", "create", "list", "update", "disable", "enable", "issue", "revoke", "generate", "import", "export"])
+const commandPathOf = (args: ReadonlyArray<string>): Array<string> => {
+  const path = ["hcc"]
+  for (const a of args) {
+    if (!COMMANDS.has(a)) break
+    path.push(a)
+  }
+  return path
+}
+
+const jsonRequested = (): boolean => process.argv.slice(2).includes("--json")
+
+/** Writes a problem: JSON on stderr with `--json`, else one line and the hint. */
+const report = (p: CliProblem) =>
+  Console.error(jsonRequested() ? JSON.stringify(p) : [`hcc: ${p.detail}`, ...(p.errors ?? []).map((x) => `  ${x}`), ...(p.hint === undefined ? [] : [p.hint])].join("\n"))
+
+/** Help and version as usual; a wrong invocation as one line and a hint, not the whole help. */
+const presenter: CliOutput.Presenter = {
+  present: (event) => {
+    if (event._tag === "InvalidInvocation") {
+      const first = event.errors[0]
+      return first === undefined ? Effect.void : report(usage(first.message, event.commandPath))
+    }
+    if (event._tag === "Version" && jsonRequested()) return Console.log(JSON.stringify({ name: event.name, version: event.version }))
+    return CliOutput.defaultPresenter.present(event)
+  }
+}
+
+/** 0 for success, a clean stop or help asked for; 2 for a wrong invocation; 1 for any other failure. */
+export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return 0
+  const error = Cause.squash(exit.cause)
+  if (CliError.isCliError(error) && error._tag === "ShowHelp") return error.errors.length === 0 ? 0 : 2
+  return problemOf(error)?.exit_code ?? 1
+}
+
 if (import.meta.main) {
+  // A command's stdout is its result; the log goes to stderr (serve's log is its output).
+  if (process.argv[2] !== "serve") logToStderr()
   hcc.pipe(
     Command.run({ version: SERVICE_VERSION }),
-    Effect.tapError((e: unknown) =>
-      CliError.isCliError(e)
-        ? Effect.void // already rendered with the usage
-        : Console.error(`hcc: ${e instanceof Error ? e.message : String(e)}`)),
+    Effect.tapError((e: unknown) => {
+      if (CliError.isCliError(e)) return Effect.void // rendered by the presenter
+      const p = problemOf(e)
+      return p === undefined ? Effect.void : report(p)
+    }),
+    Effect.provide(CliOutput.layerPresenter(presenter)),
     Effect.provide(NodeServices.layer),
     Effect.provide(JsonLogger.layer("Warn")),
-    (program) => NodeRuntime.runMain(program, { teardown, disableErrorReporting: true })
+    (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit)), disableErrorReporting: true })
   )
 }

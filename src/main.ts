@@ -15,7 +15,7 @@ import builtins from "../plugins/index.ts"
 import { Accounts } from "./auth/Accounts.ts"
 import { isWorker, supervise } from "./cluster/Supervisor.ts"
 import { ensureDemoAccount } from "./auth/demoAccount.ts"
-import { AppConfig } from "./config/AppConfig.ts"
+import { AppConfig, type AppSettings } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
 import { DatasetPreparations } from "./health/HealthData.ts"
 import * as HealthDataLive from "./health/HealthDataLive.ts"
@@ -115,9 +115,11 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
  * server in this process, or, with more than one worker (HCC_WORKERS or `workers`), a cluster
  * primary supervising that many (src/cluster/Supervisor.ts).
  */
-export const serveWith = (options: { readonly workers?: number | undefined } = {}) =>
+export const serveWith = (options: { readonly workers?: number | undefined; readonly logLevel?: AppSettings["logLevel"] | undefined } = {}) =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const loaded = yield* AppConfig
+    // `hcc serve --log-level` wins over HCC_LOG_LEVEL.
+    const config = options.logLevel === undefined ? loaded : { ...loaded, logLevel: options.logLevel }
     const workers = options.workers ?? config.workers
     const run = workers > 1 && !isWorker()
       ? Effect.scoped(Effect.andThen(MetricsServer.primary(config), supervise(workers, config.shutdownGraceSeconds)))

@@ -20,6 +20,8 @@ export interface Account {
   /** Per-account override of the tier's burst limit (null = the tier's). */
   readonly burstLimit: number | null
   readonly createdAt: string
+  /** When the account was disabled (its tokens refused), or null. */
+  readonly disabledAt: string | null
 }
 
 /** A token's metadata; never its plaintext or hash. */
@@ -30,6 +32,8 @@ export interface TokenInfo {
   readonly createdAt: string
   readonly expiresAt: string | null
   readonly revokedAt: string | null
+  /** When a request last authenticated with it (to the minute: written at most once a minute per process), or null. */
+  readonly lastUsedAt: string | null
 }
 
 /** Who a valid token belongs to. */
@@ -41,12 +45,22 @@ export interface Principal {
 }
 
 /** Why a credential was refused; `missing` is told apart because RFC 6750 answers it differently. */
-export type AuthFailureReason = "missing" | "malformed" | "unknown" | "revoked" | "expired"
+export type AuthFailureReason = "missing" | "malformed" | "unknown" | "revoked" | "expired" | "disabled"
 
 /** A refused credential. */
 export class AuthFailure extends Schema.TaggedError<AuthFailure>()("AuthFailure", {
-  reason: Schema.Literals(["missing", "malformed", "unknown", "revoked", "expired"])
+  reason: Schema.Literals(["missing", "malformed", "unknown", "revoked", "expired", "disabled"])
 }) {}
+
+/** Account names are unique (compared without regard to case), so people can tell accounts apart. */
+export class DuplicateAccountName extends Schema.TaggedError<DuplicateAccountName>()("DuplicateAccountName", {
+  name: Schema.String,
+  existing: Schema.String
+}) {
+  override get message(): string {
+    return `an account named "${this.name}" already exists (${this.existing}); choose another name`
+  }
+}
 
 /** A CLI or admin operation named an account that does not exist. */
 export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {
@@ -83,6 +97,7 @@ interface AccountRow {
   readonly daily_limit: number | null
   readonly burst_limit: number | null
   readonly created_at: string
+  readonly disabled_at: string | null
 }
 interface TokenRow {
   readonly id: string
@@ -91,6 +106,7 @@ interface TokenRow {
   readonly created_at: string
   readonly expires_at: string | null
   readonly revoked_at: string | null
+  readonly last_used_at: string | null
 }
 
 const toAccount = (r: AccountRow): Account => ({
@@ -99,7 +115,8 @@ const toAccount = (r: AccountRow): Account => ({
   tier: (TIERS as ReadonlyArray<string>).includes(r.tier) ? (r.tier as Tier) : "starter",
   dailyLimit: r.daily_limit,
   burstLimit: r.burst_limit,
-  createdAt: r.created_at
+  createdAt: r.created_at,
+  disabledAt: r.disabled_at ?? null
 })
 const toTokenInfo = (r: TokenRow): TokenInfo => ({
   id: r.id,
@@ -107,8 +124,20 @@ const toTokenInfo = (r: TokenRow): TokenInfo => ({
   label: r.label,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
-  revokedAt: r.revoked_at
+  revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at ?? null
 })
+
+/** What `update` may change; a limit of null goes back to the tier's. */
+export interface AccountChanges {
+  readonly name?: string | undefined
+  readonly tier?: Tier | undefined
+  readonly dailyLimit?: number | null | undefined
+  readonly burstLimit?: number | null | undefined
+}
+
+/** How often one process writes a token's last use (a look-up per request must not be a write per request). */
+const LAST_USED_EVERY_MS = 60_000
 
 /** Account and token storage. */
 export class Accounts extends Context.Service<Accounts, {
@@ -118,7 +147,11 @@ export class Accounts extends Context.Service<Accounts, {
     readonly tier: Tier
     readonly dailyLimit?: number | undefined
     readonly burstLimit?: number | undefined
-  }) => Effect.Effect<Account, SqlError.SqlError>
+  }) => Effect.Effect<Account, SqlError.SqlError | DuplicateAccountName>
+  /** Changes an account's name, tier or limit overrides. */
+  readonly update: (id: string, changes: AccountChanges) => Effect.Effect<Account, SqlError.SqlError | AccountNotFound | DuplicateAccountName>
+  /** Disables an account (its tokens are refused from then on) or enables it again; idempotent. */
+  readonly setDisabled: (id: string, disabled: boolean) => Effect.Effect<Account, SqlError.SqlError | AccountNotFound>
   /** All accounts, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<Account>, SqlError.SqlError>
   /** Issues a token; the returned plaintext is never stored and cannot be shown again. */
@@ -140,6 +173,19 @@ export class Accounts extends Context.Service<Accounts, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const cache = new PrincipalCache((yield* AppConfig).authCacheMs)
+      const services = yield* Effect.context<never>()
+      const runFork = Effect.runForkWith(services)
+
+      /** Fails when another account (not `self`) has this name, whatever its case. */
+      const nameFree = (name: string, self?: string) =>
+        Effect.flatMap(
+          sql<{ id: string }>`SELECT id FROM accounts WHERE LOWER(name) = LOWER(${name}) AND id <> ${self ?? ""}`,
+          (rows) => (rows[0] === undefined ? Effect.void : Effect.fail(new DuplicateAccountName({ name, existing: rows[0].id })))
+        )
+
+      const byId = (id: string) =>
+        Effect.flatMap(sql<AccountRow>`SELECT * FROM accounts WHERE id = ${id}`, (rows) =>
+          rows[0] === undefined ? Effect.fail(new AccountNotFound({ id })) : Effect.succeed(toAccount(rows[0])))
 
       const create = Effect.fn("Accounts.create")(function*(input: {
         readonly name: string
@@ -153,11 +199,45 @@ export class Accounts extends Context.Service<Accounts, {
           tier: input.tier,
           daily_limit: input.dailyLimit ?? null,
           burst_limit: input.burstLimit ?? null,
-          created_at: yield* nowIso
+          created_at: yield* nowIso,
+          disabled_at: null
         }
-        yield* sql`INSERT INTO accounts ${sql.insert(row)}`
+        yield* sql.withTransaction(Effect.andThen(nameFree(input.name), sql`INSERT INTO accounts ${sql.insert(row)}`))
         return toAccount(row)
       })
+
+      const update = Effect.fn("Accounts.update")(function*(id: string, changes: AccountChanges) {
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* byId(id)
+          if (changes.name !== undefined) {
+            yield* nameFree(changes.name, id)
+            yield* sql`UPDATE accounts SET name = ${changes.name} WHERE id = ${id}`
+          }
+          if (changes.tier !== undefined) yield* sql`UPDATE accounts SET tier = ${changes.tier} WHERE id = ${id}`
+          if (changes.dailyLimit !== undefined) yield* sql`UPDATE accounts SET daily_limit = ${changes.dailyLimit} WHERE id = ${id}`
+          if (changes.burstLimit !== undefined) yield* sql`UPDATE accounts SET burst_limit = ${changes.burstLimit} WHERE id = ${id}`
+        }))
+        return yield* byId(id)
+      })
+
+      const setDisabled = Effect.fn("Accounts.setDisabled")(function*(id: string, disabled: boolean) {
+        yield* byId(id)
+        const now = yield* nowIso
+        if (disabled) yield* sql`UPDATE accounts SET disabled_at = ${now} WHERE id = ${id} AND disabled_at IS NULL`
+        else yield* sql`UPDATE accounts SET disabled_at = NULL WHERE id = ${id}`
+        return yield* byId(id)
+      })
+
+      // A token's last use, written in the background at most once a minute per token and process.
+      const lastWritten = new Map<string, number>()
+      const touch = (tokenId: string, now: number): void => {
+        const last = lastWritten.get(tokenId)
+        if (last !== undefined && now - last < LAST_USED_EVERY_MS) return
+        if (lastWritten.size > 100_000) lastWritten.clear()
+        lastWritten.set(tokenId, now)
+        const at = new Date(now).toISOString()
+        runFork(Effect.ignore(sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`))
+      }
 
       const list = sql<AccountRow>`SELECT * FROM accounts ORDER BY created_at, id`.pipe(
         Effect.map((rows) => rows.map(toAccount))
@@ -178,7 +258,8 @@ export class Accounts extends Context.Service<Accounts, {
           label: input.label,
           created_at: yield* nowIso,
           expires_at: input.expiresAt === undefined ? null : input.expiresAt.toISOString(),
-          revoked_at: null
+          revoked_at: null,
+          last_used_at: null
         }
         yield* sql`INSERT INTO tokens ${sql.insert(row)}`
         return { token, info: toTokenInfo(row) }
@@ -186,14 +267,14 @@ export class Accounts extends Context.Service<Accounts, {
 
       const listTokens = (accountId?: string) =>
         (accountId === undefined
-          ? sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at FROM tokens ORDER BY created_at, id`
-          : sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at FROM tokens
+          ? sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens ORDER BY created_at, id`
+          : sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens
               WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toTokenInfo)))
 
       const revokeToken = Effect.fn("Accounts.revokeToken")(function*(tokenId: string) {
         const now = yield* nowIso
         yield* sql`UPDATE tokens SET revoked_at = ${now} WHERE id = ${tokenId} AND revoked_at IS NULL`
-        const rows = yield* sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at
+        const rows = yield* sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at
           FROM tokens WHERE id = ${tokenId}`
         const row = rows[0]
         if (row === undefined) return yield* new TokenNotFound({ id: tokenId })
@@ -203,12 +284,13 @@ export class Accounts extends Context.Service<Accounts, {
       type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }
       const lookup = Effect.fnUntraced(function*(tokenHash: string, now: number) {
         const rows = yield* sql<AuthRow>`SELECT t.id AS token_id, t.expires_at, t.revoked_at,
-            a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at
+            a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at, a.disabled_at
           FROM tokens t JOIN accounts a ON a.id = t.account_id
           WHERE t.token_hash = ${tokenHash}`
         const row = rows[0]
         if (row === undefined) return yield* new AuthFailure({ reason: "unknown" })
         if (row.revoked_at !== null) return yield* new AuthFailure({ reason: "revoked" })
+        if (row.disabled_at !== null) return yield* new AuthFailure({ reason: "disabled" })
         if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
           return yield* new AuthFailure({ reason: "expired" })
         }
@@ -224,11 +306,18 @@ export class Accounts extends Context.Service<Accounts, {
         const tokenHash = Token.hash(credential)
         return Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const cached = cache.get(tokenHash, now)
-          return cached !== undefined ? Effect.succeed(cached) : lookup(tokenHash, now)
+          if (cached !== undefined) {
+            touch(cached.tokenId, now)
+            return Effect.succeed(cached)
+          }
+          return Effect.map(lookup(tokenHash, now), (p) => {
+            touch(p.tokenId, now)
+            return p
+          })
         })
       }
 
-      return Accounts.of({ create, list, issueToken, listTokens, revokeToken, authenticate })
+      return Accounts.of({ create, update, setDisabled, list, issueToken, listTokens, revokeToken, authenticate })
     })
   )
 }

@@ -17,7 +17,8 @@ const DETAILS: Readonly<Record<AuthFailureReason, string>> = {
   malformed: "The token is not a well-formed HCC token (wrong shape or checksum).",
   unknown: "The token is not known to this service.",
   revoked: "The token has been revoked.",
-  expired: "The token has expired."
+  expired: "The token has expired.",
+  disabled: "The account of this token is disabled; ask the operator."
 }
 
 /** Implementation of {@link Authorization}. */

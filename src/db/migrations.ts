@@ -202,13 +202,24 @@ const idempotencyKeys = Effect.gen(function*() {
   yield* sql`CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms)`
 })
 
+/**
+ * Account administration (`hcc accounts update/disable`, `hcc tokens list`): when an account was
+ * disabled (its tokens stop working), and when each token was last used (to the minute).
+ */
+const accountAdmin = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE accounts ADD COLUMN disabled_at TEXT`
+  yield* sql`ALTER TABLE tokens ADD COLUMN last_used_at TEXT`
+})
+
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
   "1_platform": platform,
   "2_health_data": healthData,
   "3_scale_out": scaleOut,
   "4_clinical_sql_indexes": clinicalSqlIndexes,
-  "5_idempotency_keys": idempotencyKeys
+  "5_idempotency_keys": idempotencyKeys,
+  "6_account_admin": accountAdmin
 })
 
 /** Applies pending migrations; returns the ones it ran. */

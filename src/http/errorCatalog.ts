@@ -19,7 +19,7 @@ export const ERROR_CATALOG: ReadonlyArray<CatalogedError> = [
   { code: "malformed_json", status: 400, fault: "caller", meaning: "The body is not valid JSON.", action: "Send a syntactically valid JSON document." },
   { code: "unknown_field", status: 400, fault: "caller", meaning: "The body has a field the endpoint does not define (often a typo).", action: "Remove or correct the fields named in `errors`." },
   { code: "missing_token", status: 401, fault: "caller", meaning: "No `Authorization: Bearer` token was sent.", action: "Send `Authorization: Bearer <HCC token>`." },
-  { code: "invalid_token", status: 401, fault: "caller", meaning: "The token is malformed, unknown, revoked or expired.", action: "Check the token, or issue a new one with `hcc tokens issue`." },
+  { code: "invalid_token", status: 401, fault: "caller", meaning: "The token is malformed, unknown, revoked or expired, or its account is disabled.", action: "Check the token, or issue a new one with `hcc tokens issue`; a disabled account is enabled again by the operator (`hcc accounts enable`)." },
   { code: "not_found", status: 404, fault: "caller", meaning: "No endpoint has this path.", action: "See GET /v1/catalog or /docs for the paths." },
   { code: "method_not_allowed", status: 405, fault: "caller", meaning: "The path exists but not with this method.", action: "Use a method from the `Allow` header." },
   { code: "request_timeout", status: 408, fault: "caller", meaning: "The request (headers within `HCC_HEADERS_TIMEOUT_SECONDS`, the whole request within `HCC_REQUEST_TIMEOUT_SECONDS`) did not arrive in time; the connection is closed.", action: "Send the request promptly; retry on a new connection." },

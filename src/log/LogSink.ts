@@ -1,5 +1,6 @@
 /**
- * Where log lines go: stdout, one JSON object per line. Lines written in the same event-loop turn
+ * Where log lines go: stdout (the server), or stderr (CLI commands, whose stdout is their result),
+ * one JSON object per line. Lines written in the same event-loop turn
  * are joined into one write (a busy server logs thousands of lines a second; one syscall per line
  * was a measurable share of a request), and whatever is pending is written synchronously when the
  * process exits, so no line is lost and order is kept.
@@ -8,13 +9,20 @@ import { writeSync } from "node:fs"
 
 let pending = ""
 let scheduled = false
+/** File descriptor the lines go to: 1 (stdout) or 2 (stderr). */
+let fd: 1 | 2 = 1
+
+/** Sends log lines to stderr from now on (CLI commands: stdout carries the command's result). */
+export const logToStderr = (): void => {
+  fd = 2
+}
 
 const flush = (): void => {
   scheduled = false
   if (pending === "") return
   const chunk = pending
   pending = ""
-  process.stdout.write(chunk)
+  ;(fd === 1 ? process.stdout : process.stderr).write(chunk)
 }
 
 /** Flushes synchronously (used at exit). */
@@ -23,7 +31,7 @@ export const flushSync = (): void => {
   const chunk = pending
   pending = ""
   try {
-    writeSync(1, chunk)
+    writeSync(fd, chunk)
   } catch {
     // stdout closed: nothing left to write to
   }

@@ -4,7 +4,7 @@ import type { Principal } from "../../src/auth/Accounts.ts"
 import { PrincipalCache } from "../../src/auth/PrincipalCache.ts"
 
 const principal = (id: string): Principal => ({
-  account: { id, name: id, tier: "starter", dailyLimit: null, burstLimit: null, createdAt: "2026-01-01T00:00:00.000Z" },
+  account: { id, name: id, tier: "starter", dailyLimit: null, burstLimit: null, createdAt: "2026-01-01T00:00:00.000Z", disabledAt: null },
   tokenId: `tok_${id}`,
   tokenExpiresAt: null
 })

@@ -64,8 +64,8 @@ describe.each(ENGINES)("token checks on %s", (engine) => {
   it("a revoked token is 401 from the next request on", async () => {
     const { token, tokenId } = newAccount(server, { tier: "enterprise" })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
-    const revoked = JSON.parse(hcc(server, ["tokens", "revoke", tokenId, "--json"])) as { revokedAt: string | null }
-    expect(revoked.revokedAt).not.toBeNull()
+    const revoked = JSON.parse(hcc(server, ["tokens", "revoke", tokenId, "--json"])) as { revoked_at: string | null }
+    expect(revoked.revoked_at).not.toBeNull()
     const res = await call(server, "/v1/catalog", { token })
     expect(res.status).toBe(401)
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"')
@@ -91,8 +91,8 @@ describe.each(ENGINES)("token checks on %s", (engine) => {
   })
   it("tokens issued with an expiry list it, and list never shows a token", () => {
     const { accountId } = newAccount(server, { tier: "starter" })
-    const issued = JSON.parse(hcc(server, ["tokens", "issue", "--account", accountId, "--expires-in-days", "7", "--json"])) as { expiresAt: string; token: string }
-    const days = (Date.parse(issued.expiresAt) - Date.now()) / 86_400_000
+    const issued = JSON.parse(hcc(server, ["tokens", "issue", "--account", accountId, "--expires-in-days", "7", "--json"])) as { expires_at: string; token: string }
+    const days = (Date.parse(issued.expires_at) - Date.now()) / 86_400_000
     expect(days).toBeGreaterThan(6.99)
     expect(days).toBeLessThan(7.01)
     const listed = hcc(server, ["tokens", "list", "--account", accountId])

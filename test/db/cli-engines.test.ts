@@ -40,12 +40,14 @@ describe("the hcc CLI on PostgreSQL", () => {
 
   it("creates and lists accounts, issues, lists and revokes tokens", async () => {
     const pg = { dataDir: tempDataDir(), databaseUrl: await testDatabase() }
-    const account = JSON.parse(hcc(pg, ["accounts", "create", "--name", "acme", "--tier", "enterprise", "--burst-limit", "5000000000", "--json"])) as { id: string; burstLimit: number }
-    expect(account.burstLimit).toBe(5_000_000_000)
-    expect(JSON.parse(hcc(pg, ["accounts", "list", "--json"]))).toEqual([expect.objectContaining({ id: account.id, name: "acme", burstLimit: 5_000_000_000 })])
+    const account = JSON.parse(hcc(pg, ["accounts", "create", "--name", "acme", "--tier", "enterprise", "--burst-limit", "5000000000", "--json"])) as { id: string; burst_per_minute: number }
+    expect(account.burst_per_minute).toBe(5_000_000_000)
+    expect(JSON.parse(hcc(pg, ["accounts", "list", "--json"]))).toEqual([
+      expect.objectContaining({ id: account.id, name: "acme", tier: "Enterprise", burst_per_minute: 5_000_000_000, overrides: { daily_limit: null, burst_per_minute: 5_000_000_000 } })
+    ])
     const token = JSON.parse(hcc(pg, ["tokens", "issue", "--account", account.id, "--json"])) as { id: string; token: string }
     expect(hcc(pg, ["tokens", "list", "--account", account.id])).toContain(token.id)
-    const revoked = JSON.parse(hcc(pg, ["tokens", "revoke", token.id, "--json"])) as { revokedAt: string | null }
-    expect(revoked.revokedAt).not.toBeNull()
+    const revoked = JSON.parse(hcc(pg, ["tokens", "revoke", token.id, "--json"])) as { revoked_at: string | null }
+    expect(revoked.revoked_at).not.toBeNull()
   }, 60_000)
 })

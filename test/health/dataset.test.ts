@@ -60,7 +60,7 @@ describe("hcc data generate", () => {
 
   it("refuses a population out of range", () => {
     const r = runHcc(tempDataDir(), ["data", "generate", "--patients", "0"])
-    expect(r.status).not.toBe(0)
+    expect(r.status).toBe(2)
     expect(r.stderr).toMatch(/--patients must be between 1 and 2000000/)
   })
 })

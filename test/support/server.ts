@@ -4,6 +4,7 @@
  * temporary data folder unless one is passed (to test restarts).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -166,7 +167,8 @@ export const newAccount = (
   target: Target,
   opts: { readonly tier: string; readonly dailyLimit?: number; readonly burstLimit?: number }
 ): { readonly accountId: string; readonly tokenId: string; readonly token: string } => {
-  const args = ["accounts", "create", "--name", `test-${opts.tier}`, "--tier", opts.tier, "--json"]
+  // Account names are unique: each test account gets its own.
+  const args = ["accounts", "create", "--name", `test-${opts.tier}-${randomUUID().slice(0, 8)}`, "--tier", opts.tier, "--json"]
   if (opts.dailyLimit !== undefined) args.push("--daily-limit", String(opts.dailyLimit))
   if (opts.burstLimit !== undefined) args.push("--burst-limit", String(opts.burstLimit))
   const account = JSON.parse(hcc(target, args)) as { id: string }
