@@ -410,6 +410,8 @@ export const layer = Layer.effect(
       recordDatasetReady(dataset.patients.count, (performance.now() - started) / 1000)
       yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs({
         patients: dataset.patients.count,
+        as_of: dataset.info["as_of"] ?? null,
+        source: dataset.info["source"] ?? null,
         months: dataset.months,
         seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
         rss_mib: Math.round(process.memoryUsage().rss / 1_048_576)

@@ -41,6 +41,9 @@ describe("request log", () => {
       // One start-up line per plugin, with where it came from.
       expect(server.logLines().find((l) => l.msg === "plugin loaded" && l.plugin === "series-stats")).toMatchObject({ version: "1.2.0", source: fixturePlugin("series-stats"), path: "/v1/series-stats" })
       expect(server.logLines().filter((l) => l.msg === "plugin loaded" && l.source === "built-in").length).toBeGreaterThanOrEqual(7)
+      // And one for the dataset: its size, as_of and how long the load took.
+      const data = await waitForLog(server, (l) => l.msg === "health data loaded", 60_000)
+      expect(data).toMatchObject({ patients: expect.any(Number), as_of: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), seconds: expect.any(Number) })
     } finally {
       await server.stop()
     }
