@@ -138,6 +138,8 @@ export interface AccountChanges {
 
 /** How often one process writes a token's last use (a look-up per request must not be a write per request). */
 const LAST_USED_EVERY_MS = 60_000
+/** How long after a token's use its last-use write is queued (see `touch`). */
+const LAST_USED_DELAY_MS = 1000
 
 /** Account and token storage. */
 export class Accounts extends Context.Service<Accounts, {
@@ -228,15 +230,24 @@ export class Accounts extends Context.Service<Accounts, {
         return yield* byId(id)
       })
 
-      // A token's last use, written in the background at most once a minute per token and process.
+      // A token's last use, written in the background at most once a minute per token and process,
+      // and only a second after the request that used it: the write joins the database queue after
+      // that request's own statements, never before them (on SQLite they share one connection).
       const lastWritten = new Map<string, number>()
+      const pending = new Map<string, string>()
+      const flush = () => {
+        const batch = [...pending]
+        pending.clear()
+        runFork(Effect.ignore(sql.withTransaction(Effect.forEach(batch, ([tokenId, at]) =>
+          sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`, { discard: true }))))
+      }
       const touch = (tokenId: string, now: number): void => {
         const last = lastWritten.get(tokenId)
         if (last !== undefined && now - last < LAST_USED_EVERY_MS) return
         if (lastWritten.size > 100_000) lastWritten.clear()
         lastWritten.set(tokenId, now)
-        const at = new Date(now).toISOString()
-        runFork(Effect.ignore(sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`))
+        if (pending.size === 0) setTimeout(flush, LAST_USED_DELAY_MS).unref()
+        pending.set(tokenId, new Date(now).toISOString())
       }
 
       const list = sql<AccountRow>`SELECT * FROM accounts ORDER BY created_at, id`.pipe(
