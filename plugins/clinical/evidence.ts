@@ -7,8 +7,7 @@
  * the WASM core. Definitions: docs/analytics.md#clinical.
  */
 import { Effect, Schema } from "effect"
-import { firstDayOfMonth, formatDate, formatMonth } from "../../src/health/calendar.ts"
-import { atLeast, atMost, AXES, type Axis, below, type Dataset, datasetCache, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import { atLeast, atMost, AXES, type Axis, below, type Dataset, datasetCache, firstDayOfMonth, formatDate, formatMonth, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
 import knowledge from "./interactions.json" with { type: "json" }
 import type { Direction, Understanding } from "./understand.ts"
 

@@ -7,8 +7,7 @@
  * within two edits of a drug or condition name that matched nothing is reported as not
  * understood, with the name it resembles.
  */
-import { AXES, type Axis, canonicalOrder } from "../../src/plugin/Plugin.ts"
-import { editDistance } from "../../src/plugin/suggest.ts"
+import { AXES, type Axis, canonicalOrder, editDistance } from "../../src/plugin/Plugin.ts"
 import lexicon from "./lexicon.json" with { type: "json" }
 
 /** Directions a query may state. */

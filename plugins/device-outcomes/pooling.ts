@@ -4,8 +4,7 @@
  * Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
  */
 import { Effect } from "effect"
-import { firstDayOfMonth, monthOfDay } from "../../src/health/calendar.ts"
-import type { Dataset, KernelsService } from "../../src/plugin/Plugin.ts"
+import { type Dataset, firstDayOfMonth, type KernelsService, monthOfDay } from "../../src/plugin/Plugin.ts"
 import { binomialNormal, fitBinomialNormal } from "./binomialNormal.ts"
 
 /** One study's estimate of one metric. */

@@ -6,9 +6,7 @@
  * O(patients) bookkeeping and arithmetic over at most 48 strata.
  */
 import { Effect } from "effect"
-import { firstDayOfMonth, monthOfDay } from "../../src/health/calendar.ts"
-import { ADHERENCE_THRESHOLD } from "../../src/health/truths.ts"
-import { atLeast, atMost, AXES, type Axis, type Dataset, type KernelsService, oneSampleTP } from "../../src/plugin/Plugin.ts"
+import { ADHERENCE_THRESHOLD, atLeast, atMost, AXES, type Axis, type Dataset, firstDayOfMonth, type KernelsService, monthOfDay, oneSampleTP } from "../../src/plugin/Plugin.ts"
 import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 /** A condition is an indication of the drug when at least this share of the cohort has it… */

@@ -5,10 +5,7 @@
  * (summary-measures analysis, Matthews et al., BMJ 1990), Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { formatMonth, quarterLabel } from "../../src/health/calendar.ts"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, datasetCache, fail, HealthData, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
-import { parseAgeRange } from "../../src/plugin/shapes.ts"
-import { oneSampleTP } from "../../src/plugin/stats.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, datasetCache, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
 import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 /** Smallest cohort reported (CMS cell-size suppression policy: no cell of 1–10 beneficiaries). */

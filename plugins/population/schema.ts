@@ -1,7 +1,6 @@
 /** Request and response of POST /v1/population (service-spec §4.5, decisions §2). */
 import { Effect, Schema } from "effect"
-import { AXES, AxisCode, AxisScore } from "../../src/plugin/Plugin.ts"
-import { AgeRange, Code, distinctNonEmpty } from "../../src/plugin/shapes.ts"
+import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty } from "../../src/plugin/Plugin.ts"
 
 /** Analyses this endpoint runs. */
 export const ANALYSIS_TYPES = ["trend"] as const

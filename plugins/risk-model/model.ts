@@ -7,8 +7,7 @@
  * formulas: docs/analytics.md#risk-model.
  */
 import { Effect } from "effect"
-import { firstDayOfMonth } from "../../src/health/calendar.ts"
-import { atMost, AXES, type Axis, type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
+import { atMost, AXES, type Axis, type Dataset, firstDayOfMonth, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
 
 /** The risk types, each its own model. */
 export const RISK_TYPES = ["hospitalization", "readmission", "health_decline"] as const

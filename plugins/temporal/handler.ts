@@ -4,9 +4,7 @@
  * docs/temporal.md documents every rule, model and level.
  */
 import { Effect } from "effect"
-import { MODEL_NAMES } from "../../src/kernels/reference/trajectory.ts"
-import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
-import { AXES, below, Kernels, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, below, Kernels, MODEL_NAMES, roundTo, RULE_NAMES } from "../../src/plugin/Plugin.ts"
 import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 
 /** Below this an axis score is critical (rule 03's threshold). */

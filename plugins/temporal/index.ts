@@ -1,10 +1,8 @@
 /** The temporal domain: decay of health behaviour over time and predicted trajectories (28 rules). */
-import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import { definePlugin, MODEL_NAMES, RULE_NAMES, withAnswers } from "../../src/plugin/Plugin.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { temporal } from "./handler.ts"
 import { INTERVALS, TemporalRequest, TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
-import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
-import { MODEL_NAMES } from "../../src/kernels/reference/trajectory.ts"
 
 export default withAnswers(answers, definePlugin({
   name: "temporal",

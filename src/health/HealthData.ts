@@ -13,6 +13,13 @@ import type { Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/Plugin.ts"
 import type { VocabularyKind } from "./vocabulary.ts"
 
+/**
+ * A drug course counts as adhered to when its adherence (proportion of days covered, PDC) is at
+ * least this: the conventional PQA threshold. The generator plants drug effects by it and
+ * drug-outcomes reports adherence by it.
+ */
+export const ADHERENCE_THRESHOLD = 0.8
+
 /** One row per patient, ordered by id. */
 export interface PatientColumns {
   readonly count: number

@@ -124,8 +124,8 @@ export const NEW_USER_SHARE = 0.3
 export const DISCONTINUATION_SHARE = 0.15
 /** Adherence (PDC): this share of courses is adherent, PDC uniform in [0.8, 1]; the rest uniform in [0.2, 0.8). WHO 2003: ~50 % adherence to long-term therapies. */
 export const ADHERENT_SHARE = 0.6
-/** The conventional PDC threshold for adherence (PQA). */
-export const ADHERENCE_THRESHOLD = 0.8
+/** The conventional PDC threshold for adherence (PQA); the dataset's convention, defined with it. */
+export { ADHERENCE_THRESHOLD } from "./HealthData.ts"
 
 /**
  * PLANTED: drug effects on axes. While exposed, the axis rises by `adherent` points (PDC ≥ 0.8) or

@@ -94,6 +94,7 @@ export type PluginServices = Kernels | HealthData
 
 export { type GlmFamily, type GlmResult, Kernels, type KernelsService, type Panel } from "../kernels/Kernels.ts"
 export {
+  ADHERENCE_THRESHOLD,
   type Cohort,
   type CohortCriteria,
   type Dataset,
@@ -101,7 +102,23 @@ export {
   HealthData,
   type HealthDataService
 } from "../health/HealthData.ts"
-export { closest } from "../plugin/suggest.ts"
+export { closest, editDistance } from "../plugin/suggest.ts"
+/** The dataset's calendar: days since 1970-01-01 (UTC) and months since year 0 (`year × 12 + month − 1`), as the Dataset's columns count them. */
+export {
+  firstDayOfMonth,
+  formatDate,
+  formatMonth,
+  lastDayOfMonth,
+  mondayOnOrBefore,
+  monthOfDay,
+  parseDate,
+  parseMonth,
+  quarterLabel,
+  yearOfDay
+} from "../health/calendar.ts"
+/** The names of the decay rules (`Kernels.evaluateRules`' axis-mask bits) and of the trajectory models (`Kernels.fitTrajectories`' model index), in kernel order. */
+export { RULE_NAMES } from "../kernels/reference/decayRules.ts"
+export { MODEL_NAMES } from "../kernels/reference/trajectory.ts"
 
 /** The typed description of one plugin. */
 export interface PluginSpec<
