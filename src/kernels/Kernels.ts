@@ -161,15 +161,37 @@ const expectLength = (kernel: string, what: string, actual: number, expected: nu
   if (actual !== expected) throw new KernelError({ kernel, reason: `${what} has ${actual} values, dimensions say ${expected}` })
 }
 
-/** Runs a synchronous kernel body; a KernelError it throws is a failure, anything else a defect. */
-const run = <A>(body: () => A): Effect.Effect<A, KernelError> =>
-  Effect.suspend(() => {
-    try {
-      return Effect.succeed(body())
-    } catch (e) {
-      return e instanceof KernelError ? Effect.fail(e) : Effect.die(e)
-    }
-  })
+/**
+ * The kernels as plain synchronous functions on typed arrays (the package's `./core` entry): the
+ * same calls as {@link KernelsService}, returning their results and throwing {@link KernelError}
+ * for inputs of the wrong shape.
+ */
+export type CoreKernels = {
+  readonly [K in keyof KernelsService]: KernelsService[K] extends (...args: infer A) => Effect.Effect<infer R, KernelError> ? (...args: A) => R : KernelsService[K]
+}
+
+/** A kernel body, run as it is (the plain functions); the Effect service wraps each call ({@link toService}). */
+const run = <A>(body: () => A): A => body()
+
+/**
+ * The Effect service over plain kernels: each call runs when the effect runs; a KernelError it
+ * throws is a failure, anything else a defect.
+ */
+export const toService = (core: CoreKernels): KernelsService => {
+  const out: Record<string, unknown> = { implementation: core.implementation }
+  for (const [name, call] of Object.entries(core)) {
+    if (typeof call !== "function") continue
+    out[name] = (...args: ReadonlyArray<unknown>) =>
+      Effect.suspend(() => {
+        try {
+          return Effect.succeed((call as (...a: ReadonlyArray<unknown>) => unknown)(...args))
+        } catch (e) {
+          return e instanceof KernelError ? Effect.fail(e) : Effect.die(e)
+        }
+      })
+  }
+  return out as unknown as KernelsService
+}
 
 const sameLength = (kernel: string, mask: Uint8Array, n: number) => expectLength(kernel, "mask", mask.length, n)
 
@@ -212,8 +234,8 @@ const glmResult = (status: number, beta: Float64Array, covariance: Float64Array,
   return { beta, covariance, iterations: info[0]!, converged: info[1] === 1 }
 }
 
-/** The WASM implementation over one core instance. */
-export const makeWasm = (arena: Arena): KernelsService => {
+/** The WASM implementation over one core instance, as plain functions. */
+export const makeWasmCore = (arena: Arena): CoreKernels => {
   const core = arena.core
   return {
     implementation: "wasm",
@@ -390,8 +412,11 @@ export const timed = (service: KernelsService): KernelsService => {
   return out as unknown as KernelsService
 }
 
-/** The TypeScript twins behind the same interface. */
-export const reference: KernelsService = {
+/** The WASM implementation over one core instance. */
+export const makeWasm = (arena: Arena): KernelsService => toService(makeWasmCore(arena))
+
+/** The TypeScript twins behind the same interface, as plain functions. */
+export const referenceCore: CoreKernels = {
   implementation: "reference",
   correlationMatrix: (data, nSeries, nAxes, nPoints) =>
     run(() => {
@@ -433,8 +458,8 @@ export const reference: KernelsService = {
       RefRules.evaluateRules(data, nPatients, nAxes, nPoints, axisCodes, out.mask, out.axisMask)
       return out
     }),
-  columnF64: (data) => Effect.succeed({ data, ptr: -1 }),
-  columnI32: (data) => Effect.succeed({ data, ptr: -1 }),
+  columnF64: (data) => ({ data, ptr: -1 }),
+  columnI32: (data) => ({ data, ptr: -1 }),
   maskRange: (col, lo, hi, maskIn) =>
     run(() => {
       sameLength("maskRange", maskIn, col.data.length)
@@ -449,7 +474,7 @@ export const reference: KernelsService = {
       RefCohort.maskInSet(col.data, set, maskIn, out)
       return out
     }),
-  maskCount: (mask) => Effect.sync(() => RefCohort.maskCount(mask)),
+  maskCount: (mask) => RefCohort.maskCount(mask),
   groupStats: (groups, values, mask, nGroups) =>
     run(() => {
       sameLength("groupStats", mask, groups.data.length)
@@ -506,6 +531,9 @@ export const reference: KernelsService = {
       return out
     })
 }
+
+/** The TypeScript twins behind the same interface. */
+export const reference: KernelsService = toService(referenceCore)
 
 /** The compute core, as plugins require it. */
 export class Kernels extends Context.Service<Kernels, KernelsService>()("hcc/Kernels") {
