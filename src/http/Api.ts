@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { CatalogResponse, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
-import type { Plugin } from "../plugin/Plugin.ts"
+import type { Plugin, TypedPlugin } from "../plugin/Plugin.ts"
 import {
   BadRequest,
   Conflict,
@@ -49,14 +49,14 @@ export const PlatformGroup = HttpApiGroup.make("platform").add(
 ).middleware(Authorization)
 
 /** The success schema of a plugin endpoint: its response fields plus the declared `hcc_cost`. */
-export const successSchema = (plugin: Plugin) =>
+export const successSchema = <F extends Schema.Struct.Fields>(plugin: { readonly response: Schema.Struct<F>; readonly hcc_cost: number }) =>
   Schema.Struct({
     ...plugin.response.fields,
     hcc_cost: Schema.Literal(plugin.hcc_cost).annotate({ description: "HCC credits this call cost" })
   })
 
 /** The POST endpoint of one plugin. */
-export const pluginEndpoint = (plugin: Plugin) =>
+export const pluginEndpoint = <Name extends string, Req extends Schema.Top, F extends Schema.Struct.Fields>(plugin: TypedPlugin<Name, Req, Schema.Struct<F>>) =>
   HttpApiEndpoint.post(plugin.name, plugin.path as `/${string}`, {
     payload: plugin.request,
     success: successSchema(plugin),

@@ -181,19 +181,34 @@ export interface Plugin {
   readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
 }
 
+/**
+ * A plugin that still knows its name and schemas (what `definePlugin` returns): the registry holds
+ * it as a {@link Plugin}; a typed client builds its methods from it.
+ */
+export interface TypedPlugin<
+  Name extends string,
+  Req extends Schema.Top,
+  Res extends Schema.Struct<Schema.Struct.Fields>
+> extends Plugin {
+  readonly name: Name
+  readonly request: Req
+  readonly response: Res
+}
+
 /** Declares a plugin, keeping its handler fully typed against its schemas. */
 export const definePlugin = <
+  const Name extends string,
   Req extends Schema.Top,
   Res extends Schema.Struct<Schema.Struct.Fields>,
   R extends PluginServices = never
->(spec: PluginSpec<Req, Res, R>): Plugin => spec as unknown as Plugin
+>(spec: PluginSpec<Req, Res, R> & { readonly name: Name }): TypedPlugin<Name, Req, Res> => spec as unknown as TypedPlugin<Name, Req, Res>
 
 /**
  * Attaches recorded answers (example name → the whole answer on the default dataset) to a plugin's
  * examples: `export default withAnswers(answers, definePlugin({ … }))`. They become the 200
  * examples of the OpenAPI document.
  */
-export const withAnswers = (answers: Readonly<Record<string, unknown>>, plugin: Plugin): Plugin => ({
+export const withAnswers = <P extends Plugin>(answers: Readonly<Record<string, unknown>>, plugin: P): P => ({
   ...plugin,
   examples: (plugin.examples ?? []).map((ex) => {
     const answer = answers[ex.name]
