@@ -25,7 +25,9 @@ import * as JsonLogger from "./log/JsonLogger.ts"
 import { logToStderr } from "./log/LogSink.ts"
 import { serveWith } from "./main.ts"
 import { effectiveLimits, type Tier, TIER_LIMITS, TIERS } from "./metering/Tiers.ts"
+import { PLUGIN_NAME, scaffoldProblem, writeScaffold } from "./plugin/scaffold.ts"
 import { SERVICE_VERSION } from "./version.ts"
+import { resolve } from "node:path"
 
 /** `--json` on every command: results as JSON on stdout, errors as problem JSON on stderr. */
 export const Json = GlobalFlag.Setting("json")({
@@ -314,6 +316,29 @@ const dataExport = Command.make("export", { folder }, ({ folder }) =>
     Command.withExamples([{ command: "hcc data export ./backup", description: "One CSV file per table in ./backup" }])
   )
 
+const pluginNew = Command.make(
+  "new",
+  {
+    name: Argument.String("name").pipe(Argument.withDescription("The plugin's name, kebab-case: it answers POST /v1/<name>")),
+    dir: Flag.String("dir").pipe(Flag.withDescription("Folder to create (default ./hcc-plugin-<name>); must not exist or be empty"), Flag.optional)
+  },
+  ({ dir, name }) =>
+    Effect.gen(function*() {
+      const target = resolve(Option.getOrElse(dir, () => `hcc-plugin-${name}`))
+      const problem = scaffoldProblem(name, target)
+      if (problem !== undefined) return yield* Effect.fail(PLUGIN_NAME.test(name) ? new Error(problem) : new UsageError(problem))
+      const files = writeScaffold(name, target, SERVICE_VERSION)
+      yield* emit({ name, dir: target, files }, () =>
+        [`created the plugin ${name} in ${target}:`, ...files.map((f) => `  ${f}`), "", `next: cd ${target} && npm install && npm test`].join("\n"))
+    })
+).pipe(
+  Command.withDescription("Create a plugin package: schemas, handler, an example and a conformance test (docs/plugins.md)"),
+  Command.withExamples([
+    { command: "hcc plugin new wait-times", description: "A package in ./hcc-plugin-wait-times answering POST /v1/wait-times" },
+    { command: "hcc plugin new wait-times --dir ../plugins/wait-times", description: "Somewhere else" }
+  ])
+)
+
 /** The root command. */
 export const hcc = Command.make("hcc").pipe(
   Command.withDescription("HCC medical-intelligence query service"),
@@ -334,6 +359,10 @@ export const hcc = Command.make("hcc").pipe(
     Command.make("data").pipe(
       Command.withDescription("Generate, import and export the health dataset"),
       Command.withSubcommands([dataGenerate, dataImport, dataExport])
+    ),
+    Command.make("plugin").pipe(
+      Command.withDescription("Write plugins"),
+      Command.withSubcommands([pluginNew])
     )
   ]),
   Command.withGlobalFlags([Json])
@@ -382,7 +411,7 @@ export const problemOf = (e: unknown): CliProblem | undefined => {
 }
 
 /** The words of the command line that name a command (up to the first flag or argument). */
-const COMMANDS = new Set(["serve", "accounts", "tokens", "data", "create", "list", "update", "disable", "enable", "issue", "revoke", "generate", "import", "export"])
+const COMMANDS = new Set(["serve", "accounts", "tokens", "data", "plugin", "new", "create", "list", "update", "disable", "enable", "issue", "revoke", "generate", "import", "export"])
 const commandPathOf = (args: ReadonlyArray<string>): Array<string> => {
   const path = ["hcc"]
   for (const a of args) {
@@ -418,7 +447,8 @@ export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
   return problemOf(error)?.exit_code ?? 1
 }
 
-if (import.meta.main) {
+/** Runs the command line on process.argv (bin/hcc.js calls it; so does `node src/cli.ts`). */
+export const main = (): void => {
   // A command's stdout is its result; the log goes to stderr (serve's log is its output).
   if (process.argv[2] !== "serve") logToStderr()
   hcc.pipe(
@@ -434,3 +464,5 @@ if (import.meta.main) {
     (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit)), disableErrorReporting: true })
   )
 }
+
+if (import.meta.main) main()
