@@ -1,12 +1,18 @@
 /**
  * `npm run bench:core`: every kernel family of the WASM core against its TypeScript twin on the
- * same batch inputs, in one run; prints the median time of each and the ratio (twin ÷ WASM).
+ * same batch inputs, in one run; prints the median time of each and the ratio (twin ÷ WASM). The
+ * correlation and axis-panel families also run as C (bench/native/kernels.c, the same algorithms,
+ * gcc -O3 -march=native) on the same inputs, when gcc is present; the table says so when it is not.
  * WASM timings include copying the batch in and the results out, as the service does; cohort
  * columns are made resident once (as the dataset is at start-up) and are not timed.
  *
  * `runCoreBench` is exported for test harnesses; this file is also the CLI.
  */
 import { Effect } from "effect"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import { performance } from "node:perf_hooks"
 import { Arena } from "../src/kernels/Arena.ts"
 import { type KernelsService, makeWasm, reference } from "../src/kernels/Kernels.ts"
@@ -21,6 +27,48 @@ export interface CoreBenchRow {
   /** twin ÷ WASM: how many times faster the WASM core is. */
   readonly ratio: number
   readonly target: number
+  /** The C build's median on the same input, when measured. */
+  readonly nativeMs?: number | undefined
+}
+
+const ROOT = resolve(import.meta.dirname, "..")
+const NATIVE_SOURCE = join(ROOT, "bench/native/kernels.c")
+const NATIVE_BINARY = join(ROOT, "build/bench-native-kernels")
+
+/** Builds the C kernels (again when the source is newer); a reason when it cannot. */
+export const buildNative = (): { readonly binary: string } | { readonly skipped: string } => {
+  try {
+    execFileSync("gcc", ["--version"], { stdio: "ignore" })
+  } catch {
+    return { skipped: "gcc not found: the native C column is skipped (install gcc to measure it)" }
+  }
+  const stale = (() => {
+    try {
+      return statSync(NATIVE_BINARY).mtimeMs < statSync(NATIVE_SOURCE).mtimeMs
+    } catch {
+      return true
+    }
+  })()
+  if (stale) {
+    mkdirSync(join(ROOT, "build"), { recursive: true })
+    execFileSync("gcc", ["-O3", "-march=native", "-o", NATIVE_BINARY, NATIVE_SOURCE, "-lm"], { stdio: "inherit" })
+  }
+  return { binary: NATIVE_BINARY }
+}
+
+/** Runs the C build on inputs written to files; its JSON answer (median ms and results to compare). */
+const runNative = (binary: string, args: ReadonlyArray<string>, files: ReadonlyArray<readonly [string, ArrayBufferView]>): Record<string, any> => {
+  const dir = mkdtempSync(join(tmpdir(), "hcc-native-"))
+  try {
+    const paths = files.map(([name, data]) => {
+      const path = join(dir, name)
+      writeFileSync(path, new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+      return path
+    })
+    return JSON.parse(execFileSync(binary, [args[0]!, ...paths, ...args.slice(1)], { encoding: "utf8" })) as Record<string, any>
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** Deterministic pseudo-random numbers (LCG), so every run measures the same inputs. */
@@ -70,7 +118,7 @@ const race = (reps: number, f: (k: KernelsService) => unknown, wasm: KernelsServ
 }
 
 /** Runs every family; `scale` multiplies the batch sizes (1 = the documented workloads). */
-export const runCoreBench = (options: { readonly scale?: number; readonly reps?: number } = {}): ReadonlyArray<CoreBenchRow> => {
+export const runCoreBench = (options: { readonly scale?: number; readonly reps?: number; readonly native?: boolean } = {}): ReadonlyArray<CoreBenchRow> => {
   const scale = options.scale ?? 1
   const reps = options.reps ?? 7
   const wasm = makeWasm(new Arena(instantiateCore()))
@@ -79,11 +127,30 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
   const patients = Math.round(1250 * scale) // × 8 axes = 10,000 series
   const axes8 = makeSeries(patients * 8, n, 1)
   const rows: Array<CoreBenchRow> = []
-  const add = (family: string, workload: string, target: number, r: { wasmMs: number; twinMs: number }) =>
-    rows.push({ family, workload, target, ...r, ratio: r.twinMs / r.wasmMs })
+  const add = (family: string, workload: string, target: number, r: { wasmMs: number; twinMs: number }, nativeMs?: number) =>
+    rows.push({ family, workload, target, ...r, ratio: r.twinMs / r.wasmMs, nativeMs })
+  const native = options.native === false ? { skipped: "native column not asked for" } : buildNative()
+  if ("skipped" in native) console.error(native.skipped)
+  /** The C build's time, after checking that it computes what the WASM core computes. */
+  const nativeMs = (args: ReadonlyArray<string>, files: ReadonlyArray<readonly [string, ArrayBufferView]>, check: (answer: Record<string, any>) => void) => {
+    if ("skipped" in native) return undefined
+    const answer = runNative(native.binary, args, files)
+    check(answer)
+    return answer.ms as number
+  }
+  const agree = (what: string, c: number, w: number) => {
+    if (!(Math.abs(c - w) <= 1e-9 * Math.max(1, Math.abs(w))) && !(Number.isNaN(c) && Number.isNaN(w))) throw new Error(`native ${what} ${c} ≠ WASM ${w}`)
+  }
 
+  const corr = run(wasm.correlationMatrix(axes8, patients, 8, n))
   add("correlation", `${patients * 8} series × ${n} points: Pearson + Spearman of all 28 axis pairs of ${patients} patients`, 3,
-    race(reps, (k) => run(k.correlationMatrix(axes8, patients, 8, n)), wasm))
+    race(reps, (k) => run(k.correlationMatrix(axes8, patients, 8, n)), wasm),
+    nativeMs(["correlation", String(patients), "8", String(n), String(reps)], [["data.f64", axes8]], (a) => {
+      const last = corr.pearson.length - 1
+      agree("pearson[0]", a.pearson[0], corr.pearson[0]!)
+      agree("pearson[last]", a.pearson[2], corr.pearson[last]!)
+      agree("spearman[last]", a.spearman[2], corr.spearman[last]!)
+    }))
 
   const pairs = Math.round(2000 * scale)
   const weeks = 104
@@ -134,12 +201,20 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
   const cohortMask = Uint8Array.from({ length: panelPatients }, () => (rnd() < 0.3 ? 1 : 0))
   const quarter = Int32Array.from({ length: n }, (_, m) => Math.floor(m / 3))
   const panels = new Map([wasm, reference].map((k) => [k, run(k.panel(panelData, panelPatients, 8, n))] as const))
+  const scanPanel = (k: KernelsService) => {
+    const panel = panels.get(k)!
+    const m = run(k.panelMeanMask(panel, 0, 0, n, 5, 10, cohortMask))
+    return run(k.panelTrend(panel, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]), 0, n, quarter, 12, m))
+  }
+  const trend = scanPanel(wasm)
   add("axis panel", `${panelPatients.toLocaleString("en-US")} patients × 8 axes × ${n} months: PO mean ≥ 5 → 12 quarter means + per-patient slopes of 8 axes`, 2,
-    race(reps, (k) => {
-      const panel = panels.get(k)!
-      const m = run(k.panelMeanMask(panel, 0, 0, n, 5, 10, cohortMask))
-      return run(k.panelTrend(panel, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7]), 0, n, quarter, 12, m))
-    }, wasm))
+    race(reps, scanPanel, wasm),
+    nativeMs(["panel", String(panelPatients), String(n), String(reps)], [["panel.f32", panelData], ["mask.u8", cohortMask]], (a) => {
+      agree("count[0]", a.count[0], trend.count[0]!)
+      agree("sum[95]", a.sum[1], trend.sum[95]!)
+      agree("slope n", a.slope[0], trend.slope[0]!)
+      agree("slope Σ", a.slope[1], trend.slope[1]!)
+    }))
 
   // The risk model's fit: a Poisson GLM with exposure offsets over 50,000 patients × 20 features
   // (intercept, age, 10 condition flags, 8 axis means), as fitted once per risk type at load.
@@ -156,9 +231,13 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
 /** The table printed by the CLI and pasted into docs/benchmarks.md. */
 export const formatCoreBench = (rows: ReadonlyArray<CoreBenchRow>): string =>
   [
-    "| family | workload | WASM median ms | TS twin median ms | ratio (twin ÷ WASM) | target |",
-    "|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.family} | ${r.workload} | ${r.wasmMs.toFixed(2)} | ${r.twinMs.toFixed(2)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? "✓" : "✗"} |`)
+    "| family | workload | WASM median ms | TS twin median ms | native C median ms | ratio (twin ÷ WASM) | WASM ÷ native | target |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) =>
+      `| ${r.family} | ${r.workload} | ${r.wasmMs.toFixed(2)} | ${r.twinMs.toFixed(2)} | ${r.nativeMs === undefined ? "–" : r.nativeMs.toFixed(2)} | ${r.ratio.toFixed(2)}× | ${
+        r.nativeMs === undefined ? "–" : `${(r.wasmMs / r.nativeMs).toFixed(2)}×`
+      } | ≥ ${r.target}× ${r.ratio >= r.target ? "✓" : "✗"} |`
+    )
   ].join("\n")
 
 if (import.meta.main) {
