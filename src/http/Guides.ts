@@ -20,7 +20,10 @@ export const GUIDES: ReadonlyArray<{ readonly page: string; readonly file: strin
   { page: "temporal", file: "temporal.md", title: "Temporal rules" },
   { page: "data", file: "data.md", title: "Data" },
   { page: "plugins", file: "plugins.md", title: "Plugins" },
-  { page: "deploy", file: "deploy.md", title: "Deployment" }
+  { page: "deploy", file: "deploy.md", title: "Deployment" },
+  { page: "client", file: "client.md", title: "Client" },
+  { page: "cli", file: "cli.md", title: "CLI" },
+  { page: "core", file: "core.md", title: "Compute core" }
 ]
 
 /** The path of a guide page. */

@@ -61,7 +61,7 @@ describe("guide pages", () => {
       expect(csp).toContain("default-src 'none'")
       expect(csp).toMatch(/style-src 'sha256-/)
       // Links between guides point at their pages.
-      expect(html).not.toMatch(/href="(api|errors|analytics|temporal|data|plugins|deploy)\.md/)
+      expect(html).not.toMatch(/href="(api|errors|analytics|temporal|data|plugins|deploy|client|cli|core)\.md/)
       for (const other of GUIDES) expect(html).toContain(`href="/docs/${other.page}"`)
     }
   })
