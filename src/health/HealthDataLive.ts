@@ -27,8 +27,10 @@ import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 /** The longest axis history the panel keeps (older monthly rows are not loaded). */
 export const MAX_PANEL_MONTHS = 120
 
-/** Patients per axis_scores read (bounds the memory of one read). */
+/** Patients per axis_scores and encounters read (bounds the memory of one read and the time the event loop waits for it). */
 const PATIENTS_PER_READ = 5000
+/** Rows per read of the tables read in id order (drug courses, adverse events). */
+const ROWS_PER_READ = 50_000
 
 type Values = ReadonlyArray<ReadonlyArray<unknown>>
 
@@ -140,16 +142,33 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const windowStart = firstDayOfMonth(firstMonth)
     yield* breathe
     report("drug_exposures", 0.55)
-    const ex = yield* values(sql`SELECT patient_id, drug, start_date, end_date, adherence FROM drug_exposures ORDER BY id`)
+    // Tables with millions of rows are read in pieces, with a turn of the event loop between them:
+    // one statement over all of them would hold the loop for seconds (tens at a million patients).
+    const count = (table: string) => Effect.map(values(sql`SELECT COUNT(*) FROM ${sql(table)}`), (rows) => Number(rows[0]![0]))
+    /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row and its position. */
+    const byId = (select: (after: number) => Effect.Effect<Values, unknown>, fill: (row: ReadonlyArray<unknown>, i: number) => void) =>
+      Effect.gen(function*() {
+        let after = Number.MIN_SAFE_INTEGER
+        let i = 0
+        for (;;) {
+          yield* breathe
+          const rows = yield* select(after)
+          for (const row of rows) fill(row.slice(1), i++)
+          if (rows.length < ROWS_PER_READ) return
+          after = Number(rows[rows.length - 1]![0])
+        }
+      })
+    const nEx = yield* count("drug_exposures")
     const exposures = {
-      patient: new Int32Array(ex.length),
-      drug: new Int32Array(ex.length),
-      startDay: new Float64Array(ex.length),
-      endDay: new Float64Array(ex.length),
-      adherence: new Float64Array(ex.length)
+      patient: new Int32Array(nEx),
+      drug: new Int32Array(nEx),
+      startDay: new Float64Array(nEx),
+      endDay: new Float64Array(nEx),
+      adherence: new Float64Array(nEx)
     }
     const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Int32Array(n)]))
-    ex.forEach(([p, d, s, e, a], i) => {
+    yield* byId((after) =>
+      values(sql`SELECT id, patient_id, drug, start_date, end_date, adherence FROM drug_exposures WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([p, d, s, e, a], i) => {
       exposures.patient[i] = patientIndex(p)
       exposures.drug[i] = codeOf.drug(d)
       exposures.startDay[i] = day(s)
@@ -161,23 +180,34 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
 
     yield* breathe
     report("adverse_events", 0.6)
-    const ae = yield* values(sql`SELECT patient_id, drug, event_type, date FROM adverse_events ORDER BY id`)
-    const adverseEvents = {
-      patient: Int32Array.from(ae, (r) => patientIndex(r[0])),
-      drug: Int32Array.from(ae, (r) => codeOf.drug(r[1])),
-      eventType: Int32Array.from(ae, (r) => codeOf.adverse_event(r[2])),
-      day: Float64Array.from(ae, (r) => day(r[3]))
-    }
+    const nAe = yield* count("adverse_events")
+    const adverseEvents = { patient: new Int32Array(nAe), drug: new Int32Array(nAe), eventType: new Int32Array(nAe), day: new Float64Array(nAe) }
+    yield* byId((after) => values(sql`SELECT id, patient_id, drug, event_type, date FROM adverse_events WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r, i) => {
+      adverseEvents.patient[i] = patientIndex(r[0])
+      adverseEvents.drug[i] = codeOf.drug(r[1])
+      adverseEvents.eventType[i] = codeOf.adverse_event(r[2])
+      adverseEvents.day[i] = day(r[3])
+    })
 
     yield* breathe
     report("encounters", 0.65)
-    const en = yield* values(sql`SELECT patient_id, kind, start_date, end_date FROM encounters ORDER BY patient_id, start_date, id`)
+    const nEn = yield* count("encounters")
     const kinds = indexer(ENCOUNTER_KINDS)
-    const encounters = {
-      patient: Int32Array.from(en, (r) => patientIndex(r[0])),
-      kind: Int32Array.from(en, (r) => kinds(r[1])),
-      startDay: Float64Array.from(en, (r) => day(r[2])),
-      endDay: Float64Array.from(en, (r) => day(r[3]))
+    const encounters = { patient: new Int32Array(nEn), kind: new Int32Array(nEn), startDay: new Float64Array(nEn), endDay: new Float64Array(nEn) }
+    // By patient ranges, each in (patient, start, id) order: together the order of the whole table.
+    let e = 0
+    for (let from = 0; from < n; from += PATIENTS_PER_READ) {
+      const to = Math.min(n, from + PATIENTS_PER_READ) - 1
+      yield* breathe
+      const rows = yield* values(sql`SELECT patient_id, kind, start_date, end_date FROM encounters
+        WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!} ORDER BY patient_id, start_date, id`)
+      for (const r of rows) {
+        encounters.patient[e] = patientIndex(r[0])
+        encounters.kind[e] = kinds(r[1])
+        encounters.startDay[e] = day(r[2])
+        encounters.endDay[e] = day(r[3])
+        e++
+      }
     }
 
     yield* breathe
