@@ -392,9 +392,21 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
   }
 }
 
+/** A call that held the thread this long is followed by a turn of the event loop (see {@link timed}). */
+const LONG_CALL_MS = 10
+
+/** A macrotask turn: lets the event loop answer what arrived while a long call ran. */
+const yieldToEventLoop: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 /**
- * The same service with every call's time recorded (`hcc_kernel_duration_seconds{kernel}`): the
- * calls are synchronous inside their Effect, so the time is the kernel's own.
+ * The service as the server holds it: every call's time recorded (`hcc_kernel_duration_seconds{kernel}`;
+ * the calls are synchronous inside their Effect, so the time is the kernel's own), and a call that
+ * took over {@link LONG_CALL_MS} followed by a turn of the event loop, so a run of heavy calls (the
+ * risk model's fits while the dataset loads, a cold query's scans) lets probes and other requests in
+ * between them instead of after all of them.
  */
 export const timed = (service: KernelsService): KernelsService => {
   const out: Record<string, unknown> = { implementation: service.implementation }
@@ -403,9 +415,13 @@ export const timed = (service: KernelsService): KernelsService => {
     out[name] = (...args: ReadonlyArray<unknown>) =>
       Effect.suspend(() => {
         const started = performance.now()
-        return Effect.ensuring(
-          (call as (...a: ReadonlyArray<unknown>) => Effect.Effect<unknown, KernelError>)(...args),
-          Effect.sync(() => recordKernel(name, (performance.now() - started) / 1000))
+        return Effect.flatMap(
+          Effect.exit((call as (...a: ReadonlyArray<unknown>) => Effect.Effect<unknown, KernelError>)(...args)),
+          (exit) => {
+            const ms = performance.now() - started
+            recordKernel(name, ms / 1000)
+            return ms > LONG_CALL_MS ? Effect.andThen(yieldToEventLoop, exit) : exit
+          }
         )
       })
   }
