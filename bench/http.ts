@@ -121,6 +121,63 @@ export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>
   ].join("\n")
 }
 
+/** One endpoint at a fixed request rate. */
+export interface FixedRateRow {
+  readonly name: string
+  readonly sent: number
+  readonly p50: number
+  readonly p99: number
+  readonly p999: number
+  readonly max: number
+  readonly non2xx: number
+}
+
+/**
+ * Latency at a fixed rate (issue 18, goal 6): one process on a generated 50,000-patient dataset, a
+ * steady client sending `rate` requests/s over `connections` connections to one endpoint at a time
+ * (each domain's documented example — the same question again, so repeated-question answers are
+ * what is measured — and the catalog), reporting p50/p99/p99.9/max.
+ */
+export const runFixedRateBench = async (options: { readonly seconds?: number; readonly rate?: number; readonly connections?: number; readonly patients?: number } = {}) => {
+  const seconds = options.seconds ?? 10
+  const rate = options.rate ?? 1000
+  const connections = options.connections ?? 50
+  const patients = options.patients ?? 50_000
+  const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-"))
+  const service = await startProcess([join(ROOT, "src/main.ts")], { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients) })
+  try {
+    const url = `http://127.0.0.1:${service.port}`
+    while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200))
+    const account = hcc(dataDir, ["accounts", "create", "--name", "bench-rate", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
+    const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])
+    const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
+    const { default: builtins } = await import("../plugins/index.ts")
+    const targets: Array<{ name: string; path: string; body?: string }> = [
+      { name: "GET  /v1/catalog", path: "/v1/catalog" },
+      ...builtins.map((p) => ({ name: `POST ${p.path}`, path: p.path, body: JSON.stringify(p.examples![0]!.request) }))
+    ]
+    const rows: Array<FixedRateRow> = []
+    for (const t of targets) {
+      const base = { url: `${url}${t.path}`, connections, headers, overallRate: rate, ...(t.body === undefined ? {} : { method: "POST" as const, body: t.body }) }
+      await autocannon({ ...base, duration: Math.max(1, Math.round(seconds / 4)) }) // warm-up
+      const r = await autocannon({ ...base, duration: seconds })
+      rows.push({ name: t.name, sent: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, p999: (r.latency as unknown as { readonly p99_9: number }).p99_9, max: r.latency.max, non2xx: r.non2xx + r.errors + r.timeouts })
+    }
+    return { rows, rate, connections, seconds, patients }
+  } finally {
+    service.child.kill("SIGTERM")
+  }
+}
+
+export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedRateBench>>): string =>
+  [
+    `Fixed rate: ${result.rate} req/s over ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process, ${result.patients.toLocaleString("en-US")} patients`,
+    "",
+    "| endpoint | requests | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx + errors |",
+    "|---|---|---|---|---|---|---|",
+    ...result.rows.map((r) => `| ${r.name} | ${r.sent.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.max} | ${r.non2xx} |`)
+  ].join("\n")
+
 if (import.meta.main) {
   const seconds = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10)
   runHttpBench({ seconds }).then(async (r) => {
@@ -128,6 +185,8 @@ if (import.meta.main) {
     console.log("")
     const { formatScaleBench, runScaleBench } = await import("./scale.ts")
     console.log(formatScaleBench(await runScaleBench({ seconds })))
+    console.log("")
+    console.log(formatFixedRateBench(await runFixedRateBench({ seconds })))
   }, (e: unknown) => {
     console.error(e)
     process.exitCode = 1
