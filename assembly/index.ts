@@ -8,7 +8,7 @@ export { fitGlm, linearPredictor } from "./kernels/glm"
 export { panelMeanMask, panelTrend, panelWindows } from "./kernels/panel"
 
 /** Bumped whenever an export's signature or memory layout changes; the TS loader checks it. */
-export const ABI_VERSION: i32 = 4
+export const ABI_VERSION: i32 = 5
 
 // Arena: a bump allocator over linear memory after the static data. The TypeScript side takes a
 // mark before a batch and resets to it afterwards, so nothing outlives one call.

@@ -10,7 +10,8 @@ import { getF, setF, pearsonDense, rankAverage, erfc } from "./common"
 /**
  * data: nSeries × nAxes × nPoints f64 ([series][axis][point]).
  * Outputs, nSeries × nPairs each (pairs (i,j), i<j, in row order (0,1),(0,2)…(1,2)…):
- * outPearson, outSpearman, outCount (complete pairs used, as f64).
+ * outPearson, outSpearman, outCount (complete pairs used, as f64). outSpearman = 0: Pearson only
+ * (the ranks, most of the work, are skipped).
  * scratch: at least nPoints × 36 bytes (four f64 arrays and one i32 array).
  */
 export function correlationMatrix(
@@ -43,7 +44,9 @@ export function correlationMatrix(
         const o = s * nPairs + p
         setF(outCount, o, <f64>m)
         setF(outPearson, o, pearsonDense(vx, vy, m))
-        if (m >= 3) {
+        if (outSpearman == 0) {
+          // Pearson only.
+        } else if (m >= 3) {
           rankAverage(vx, m, rx, idx)
           rankAverage(vy, m, ry, idx)
           setF(outSpearman, o, pearsonDense(rx, ry, m))

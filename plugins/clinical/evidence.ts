@@ -283,7 +283,8 @@ export const gatherEvidence = (
         for (let a = 0; a < k; a++) points[a * corrSize + q] = raw.mean[a * n + p]!
         q++
       }
-      const r = yield* kernels.correlationMatrix(points, 1, k, corrSize)
+      // Only Pearson is reported: skip the ranks (most of the kernel's work over a large cohort).
+      const r = yield* kernels.correlationMatrix(points, 1, k, corrSize, { spearman: false })
       let pair = 0
       for (let a = 0; a < k; a++) {
         for (let b = a + 1; b < k; b++) {

@@ -253,7 +253,7 @@ export const analyzeDrug = (
       // Cohen's d on one scale for every drug: the axis's reference SD (perDataset).
       const sd = shared.referenceSd[AXES.indexOf(axis)]!
       const corr = adh.length >= 3
-        ? (yield* kernels.correlationMatrix(Float64Array.from([...adh, ...change]), 1, 2, adh.length)).pearson[0]!
+        ? (yield* kernels.correlationMatrix(Float64Array.from([...adh, ...change]), 1, 2, adh.length, { spearman: false })).pearson[0]!
         : Number.NaN
       const meanSlope = slopeN > 0 ? slopeS / slopeN : 0
       const trendP = oneSampleTP(slopeN, slopeS, slopeSS)

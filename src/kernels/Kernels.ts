@@ -20,6 +20,7 @@ import { instantiateCore } from "./WasmModule.ts"
 /** Correlations of every axis pair of every series (pairs (i,j), i<j, in row order). */
 export interface CorrelationResult {
   readonly pearson: Float64Array
+  /** All NaN when asked for Pearson only. */
   readonly spearman: Float64Array
   /** Complete pairs of points each coefficient used. */
   readonly count: Float64Array
@@ -119,7 +120,14 @@ export interface KernelsService {
   /** Which implementation this is. */
   readonly implementation: "wasm" | "reference"
   /** data: nSeries × nAxes × nPoints. */
-  readonly correlationMatrix: (data: Float64Array, nSeries: number, nAxes: number, nPoints: number) => Effect.Effect<CorrelationResult, KernelError>
+  readonly correlationMatrix: (
+    data: Float64Array,
+    nSeries: number,
+    nAxes: number,
+    nPoints: number,
+    /** `{ spearman: false }`: Pearson only — the ranks, most of the work, are skipped. */
+    options?: { readonly spearman?: boolean }
+  ) => Effect.Effect<CorrelationResult, KernelError>
   /** xs, ys: nSeries × n; lags 0..maxLag. */
   readonly laggedXcorr: (xs: Float64Array, ys: Float64Array, nSeries: number, n: number, maxLag: number) => Effect.Effect<LaggedResult, KernelError>
   /** data: nSeries × nPoints; predictions for t = nPoints − 1 + 1..horizon. */
@@ -239,18 +247,23 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
   const core = arena.core
   return {
     implementation: "wasm",
-    correlationMatrix: (data, nSeries, nAxes, nPoints) =>
+    correlationMatrix: (data, nSeries, nAxes, nPoints, options) =>
       run(() => {
         expectLength("correlationMatrix", "data", data.length, nSeries * nAxes * nPoints)
         const nPairs = (nAxes * (nAxes - 1)) / 2
+        const spearman = options?.spearman !== false
         return arena.batch((s) => {
           const d = s.copyIn(data)
           const op = s.alloc(nSeries * nPairs * 8)
-          const os = s.alloc(nSeries * nPairs * 8)
+          const os = spearman ? s.alloc(nSeries * nPairs * 8) : 0
           const oc = s.alloc(nSeries * nPairs * 8)
           const scratch = s.alloc(nPoints * 36 + 64)
           core.correlationMatrix(d, nSeries, nAxes, nPoints, op, os, oc, scratch)
-          return { pearson: s.f64(op, nSeries * nPairs), spearman: s.f64(os, nSeries * nPairs), count: s.f64(oc, nSeries * nPairs) }
+          return {
+            pearson: s.f64(op, nSeries * nPairs),
+            spearman: spearman ? s.f64(os, nSeries * nPairs) : new Float64Array(nSeries * nPairs).fill(Number.NaN),
+            count: s.f64(oc, nSeries * nPairs)
+          }
         })
       }),
     laggedXcorr: (xs, ys, nSeries, n, maxLag) =>
@@ -434,12 +447,14 @@ export const makeWasm = (arena: Arena): KernelsService => toService(makeWasmCore
 /** The TypeScript twins behind the same interface, as plain functions. */
 export const referenceCore: CoreKernels = {
   implementation: "reference",
-  correlationMatrix: (data, nSeries, nAxes, nPoints) =>
+  correlationMatrix: (data, nSeries, nAxes, nPoints, options) =>
     run(() => {
       expectLength("correlationMatrix", "data", data.length, nSeries * nAxes * nPoints)
       const nPairs = (nAxes * (nAxes - 1)) / 2
+      const spearman = options?.spearman !== false
       const out = { pearson: new Float64Array(nSeries * nPairs), spearman: new Float64Array(nSeries * nPairs), count: new Float64Array(nSeries * nPairs) }
-      RefCorrelation.correlationMatrix(data, nSeries, nAxes, nPoints, out.pearson, out.spearman, out.count)
+      RefCorrelation.correlationMatrix(data, nSeries, nAxes, nPoints, out.pearson, spearman ? out.spearman : undefined, out.count)
+      if (!spearman) out.spearman.fill(Number.NaN)
       return out
     }),
   laggedXcorr: (xs, ys, nSeries, n, maxLag) =>

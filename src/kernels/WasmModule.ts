@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 4
+export const EXPECTED_ABI_VERSION = 5
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))

@@ -23,6 +23,18 @@ describe("./core", () => {
     expect(fit.pred.length).toBe(12)
   })
 
+  it("Pearson only ({ spearman: false }) gives the same Pearson r and no Spearman, WASM and twin alike", () => {
+    const data = series(1, 8, 5000)
+    for (const k of [loadCore(), twins]) {
+      const both = k.correlationMatrix(data, 1, 8, 5000)
+      const pearson = k.correlationMatrix(data, 1, 8, 5000, { spearman: false })
+      expect(Array.from(pearson.pearson)).toEqual(Array.from(both.pearson))
+      expect(Array.from(pearson.count)).toEqual(Array.from(both.count))
+      expect(pearson.spearman.every(Number.isNaN)).toBe(true)
+      expect(both.spearman.some(Number.isFinite)).toBe(true)
+    }
+  })
+
   it("keeps resident columns across calls and gives a separate instance on request", () => {
     const core = loadCore()
     const values = core.columnF64(Float64Array.from([1, 5, 9, 12]))

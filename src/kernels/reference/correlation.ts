@@ -1,10 +1,10 @@
 /** Twin of assembly/kernels/correlation.ts (same contract, same operation order). */
 import { erfc, pearsonDense, rankAverage } from "./common.ts"
 
-/** See the WASM kernel: data [series][axis][point]; outputs nSeries × nPairs. */
+/** See the WASM kernel: data [series][axis][point]; outputs nSeries × nPairs; outSpearman undefined = Pearson only. */
 export const correlationMatrix = (
   data: Float64Array, nSeries: number, nAxes: number, nPoints: number,
-  outPearson: Float64Array, outSpearman: Float64Array, outCount: Float64Array
+  outPearson: Float64Array, outSpearman: Float64Array | undefined, outCount: Float64Array
 ): void => {
   const vx = new Float64Array(nPoints)
   const vy = new Float64Array(nPoints)
@@ -29,7 +29,9 @@ export const correlationMatrix = (
         const o = s * nPairs + p
         outCount[o] = m
         outPearson[o] = pearsonDense(vx, vy, m)
-        if (m >= 3) {
+        if (outSpearman === undefined) {
+          // Pearson only.
+        } else if (m >= 3) {
           rankAverage(vx, m, rx)
           rankAverage(vy, m, ry)
           outSpearman[o] = pearsonDense(rx, ry, m)
