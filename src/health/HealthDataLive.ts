@@ -8,6 +8,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../config/AppConfig.ts"
+import { breathe } from "../eventLoop.ts"
 import { recordDatasetLoading, recordDatasetReady } from "../observability/Metrics.ts"
 import { type CheckState, Readiness } from "../http/Readiness.ts"
 import { Kernels, type KernelsService } from "../kernels/Kernels.ts"
@@ -33,15 +34,6 @@ const PATIENTS_PER_READ = 5000
 const ROWS_PER_READ = 50_000
 
 type Values = ReadonlyArray<ReadonlyArray<unknown>>
-
-/**
- * Lets the event loop run (a macrotask turn) between pieces of synchronous work, so a server that
- * is loading or generating keeps answering /readyz and the endpoints that do not need the data.
- */
-export const breathe: Effect.Effect<void> = Effect.callback<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 /** A parser that remembers the few thousand distinct dates (or months) a dataset has; NULL → NaN. */
 const memoParser = (parse: (text: string) => number) => {

@@ -8,6 +8,7 @@
 import { Context, Effect, Layer } from "effect"
 import { Arena } from "./Arena.ts"
 import { KernelError } from "./KernelError.ts"
+import { breathe } from "../eventLoop.ts"
 import { recordKernel } from "../observability/Metrics.ts"
 import * as RefCohort from "./reference/cohort.ts"
 import * as RefCorrelation from "./reference/correlation.ts"
@@ -181,25 +182,29 @@ export type CoreKernels = {
 /** A kernel body, run as it is (the plain functions); the Effect service wraps each call ({@link toService}). */
 const run = <A>(body: () => A): A => body()
 
+/** Every kernel call of `kernels` replaced by `wrap(name, call)`; `implementation` kept. */
+const mapCalls = <Out>(
+  kernels: CoreKernels | KernelsService,
+  wrap: (name: string, call: (...args: ReadonlyArray<unknown>) => any) => (...args: ReadonlyArray<unknown>) => unknown
+): Out => {
+  const out: Record<string, unknown> = { implementation: kernels.implementation }
+  for (const [name, call] of Object.entries(kernels)) if (typeof call === "function") out[name] = wrap(name, call)
+  return out as Out
+}
+
 /**
  * The Effect service over plain kernels: each call runs when the effect runs; a KernelError it
  * throws is a failure, anything else a defect.
  */
-export const toService = (core: CoreKernels): KernelsService => {
-  const out: Record<string, unknown> = { implementation: core.implementation }
-  for (const [name, call] of Object.entries(core)) {
-    if (typeof call !== "function") continue
-    out[name] = (...args: ReadonlyArray<unknown>) =>
-      Effect.suspend(() => {
-        try {
-          return Effect.succeed((call as (...a: ReadonlyArray<unknown>) => unknown)(...args))
-        } catch (e) {
-          return e instanceof KernelError ? Effect.fail(e) : Effect.die(e)
-        }
-      })
-  }
-  return out as unknown as KernelsService
-}
+export const toService = (core: CoreKernels): KernelsService =>
+  mapCalls(core, (_name, call) => (...args) =>
+    Effect.suspend(() => {
+      try {
+        return Effect.succeed(call(...args))
+      } catch (e) {
+        return e instanceof KernelError ? Effect.fail(e) : Effect.die(e)
+      }
+    }))
 
 const sameLength = (kernel: string, mask: Uint8Array, n: number) => expectLength(kernel, "mask", mask.length, n)
 
@@ -408,12 +413,6 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
 /** A call that held the thread this long is followed by a turn of the event loop (see {@link timed}). */
 const LONG_CALL_MS = 10
 
-/** A macrotask turn: lets the event loop answer what arrived while a long call ran. */
-const yieldToEventLoop: Effect.Effect<void> = Effect.callback<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
-
 /**
  * The service as the server holds it: every call's time recorded (`hcc_kernel_duration_seconds{kernel}`;
  * the calls are synchronous inside their Effect, so the time is the kernel's own), and a call that
@@ -421,25 +420,16 @@ const yieldToEventLoop: Effect.Effect<void> = Effect.callback<void>((resume) => 
  * risk model's fits while the dataset loads, a cold query's scans) lets probes and other requests in
  * between them instead of after all of them.
  */
-export const timed = (service: KernelsService): KernelsService => {
-  const out: Record<string, unknown> = { implementation: service.implementation }
-  for (const [name, call] of Object.entries(service)) {
-    if (typeof call !== "function") continue
-    out[name] = (...args: ReadonlyArray<unknown>) =>
-      Effect.suspend(() => {
-        const started = performance.now()
-        return Effect.flatMap(
-          Effect.exit((call as (...a: ReadonlyArray<unknown>) => Effect.Effect<unknown, KernelError>)(...args)),
-          (exit) => {
-            const ms = performance.now() - started
-            recordKernel(name, ms / 1000)
-            return ms > LONG_CALL_MS ? Effect.andThen(yieldToEventLoop, exit) : exit
-          }
-        )
+export const timed = (service: KernelsService): KernelsService =>
+  mapCalls(service, (name, call) => (...args) =>
+    Effect.suspend(() => {
+      const started = performance.now()
+      return Effect.flatMap(Effect.exit(call(...args) as Effect.Effect<unknown, KernelError>), (exit) => {
+        const ms = performance.now() - started
+        recordKernel(name, ms / 1000)
+        return ms > LONG_CALL_MS ? Effect.andThen(breathe, exit) : exit
       })
-  }
-  return out as unknown as KernelsService
-}
+    }))
 
 /** The WASM implementation over one core instance. */
 export const makeWasm = (arena: Arena): KernelsService => toService(makeWasmCore(arena))
