@@ -8,20 +8,25 @@ export { fitGlm, linearPredictor } from "./kernels/glm"
 export { panelMeanMask, panelTrend, panelWindows } from "./kernels/panel"
 
 /** Bumped whenever an export's signature or memory layout changes; the TS loader checks it. */
-export const ABI_VERSION: i32 = 5
+export const ABI_VERSION: i32 = 6
 
 // Arena: a bump allocator over linear memory after the static data. The TypeScript side takes a
-// mark before a batch and resets to it afterwards, so nothing outlives one call.
+// mark before a batch and resets to it afterwards, so nothing outlives one call. The memory is
+// imported and shared: several instances (one per compute thread) may run over it, each bumping
+// inside its own region [top, limit) that the host assigns with `setArena` (src/kernels/SharedCore.ts).
 let top: usize = (__heap_base + 15) & ~15
+let limit: usize = <usize>-1
 
-/** Allocates `bytes` (16-byte aligned), growing memory when needed; returns 0 if it cannot grow. */
+/** Allocates `bytes` (16-byte aligned), growing memory when needed; returns 0 if it cannot grow or leaves the region. */
 export function alloc(bytes: usize): usize {
   const ptr = top
   const end = (ptr + bytes + 15) & ~15
+  if (end > limit || end < ptr) return 0
   const have = <usize>memory.size() << 16
   if (end > have) {
     const pages = <i32>((end - have + 0xffff) >> 16)
-    if (memory.grow(pages) < 0) return 0
+    // Another thread may have grown the shared memory meanwhile: only fail if it is still short.
+    if (memory.grow(pages) < 0 && (<usize>memory.size() << 16) < end) return 0
   }
   top = end
   return ptr
@@ -35,4 +40,15 @@ export function mark(): usize {
 /** Frees everything allocated since `m` was taken. */
 export function reset(m: usize): void {
   top = m
+}
+
+/** Where this instance's arena starts; the arena never passes `end` (0 = up to the memory's maximum). */
+export function setArena(start: usize, end: usize): void {
+  top = (start + 15) & ~15
+  limit = end == 0 ? <usize>-1 : end
+}
+
+/** The first byte after the static data (where an arena may start). */
+export function heapBase(): usize {
+  return (__heap_base + 15) & ~15
 }

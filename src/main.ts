@@ -20,7 +20,7 @@ import * as Database from "./db/Database.ts"
 import { DatasetPreparations } from "./health/HealthData.ts"
 import * as HealthDataLive from "./health/HealthDataLive.ts"
 import { Readiness } from "./http/Readiness.ts"
-import { Kernels } from "./kernels/Kernels.ts"
+import * as ComputePool from "./compute/ComputePool.ts"
 import { httpLayer } from "./http/Server.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import * as Leases from "./db/Leases.ts"
@@ -33,9 +33,9 @@ import * as Otel from "./observability/Otel.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 
-/** Accounts, ledger, metering, readiness, compute core and health data over the migrated state database. */
+/** Accounts, ledger, metering, readiness, compute core (and threads) and health data over the migrated state database. */
 export const StateLive = HealthDataLive.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Idempotency.layer, Readiness.layer, Kernels.layerWasm)),
+  Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Idempotency.layer, Readiness.layer, ComputePool.layer)),
   Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer)),
   Layer.provideMerge(Database.LimiterSql.layer),
   Layer.provideMerge(Database.layer)

@@ -69,6 +69,14 @@ export interface AppSettings {
   readonly metricsPort: number | undefined
   /** Interface the metrics listener binds to. */
   readonly metricsHost: string
+  /** Compute threads per process answering the analytic endpoints; 0 = on the HTTP thread itself. */
+  readonly threads: number
+}
+
+/** `auto` = one compute thread per core; else a count (0 = none: the HTTP thread computes). */
+export const parseThreads = (text: string, cores: number): number | undefined => {
+  if (text === "auto") return Math.max(1, cores)
+  return /^(0|[1-9][0-9]?)$/.test(text) ? Number(text) : undefined
 }
 
 /** `auto` = one worker per core; else a count. */
@@ -128,7 +136,11 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   metricsPort: Config.option(Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65_535 })), "HCC_METRICS_PORT")).pipe(
     Config.map(Option.getOrUndefined)
   ),
-  metricsHost: Config.String("HCC_METRICS_HOST").pipe(Config.withDefault("127.0.0.1"))
+  metricsHost: Config.String("HCC_METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
+  threads: Config.schema(Schema.String.check(Schema.isPattern(/^(auto|0|[1-9][0-9]?)$/u, { message: "expected auto or a whole number from 0 to 99" })), "HCC_THREADS").pipe(
+    Config.withDefault("0"),
+    Config.map((text) => parseThreads(text, availableParallelism()) ?? 0)
+  )
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -156,6 +168,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       corsOrigins: [],
       metricsPort: undefined,
       metricsHost: "127.0.0.1",
+      threads: 0,
       ...settings
     })
 }

@@ -5,8 +5,9 @@
  * endpoints answer 503 `unavailable` (with Retry-After) meanwhile. Cohort selection runs on the WASM
  * cohort-scan kernels.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { ComputePool } from "../compute/ComputePool.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { breathe } from "../eventLoop.ts"
 import { recordDatasetLoading, recordDatasetReady } from "../observability/Metrics.ts"
@@ -403,6 +404,7 @@ export const layer = Layer.effect(
     const kernels = yield* Kernels
     const readiness = yield* Readiness
     const sql = yield* SqlClient.SqlClient
+    const pool = Option.getOrUndefined(yield* Effect.serviceOption(ComputePool))
     let state: State = { _tag: "loading", step: "starting" }
     const setStep = (step: string, progress?: number) => {
       recordDatasetLoading(progress ?? 0)
@@ -425,9 +427,17 @@ export const layer = Layer.effect(
       yield* generateIfMissing(config, setStep)
       setStep("loading", 0)
       const started = performance.now()
-      const dataset = yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done))
-      setStep("preparing")
-      yield* prepareDataset(dataset)
+      const loaded = yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done))
+      let dataset = loaded
+      if (pool !== undefined && pool.threads > 0) {
+        // The compute threads run the preparations (in parallel, off this thread); ready once all have.
+        const threads = pool.threads
+        setStep(`preparing on ${threads} compute threads`, 0)
+        dataset = yield* pool.start(loaded, (ready) => setStep(`preparing (${ready} of ${threads} compute threads ready)`, ready / threads))
+      } else {
+        setStep("preparing")
+        yield* prepareDataset(loaded)
+      }
       state = { _tag: "ready", dataset }
       recordDatasetReady(dataset.patients.count, (performance.now() - started) / 1000)
       yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs({

@@ -9,6 +9,7 @@ import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import { ComputePool } from "../compute/ComputePool.ts"
 import { datasetMeta } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"
 import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
@@ -58,7 +59,7 @@ const pluginFailed = (plugin: Plugin, defect: unknown, body: unknown, requestId:
     Effect.fail(new InternalError({ code: "internal_error", detail: "An internal error occurred; it has been logged under this request id.", request_id: requestId, hcc_cost: 0 }))
   )
 
-const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"], health: HealthData["Service"]) => {
+const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"], health: HealthData["Service"], pool: ComputePool["Service"]) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
     errors: "all"
@@ -100,13 +101,19 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
           })
         })
       )
-      const encoded = yield* Effect.gen(function*() {
-        const value = yield* plugin.handler(input).pipe(Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)))
-        return yield* encode(value).pipe(
-          Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
-          Effect.orDie
-        )
-      }).pipe(Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId)))
+      // On a compute thread (ComputePool.ts) when there are any: it decodes, runs the handler and
+      // encodes there; the dataset check first, so a loading dataset answers 503 as in process.
+      const computed = pool.threads > 0
+        ? Effect.andThen(health.dataset, pool.run(plugin.name, json))
+        : Effect.flatMap(plugin.handler(input), (value) =>
+          encode(value).pipe(
+            Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
+            Effect.orDie
+          ))
+      const encoded = yield* computed.pipe(
+        Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)),
+        Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId))
+      )
       return { ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }
     }).pipe(Effect.annotateLogs({ plugin: plugin.name }))
 
@@ -187,7 +194,8 @@ export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: Readonl
       const metering = yield* Metering
       const idempotency = yield* Idempotency
       const health = yield* HealthData
+      const pool = yield* ComputePool
       let h = handlers
-      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering, idempotency, health))
+      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering, idempotency, health, pool))
       return h
-    })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData>
+    })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData | ComputePool>

@@ -3,7 +3,8 @@
  * - resident: long-lived buffers (columns loaded at start-up), made between batches;
  * - scoped: everything a batch needs, released all at once by `batch` when it returns or throws.
  * Kernel calls are synchronous and JavaScript is single-threaded, so batches never interleave.
- * Views over `memory.buffer` are made after allocating, because growing memory detaches old views.
+ * The memory is shared (WasmModule.ts): growing it never detaches a view, so a resident buffer is
+ * handed back as a view over the core's memory and the caller's copy can go (held once).
  */
 import type { CoreExports } from "./WasmModule.ts"
 
@@ -31,7 +32,8 @@ export class Arena {
   }
 
   private allocOrThrow(bytes: number): number {
-    const ptr = this.core.alloc(Math.max(16, bytes))
+    // Addresses past 2 GiB come back from an i32 as negative numbers: read them unsigned.
+    const ptr = this.core.alloc(Math.max(16, bytes)) >>> 0
     if (ptr === 0) throw new Error(`WASM memory could not grow by ${bytes} bytes`)
     return ptr
   }
@@ -48,9 +50,16 @@ export class Arena {
     return ptr
   }
 
+  /** {@link resident}, and a view of the same type over the copy in the core's memory (use it instead of `data`). */
+  residentView<T extends View>(data: T): { readonly ptr: number; readonly view: T } {
+    const ptr = this.resident(data)
+    const Ctor = data.constructor as new(buffer: ArrayBufferLike, offset: number, length: number) => T
+    return { ptr, view: new Ctor(this.core.memory.buffer, ptr, data.length) }
+  }
+
   /** Runs `f` with a scope whose allocations are all freed when it returns (or throws). */
   batch<A>(f: (scope: BatchScope) => A): A {
-    const mark = this.core.mark()
+    const mark = this.core.mark() >>> 0
     this.inBatch = true
     try {
       const memory = this.core.memory
@@ -73,6 +82,6 @@ export class Arena {
 
   /** Bytes of linear memory in use right now (for leak tests). */
   get used(): number {
-    return this.core.mark()
+    return this.core.mark() >>> 0
   }
 }

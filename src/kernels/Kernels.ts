@@ -229,9 +229,9 @@ const checkWindows = (panel: Panel, from: Int32Array, to: Int32Array) => {
   }
 }
 
-const makePanel = (data: Float32Array, nPatients: number, nAxes: number, nMonths: number, ptr: (d: Float32Array) => number): Panel => {
+const makePanel = (data: Float32Array, nPatients: number, nAxes: number, nMonths: number, ptr: number): Panel => {
   expectLength("panel", "data", data.length, nPatients * nAxes * nMonths)
-  return { data, ptr: ptr(data), nPatients, nAxes, nMonths }
+  return { data, ptr, nPatients, nAxes, nMonths }
 }
 
 /** Checks a GLM's shapes (fit or prediction). */
@@ -245,6 +245,12 @@ const checkGlm = (kernel: string, x: Float64Array, n: number, p: number, vectors
 const glmResult = (status: number, beta: Float64Array, covariance: Float64Array, info: Float64Array): GlmResult => {
   if (status !== 0) throw new KernelError({ kernel: "fitGlm", reason: "the information matrix is not positive definite (a constant or collinear column)" })
   return { beta, covariance, iterations: info[0]!, converged: info[1] === 1 }
+}
+
+/** A column copied into the core's memory, its data then read from there (one copy, not two). */
+const residentColumn = <A extends Float64Array | Int32Array>(arena: Arena, data: A): Column<A> => {
+  const { ptr, view } = arena.residentView(data)
+  return { data: view, ptr }
 }
 
 /** The WASM implementation over one core instance, as plain functions. */
@@ -318,8 +324,8 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
           return { mask: s.i32(om, nPatients), axisMask: s.i32(oa, nPatients * nAxes) }
         })
       }),
-    columnF64: (data) => run(() => ({ data, ptr: arena.resident(data) })),
-    columnI32: (data) => run(() => ({ data, ptr: arena.resident(data) })),
+    columnF64: (data) => run(() => residentColumn(arena, data)),
+    columnI32: (data) => run(() => residentColumn(arena, data)),
     maskRange: (col, lo, hi, maskIn) =>
       run(() => {
         sameLength("maskRange", maskIn, col.data.length)
@@ -358,7 +364,12 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
           return { values: s.f64(out, qs.length), n }
         })
       }),
-    panel: (data, nPatients, nAxes, nMonths) => run(() => makePanel(data, nPatients, nAxes, nMonths, (d) => arena.resident(d))),
+    panel: (data, nPatients, nAxes, nMonths) =>
+      run(() => {
+        expectLength("panel", "data", data.length, nPatients * nAxes * nMonths)
+        const { ptr, view } = arena.residentView(data)
+        return makePanel(view, nPatients, nAxes, nMonths, ptr)
+      }),
     panelMeanMask: (panel, axis, from, to, lo, hi, maskIn) =>
       run(() => {
         checkPanel("panelMeanMask", panel, maskIn, from, to, [axis])
@@ -420,13 +431,13 @@ const LONG_CALL_MS = 10
  * risk model's fits while the dataset loads, a cold query's scans) lets probes and other requests in
  * between them instead of after all of them.
  */
-export const timed = (service: KernelsService): KernelsService =>
+export const timed = (service: KernelsService, record: (kernel: string, seconds: number) => void = recordKernel): KernelsService =>
   mapCalls(service, (name, call) => (...args) =>
     Effect.suspend(() => {
       const started = performance.now()
       return Effect.flatMap(Effect.exit(call(...args) as Effect.Effect<unknown, KernelError>), (exit) => {
         const ms = performance.now() - started
-        recordKernel(name, ms / 1000)
+        record(name, ms / 1000)
         return ms > LONG_CALL_MS ? Effect.andThen(breathe, exit) : exit
       })
     }))
@@ -511,7 +522,7 @@ export const referenceCore: CoreKernels = {
       const n = RefCohort.quantiles(values.data, mask, Float64Array.from(qs), out)
       return { values: out, n }
     }),
-  panel: (data, nPatients, nAxes, nMonths) => run(() => makePanel(data, nPatients, nAxes, nMonths, () => -1)),
+  panel: (data, nPatients, nAxes, nMonths) => run(() => makePanel(data, nPatients, nAxes, nMonths, -1)),
   panelMeanMask: (panel, axis, from, to, lo, hi, maskIn) =>
     run(() => {
       checkPanel("panelMeanMask", panel, maskIn, from, to, [axis])

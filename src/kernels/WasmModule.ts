@@ -1,12 +1,14 @@
 /**
- * Loads build/core.wasm once per process and checks its ABI version. The instance's memory is
- * owned by the Arena; nothing else writes to it.
+ * Loads build/core.wasm and checks its ABI version. The core imports its linear memory, a shared
+ * WebAssembly.Memory: one instance per thread can run over the same memory (the dataset's columns
+ * and panel held once), each allocating only inside its own arena region (`setArena`). Alone, an
+ * instance gets a memory of its own. Growing a shared memory never detaches views over it.
  */
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 5
+export const EXPECTED_ABI_VERSION = 6
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))
@@ -18,6 +20,8 @@ export interface CoreExports {
   readonly alloc: (bytes: number) => number
   readonly mark: () => number
   readonly reset: (mark: number) => void
+  readonly setArena: (start: number, end: number) => void
+  readonly heapBase: () => number
   readonly correlationMatrix: (data: number, nSeries: number, nAxes: number, nPoints: number, outP: number, outS: number, outC: number, scratch: number) => void
   readonly laggedXcorr: (xs: number, ys: number, nSeries: number, n: number, maxLag: number, outLag: number, outR: number, outP: number, outN: number, scratch: number) => void
   readonly fitTrajectories: (data: number, nSeries: number, nPoints: number, horizon: number, outModel: number, outParams: number, outAicc: number, outPred: number, outLo: number, outHi: number, scratch: number) => void
@@ -34,11 +38,23 @@ export interface CoreExports {
   readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
 }
 
-/** Compiles and instantiates the core synchronously (once, at start-up). Throws if missing or of another ABI. */
-export const instantiateCore = (path: string = WASM_PATH): CoreExports => {
-  const module = new WebAssembly.Module(readFileSync(path))
-  const instance = new WebAssembly.Instance(module, {
+/** Pages of 64 KiB the core's memory may grow to: the whole 4 GiB a 32-bit memory can address (reserved, not committed). */
+export const MAX_PAGES = 65536
+
+/** A new memory for the core (shared, so threads can run instances over it). */
+export const newCoreMemory = (): WebAssembly.Memory => new WebAssembly.Memory({ initial: 16, maximum: MAX_PAGES, shared: true })
+
+let compiled: { readonly path: string; readonly module: WebAssembly.Module } | undefined
+
+/**
+ * Compiles (once per path) and instantiates the core synchronously, over `memory` (a new one by
+ * default). Throws if missing or of another ABI.
+ */
+export const instantiateCore = (path: string = WASM_PATH, memory: WebAssembly.Memory = newCoreMemory()): CoreExports => {
+  if (compiled?.path !== path) compiled = { path, module: new WebAssembly.Module(readFileSync(path)) }
+  const instance = new WebAssembly.Instance(compiled.module, {
     env: {
+      memory,
       abort: (_msg: number, _file: number, line: number, column: number) => {
         throw new Error(`WASM core aborted at ${line}:${column}`)
       }

@@ -1,0 +1,257 @@
+/**
+ * `npm run bench:scale -- [patients…] [--threads 0,1,2] [--seconds 8]`: the service at 50,000,
+ * 200,000 and 1,000,000 patients (defaults), once per compute-thread setting (HCC_THREADS; 0 = the
+ * HTTP thread computes). For each: generation time (once per size), start to ready, the slowest
+ * `/readyz` answer while loading (polled every 10 ms: how long the event loop was held), RSS once
+ * ready, cold-question latency p50/p99 per endpoint (one client, every question new to the
+ * server), then a full-speed cold mixed workload (population, clinical, drug-outcomes; 4 clients)
+ * with its req/s and `/healthz` p50/p99/max measured meanwhile. The issue-18 baseline (measured
+ * on this machine before the work) is printed beside the rows it applies to.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { OUTCOME_TYPES as DRUG_OUTCOMES } from "../plugins/drug-outcomes/schema.ts"
+import { codesOf } from "../src/health/vocabulary.ts"
+
+const ROOT = resolve(import.meta.dirname, "..")
+
+/** A cold question generator: the i-th question is different from every earlier one (within `distinct`). */
+interface Cold {
+  readonly path: string
+  readonly distinct: number
+  readonly body: (i: number) => unknown
+}
+
+
+/** The generators, given the dataset's vocabularies (from the catalog). */
+const coldQuestions = (vocab: { readonly drugs: ReadonlyArray<string>; readonly conditions: ReadonlyArray<string> }): Record<string, Cold> => {
+  const pairs = vocab.drugs.flatMap((a, i) => vocab.drugs.slice(i + 1).map((b) => [a, b] as const))
+  const ranges = ["30_days", "90_days", "6_months", "1_year", "all"]
+  return {
+    // A different age range each time (3,000 distinct cohorts of most of the population).
+    "population (everyone-ish)": {
+      path: "/v1/population",
+      distinct: 3000,
+      body: (i) => ({ cohort_definition: { age_range: `${i % 50}-${120 - (Math.floor(i / 50) % 60)}` }, analysis_type: "trend" })
+    },
+    // Evidence is kept per (drugs, conditions, axes, window): a new pair, condition and range each time.
+    "clinical (new question)": {
+      path: "/v1/clinical",
+      distinct: pairs.length * vocab.conditions.length * ranges.length,
+      body: (i) => {
+        const [a, b] = pairs[i % pairs.length]!
+        const condition = vocab.conditions[Math.floor(i / pairs.length) % vocab.conditions.length]!.replaceAll("_", " ")
+        return { query: `Patient on ${a} and ${b} with ${condition}, NM declining?`, axes: ["PO", "NM", "ER"], time_range: ranges[Math.floor(i / (pairs.length * vocab.conditions.length)) % ranges.length] }
+      }
+    },
+    // Analyses are kept per (drug, outcome type): only drugs × 3 questions are new.
+    "drug-outcomes (new drug)": {
+      path: "/v1/drug-outcomes",
+      distinct: vocab.drugs.length * DRUG_OUTCOMES.length,
+      body: (i) => ({ drug: vocab.drugs[i % vocab.drugs.length], outcome_type: DRUG_OUTCOMES[Math.floor(i / vocab.drugs.length) % DRUG_OUTCOMES.length], population_size: "minimum_1" })
+    },
+    // The risk model scores each profile anew (its fits are per dataset).
+    "risk-model (new profile)": {
+      path: "/v1/risk-model",
+      distinct: 1_000_000,
+      body: (i) => ({
+        patient_profile: { axes_snapshot: { PO: 1 + (i % 90) / 10, NM: 1 + ((i * 7) % 90) / 10, ER: 1 + ((i * 13) % 90) / 10 }, age_range: "55-64", conditions: [vocab.conditions[i % vocab.conditions.length]] },
+        risk_type: (["hospitalization", "readmission", "health_decline"] as const)[i % 3],
+        horizon: "90_days"
+      })
+    },
+    // A new series each time.
+    "temporal (new series)": {
+      path: "/v1/temporal",
+      distinct: 1_000_000,
+      body: (i) => ({ patient_axes: { PO: Array.from({ length: 12 }, (_, m) => Math.round((8 - m * (0.1 + (i % 40) / 100)) * 100) / 100) } })
+    }
+  }
+}
+
+const rssMiB = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024)
+
+const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+
+const summary = (values: ReadonlyArray<number>) => {
+  const s = [...values].sort((a, b) => a - b)
+  return { n: s.length, p50: quantile(s, 0.5), p99: quantile(s, 0.99), max: s.at(-1) ?? Number.NaN }
+}
+
+const cli = (dataDir: string, args: ReadonlyArray<string>) => {
+  const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8" })
+  if (r.status !== 0) throw new Error(r.stderr)
+  return r.stdout
+}
+
+/** One service run at one size and thread count. */
+export interface ScaleRow {
+  readonly patients: number
+  readonly threads: number
+  readonly readySeconds: number
+  readonly worstReadyzMs: number
+  readonly rssMiB: number
+  readonly cold: Record<string, { n: number; p50: number; p99: number; max: number }>
+  readonly mixed: { readonly reqPerSec: number; readonly errors: number; readonly healthz: { n: number; p50: number; p99: number; max: number } }
+}
+
+const startService = async (dataDir: string, threads: number) => {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads) },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  // The port from the "listening" line; after it the log is only drained (never kept).
+  const port = await new Promise<number>((res, rej) => {
+    let early = ""
+    const onData = (d: string) => {
+      early += d
+      const line = early.split("\n").find((l) => l.includes('"listening"'))
+      if (line !== undefined) {
+        child.stdout!.off("data", onData)
+        child.stdout!.on("data", () => {})
+        res((JSON.parse(line) as { port: number }).port)
+      }
+    }
+    child.stdout!.setEncoding("utf8").on("data", onData)
+    child.on("exit", (code) => rej(new Error(`the service exited (${code}) before listening`)))
+  })
+  return { child, port }
+}
+
+/** Measures one run. */
+const measureRun = async (dataDir: string, patients: number, threads: number, token: string, seconds: number): Promise<ScaleRow> => {
+  const t0 = performance.now()
+  const { child, port } = await startService(dataDir, threads)
+  try {
+    const base = `http://127.0.0.1:${port}`
+    let worst = 0
+    for (;;) {
+      const a = performance.now()
+      const res = await fetch(`${base}/readyz`)
+      await res.arrayBuffer()
+      worst = Math.max(worst, performance.now() - a)
+      if (res.status === 200) break
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    const readySeconds = (performance.now() - t0) / 1000
+    await new Promise((r) => setTimeout(r, 500))
+    const rss = rssMiB(child.pid!)
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+    // The generated dataset's codes (the default vocabulary).
+    const questions = coldQuestions({ drugs: codesOf("drug"), conditions: codesOf("condition") })
+    const ask = async (cold: Cold, i: number) => {
+      const started = performance.now()
+      const res = await fetch(`${base}${cold.path}`, { method: "POST", headers, body: JSON.stringify(cold.body(i)) })
+      await res.arrayBuffer()
+      return { ms: performance.now() - started, ok: res.status === 200 }
+    }
+    // Cold latency, one client; the first questions of each kind (never asked on this server).
+    const cold: ScaleRow["cold"] = {}
+    let offset = 0
+    for (const [name, q] of Object.entries(questions)) {
+      const n = Math.min(40, q.distinct)
+      const times: Array<number> = []
+      for (let i = 0; i < n; i++) times.push((await ask(q, i)).ms)
+      cold[name] = summary(times)
+      offset = Math.max(offset, n)
+    }
+    // Full speed: 4 clients, population / clinical / drug-outcomes questions in turn, each new
+    // (drug-outcomes repeats once its drugs × outcome types are used up); /healthz every 10 ms.
+    const mix = [questions["population (everyone-ish)"]!, questions["clinical (new question)"]!, questions["drug-outcomes (new drug)"]!]
+    const until = performance.now() + seconds * 1000
+    let next = offset
+    let done = 0
+    let errors = 0
+    const client = async () => {
+      while (performance.now() < until) {
+        const i = next++
+        const r = await ask(mix[i % mix.length]!, Math.floor(i / mix.length) + offset)
+        if (r.ok) done++
+        else errors++
+      }
+    }
+    const probes: Array<number> = []
+    const prober = async () => {
+      while (performance.now() < until) {
+        const a = performance.now()
+        const res = await fetch(`${base}/healthz`)
+        await res.arrayBuffer()
+        probes.push(performance.now() - a)
+        await new Promise((r) => setTimeout(r, 10))
+      }
+    }
+    const began = performance.now()
+    await Promise.all([client(), client(), client(), client(), prober()])
+    const reqPerSec = done / ((performance.now() - began) / 1000)
+    return { patients, threads, readySeconds, worstReadyzMs: worst, rssMiB: rss, cold, mixed: { reqPerSec, errors, healthz: summary(probes) } }
+  } finally {
+    child.kill("SIGTERM")
+    await new Promise((r) => child.on("exit", r))
+  }
+}
+
+/** Issue 18's baseline (measured before the work, same machine): by patients. */
+const BASELINE: Record<number, string> = {
+  50_000: "baseline (issue 18): ready 4.6 s, worst /readyz 0.7 s, RSS 579 MiB; cold population 24 ms, clinical 19 ms p50, drug-outcomes 66 ms p50; /healthz p99 30 ms under one cold client",
+  1_000_000: "baseline (issue 18): ready 101 s, worst /readyz 28 s, RSS 5.8 GiB; cold population 386 ms, clinical 110 ms p50 / 326 ms p90, drug-outcomes 1.1 s p50"
+}
+
+export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: ReadonlyArray<number>, seconds: number) => {
+  const rows: Array<ScaleRow & { generateSeconds: number }> = []
+  for (const patients of sizes) {
+    const dataDir = mkdtempSync(join(tmpdir(), "hcc-scale-"))
+    try {
+      const g0 = performance.now()
+      cli(dataDir, ["data", "generate", "--patients", String(patients)])
+      const generateSeconds = (performance.now() - g0) / 1000
+      const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
+      const { token } = JSON.parse(cli(dataDir, ["tokens", "issue", "--account", account.id, "--label", "bench", "--json"])) as { token: string }
+      for (const threads of threadCounts) {
+        const row = await measureRun(dataDir, patients, threads, token, seconds)
+        rows.push({ ...row, generateSeconds })
+        console.error(`measured ${patients} patients, ${threads} threads`)
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+  return rows
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "–")
+
+export const formatScaleBench = (rows: ReadonlyArray<ScaleRow & { generateSeconds: number }>): string => {
+  const endpoints = Object.keys(rows[0]?.cold ?? {})
+  const lines = [
+    "| patients | threads | generate s | start → ready s | worst /readyz ms | RSS ready MiB | " + endpoints.map((e) => `${e} p50 / p99 ms`).join(" | ") +
+    " | cold mix req/s | /healthz p50 / p99 / max ms under it |",
+    "|---|---|---|---|---|---|" + endpoints.map(() => "---|").join("") + "---|---|"
+  ]
+  for (const r of rows) {
+    lines.push(
+      `| ${r.patients.toLocaleString("en-US")} | ${r.threads} | ${r.generateSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${ms(r.worstReadyzMs)} | ${r.rssMiB} | ` +
+        endpoints.map((e) => `${ms(r.cold[e]!.p50)} / ${ms(r.cold[e]!.p99)}`).join(" | ") +
+        ` | ${r.mixed.reqPerSec.toFixed(1)}${r.mixed.errors > 0 ? ` (${r.mixed.errors} errors)` : ""} | ${ms(r.mixed.healthz.p50)} / ${ms(r.mixed.healthz.p99)} / ${ms(r.mixed.healthz.max)} |`
+    )
+  }
+  const baselines = [...new Set(rows.map((r) => r.patients))].flatMap((n) => (BASELINE[n] === undefined ? [] : [`- ${n.toLocaleString("en-US")}: ${BASELINE[n]}`]))
+  return [...lines, "", ...baselines].join("\n")
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2)
+  const flag = (name: string) => {
+    const i = args.indexOf(name)
+    return i >= 0 ? args.splice(i, 2)[1] : undefined
+  }
+  const threadCounts = (flag("--threads") ?? "0,1,2").split(",").map(Number)
+  const seconds = Number(flag("--seconds") ?? 8)
+  const sizes = args.map(Number).filter((n) => n > 0)
+  const rows = await runScaleBench(sizes.length > 0 ? sizes : [50_000, 200_000, 1_000_000], threadCounts, seconds)
+  console.log(`node ${process.version}; ${(await import("node:os")).availableParallelism()} cores; ${new Date().toISOString().slice(0, 10)}\n`)
+  console.log(formatScaleBench(rows))
+}

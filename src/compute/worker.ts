@@ -1,0 +1,114 @@
+/**
+ * A compute thread (HCC_THREADS; ComputePool.ts starts them). It loads the same plugins as the HTTP
+ * thread, receives the dataset once — its columns and panel on the core's shared memory, so nothing
+ * big is copied — runs its own WASM instance over that memory inside its own arena region, runs the
+ * plugins' preparations, then answers tasks: decode the (already validated) request, run the
+ * plugin's handler, encode the answer with the plugin's response schema, post it back.
+ */
+// Compiled schemas, as on the HTTP thread (main.ts).
+import "effect/schema/SchemaJITCompiler/enable"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
+import { parentPort, workerData } from "node:worker_threads"
+import builtins from "../../plugins/index.ts"
+import { type Dataset, DatasetPreparations, HealthData } from "../health/HealthData.ts"
+import * as HealthDataLive from "../health/HealthDataLive.ts"
+import { Arena } from "../kernels/Arena.ts"
+import { Kernels, makeWasm, timed } from "../kernels/Kernels.ts"
+import { instantiateCore } from "../kernels/WasmModule.ts"
+import * as JsonLogger from "../log/JsonLogger.ts"
+import { DomainError, type Plugin } from "../plugin/Plugin.ts"
+import { loadPlugins } from "../plugin/PluginRegistry.ts"
+import type { FromThread, ThreadInit, ToThread } from "./protocol.ts"
+
+const port = parentPort!
+const init = workerData as ThreadInit
+const post = (message: FromThread) => port.postMessage(message)
+
+/** Kernel times of the task running now (tasks interleave only between kernel calls). */
+let kernelTimes: Array<readonly [string, number]> = []
+
+interface Task {
+  readonly run: (input: unknown) => Effect.Effect<unknown, DomainError, Kernels | HealthData>
+}
+
+/** Decode → handler → encode, as DomainHandlers does on the HTTP thread. */
+const taskOf = (plugin: Plugin): Task => {
+  const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, { onExcessProperty: "error", errors: "all" })
+  const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
+  return {
+    run: (input) =>
+      decode(input).pipe(
+        Effect.orDie,
+        Effect.flatMap((decoded) => plugin.handler(decoded)),
+        Effect.flatMap((value) =>
+          encode(value).pipe(
+            Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
+            Effect.orDie
+          )
+        )
+      )
+  }
+}
+
+const defectFields = (defect: unknown) =>
+  defect instanceof Error
+    ? { name: defect.name, message: defect.message, stack: defect.stack }
+    : { name: "Error", message: String(defect), stack: undefined }
+
+const start = async () => {
+  const plugins = await Effect.runPromise(loadPlugins(builtins, init.specifiers))
+  const tasks = new Map(plugins.map(({ plugin }) => [plugin.name, taskOf(plugin)]))
+  const preparations = plugins.flatMap(({ plugin }) => plugin.prepare === undefined ? [] : [{ name: plugin.name, prepare: plugin.prepare }])
+  let runtime: ManagedRuntime.ManagedRuntime<Kernels | HealthData, unknown> | undefined
+
+  const answer = async (id: number, name: string, input: unknown) => {
+    const task = tasks.get(name)
+    if (runtime === undefined || task === undefined) {
+      post({ _tag: "defect", id, error: defectFields(new Error(`compute thread ${init.thread} cannot answer ${name}: ${runtime === undefined ? "no dataset yet" : "unknown plugin"}`)), kernels: [] })
+      return
+    }
+    kernelTimes = []
+    const exit = await runtime.runPromiseExit(task.run(input))
+    const kernels = kernelTimes
+    if (Exit.isSuccess(exit)) return post({ _tag: "done", id, value: exit.value, kernels })
+    const failure = Cause.findErrorOption(exit.cause)
+    if (failure._tag === "Some" && failure.value instanceof DomainError) {
+      const { code, detail, suggestions, context, errors } = failure.value
+      return post({
+        _tag: "domain",
+        id,
+        kernels,
+        error: { code, detail, ...(suggestions === undefined ? {} : { suggestions }), ...(context === undefined ? {} : { context }), ...(errors === undefined ? {} : { errors }) }
+      })
+    }
+    post({ _tag: "defect", id, error: defectFields(Cause.squash(exit.cause)), kernels })
+  }
+
+  const receiveDataset = async (dataset: Dataset, memory: WebAssembly.Memory, arena: { start: number; end: number }) => {
+    const core = instantiateCore(undefined, memory)
+    core.setArena(arena.start, arena.end)
+    const kernels = timed(makeWasm(new Arena(core)), (kernel, seconds) => kernelTimes.push([kernel, seconds]))
+    const layer = HealthDataLive.layerFromDataset(dataset).pipe(
+      Layer.provideMerge(Layer.succeed(Kernels, kernels)),
+      Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
+      Layer.provide(JsonLogger.layer(init.logLevel))
+    )
+    const made = ManagedRuntime.make(layer)
+    await made.context()
+    runtime = made
+    post({ _tag: "ready" })
+  }
+
+  return (message: ToThread) => {
+    if (message._tag === "task") {
+      void answer(message.id, message.plugin, message.input).catch((e) => post({ _tag: "defect", id: message.id, error: defectFields(e), kernels: [] }))
+    } else {
+      void receiveDataset(message.dataset, message.memory, message.arena).catch((e) => post({ _tag: "failed", message: e instanceof Error ? e.message : String(e) }))
+    }
+  }
+}
+
+// Listening at once; messages that arrive while the plugins load wait for them.
+const handle = start()
+handle.catch((e) => post({ _tag: "failed", message: e instanceof Error ? e.message : String(e) }))
+port.on("message", (message: ToThread) => void handle.then((h) => h(message), () => {}))

@@ -1,0 +1,104 @@
+/**
+ * HCC_THREADS (src/compute/ComputePool.ts): the analytic endpoints answered on compute threads that
+ * share the dataset give exactly the answers the HTTP thread gives in process — built-in examples,
+ * cold questions no cache has seen, domain errors, a plugin's defect — and the work really runs on
+ * the threads, every one of them.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import builtins from "../../plugins/index.ts"
+import { fixtureDataDir, fixturePlugin, startServer, type TestServer, waitForLog, waitReady } from "../support/server.ts"
+
+let inProcess: TestServer
+let pooled: TestServer
+const plugins = [fixturePlugin("thread-probe"), fixturePlugin("defect")].join(",")
+
+beforeAll(async () => {
+  ;[inProcess, pooled] = await Promise.all([
+    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "0", HCC_PLUGINS: plugins } }),
+    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_PLUGINS: plugins } })
+  ])
+  await Promise.all([waitReady(inProcess), waitReady(pooled)])
+}, 180_000)
+
+afterAll(async () => {
+  await Promise.all([inProcess?.stop(), pooled?.stop()])
+})
+
+const post = async (server: TestServer, path: string, body: unknown) => {
+  const res = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  const json = (await res.json()) as Record<string, unknown>
+  const { request_id: _, ...rest } = json
+  return { status: res.status, body: rest }
+}
+
+/** Questions beyond the examples: each one new to both servers (cold), and some that fail. */
+const COLD: ReadonlyArray<readonly [string, unknown]> = [
+  ["/v1/population", { analysis_type: "trend" }],
+  ["/v1/population", { cohort_definition: { age_range: "20-44", sex: "female" }, analysis_type: "trend", granularity: "monthly", axes: ["NM", "ER"] }],
+  ["/v1/population", { cohort_definition: { conditions: ["copd"], axes_threshold: { RS: { max: 6 } } }, analysis_type: "distribution" }],
+  ["/v1/population", { cohort_definition: { conditions: ["no_such_condition"] }, analysis_type: "trend" }],
+  ["/v1/drug-outcomes", { drug: "lisinopril" }],
+  ["/v1/drug-outcomes", { drug: "atorvastatin", outcome_type: "safety" }],
+  ["/v1/drug-outcomes", { drug: "metfromin" }],
+  ["/v1/clinical", { query: "Patient on sertraline and warfarin with depression, ER declining?", axes: ["ER", "NM"], time_range: "1_year" }],
+  ["/v1/clinical", { query: "amlodipine with hypertension", axes: ["PO"], time_range: "90_days", response_format: "sql_like" }],
+  ["/v1/risk-model", { patient_profile: { axes_snapshot: { PO: 3.1, NM: 4.4, ER: 5.0 }, age_range: "75-84", conditions: ["heart_failure", "copd"] }, risk_type: "readmission", horizon: "30_days" }],
+  ["/v1/device-outcomes", { device_category: "cardiac_pacemaker", outcome_metrics: ["complication_rate", "revision_rate"] }],
+  ["/v1/one-health", { query_type: "cross_species_correlation", human_condition: "avian_influenza", animal_species: "poultry", geographic_scope: "europe" }]
+]
+
+describe("compute threads (HCC_THREADS=2)", () => {
+  it("logs each thread ready before the service reports ready", async () => {
+    const ready = pooled.logLines().filter((l) => l.msg === "compute thread ready").map((l) => l.thread)
+    expect(ready.sort()).toEqual([1, 2])
+    expect(inProcess.logLines().some((l) => l.msg === "compute thread ready")).toBe(false)
+  })
+
+  it("answers every built-in example exactly as the HTTP thread does in process", async () => {
+    let compared = 0
+    for (const plugin of builtins) {
+      for (const example of plugin.examples ?? []) {
+        const [a, b] = await Promise.all([post(inProcess, plugin.path, example.request), post(pooled, plugin.path, example.request)])
+        expect(b, `${plugin.name} ${example.name}`).toEqual(a)
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(builtins.length)
+  })
+
+  it("answers cold questions and domain errors exactly as in process", async () => {
+    const statuses = new Set<number>()
+    for (const [path, body] of COLD) {
+      const [a, b] = await Promise.all([post(inProcess, path, body), post(pooled, path, body)])
+      expect(b, `${path} ${JSON.stringify(body)}`).toEqual(a)
+      statuses.add(a.status)
+    }
+    // Both kinds of answer were compared: answers and 4xx domain errors.
+    expect(statuses.has(200)).toBe(true)
+    expect([...statuses].some((s) => s >= 400 && s < 500)).toBe(true)
+  })
+
+  it("runs the handlers on the compute threads, spread over all of them, over the shared dataset", async () => {
+    const here = await post(inProcess, "/v1/thread-probe", { min_age: 40 })
+    expect(here.status).toBe(200)
+    expect(here.body.thread_id).toBe(0)
+    const answers = await Promise.all(Array.from({ length: 16 }, () => post(pooled, "/v1/thread-probe", { min_age: 40 })))
+    const threads = new Set(answers.map((a) => a.body.thread_id))
+    expect(threads.has(0)).toBe(false)
+    expect(threads.size).toBe(2)
+    for (const a of answers) expect(a.body.cohort_size).toBe(here.body.cohort_size)
+  })
+
+  it("answers a plugin's defect on a thread with the same 500, logged once without request values", async () => {
+    const [a, b] = await Promise.all([post(inProcess, "/v1/defect", { patient: "p-981" }), post(pooled, "/v1/defect", { patient: "p-981" })])
+    expect(a.status).toBe(500)
+    expect(b).toEqual(a)
+    const line = await waitForLog(pooled, (l) => l.msg === "plugin failed" && l.plugin === "defect")
+    expect(JSON.stringify(line)).not.toContain("p-981")
+    expect(String(line.message)).toContain("cannot score patient")
+  })
+})
