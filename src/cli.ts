@@ -14,7 +14,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
 import { type Account, AccountNotFound, type AccountChanges, Accounts, DuplicateAccountName, type TokenInfo, TokenNotFound } from "./auth/Accounts.ts"
-import { AppConfig, type AppSettings, parseWorkers } from "./config/AppConfig.ts"
+import { AppConfig, type AppSettings, parseThreads, parseWorkers } from "./config/AppConfig.ts"
 import { availableParallelism } from "node:os"
 import { ImportRejected, importChunks, readFolder, writeFolder } from "./health/csv.ts"
 import * as Database from "./db/Database.ts"
@@ -101,21 +101,27 @@ const serveCommand = Command.make(
     workers: Flag.String("workers").pipe(
       Flag.withDescription("Server processes sharing the port: a number, or auto for one per core (default HCC_WORKERS, 1)"),
       Flag.optional
+    ),
+    threads: Flag.String("threads").pipe(
+      Flag.withDescription("Compute threads per process answering the analytic endpoints: a number, auto for one per core, 0 for none (default HCC_THREADS, 0)"),
+      Flag.optional
     )
   },
-  ({ workers }) =>
+  ({ threads, workers }) =>
     Effect.gen(function*() {
       const level = yield* GlobalFlag.LogLevel
       const logLevel: AppSettings["logLevel"] | undefined = Option.isNone(level) ? undefined : level.value === "All" ? "Trace" : level.value
-      if (Option.isNone(workers)) return yield* serveWith({ logLevel })
-      const n = parseWorkers(workers.value, availableParallelism())
-      if (n === undefined) return yield* Effect.fail(new UsageError("--workers must be auto or a whole number from 1 to 999"))
-      return yield* serveWith({ workers: n, logLevel })
+      const n = Option.isNone(workers) ? undefined : parseWorkers(workers.value, availableParallelism())
+      if (n === undefined && Option.isSome(workers)) return yield* Effect.fail(new UsageError("--workers must be auto or a whole number from 1 to 999"))
+      const t = Option.isNone(threads) ? undefined : parseThreads(threads.value, availableParallelism())
+      if (t === undefined && Option.isSome(threads)) return yield* Effect.fail(new UsageError("--threads must be auto or a whole number from 0 to 99"))
+      return yield* serveWith({ workers: n, threads: t, logLevel })
     })
 ).pipe(
   Command.withDescription("Serve the API on PORT (default 8080); see README for every environment variable. The log (JSON lines on stdout) is the output, with or without --json"),
   Command.withExamples([
     { command: "hcc serve", description: "One server process on PORT" },
+    { command: "hcc serve --threads auto", description: "Cold analytic questions on one compute thread per core, off the HTTP thread" },
     { command: "hcc serve --workers auto --log-level debug", description: "One process per core, probes logged too" }
   ])
 )

@@ -113,13 +113,20 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
 /**
  * Runs the service until interrupted (SIGTERM/SIGINT), with the JSON logger at HCC_LOG_LEVEL: one
  * server in this process, or, with more than one worker (HCC_WORKERS or `workers`), a cluster
- * primary supervising that many (src/cluster/Supervisor.ts).
+ * primary supervising that many (src/cluster/Supervisor.ts). Each server process has HCC_THREADS
+ * (or `threads`) compute threads (src/compute/ComputePool.ts).
  */
-export const serveWith = (options: { readonly workers?: number | undefined; readonly logLevel?: AppSettings["logLevel"] | undefined } = {}) =>
+export const serveWith = (
+  options: { readonly workers?: number | undefined; readonly threads?: number | undefined; readonly logLevel?: AppSettings["logLevel"] | undefined } = {}
+) =>
   Effect.gen(function*() {
     const loaded = yield* AppConfig
-    // `hcc serve --log-level` wins over HCC_LOG_LEVEL.
-    const config = options.logLevel === undefined ? loaded : { ...loaded, logLevel: options.logLevel }
+    // `hcc serve --log-level` and `--threads` win over HCC_LOG_LEVEL and HCC_THREADS.
+    const config = {
+      ...loaded,
+      ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+      ...(options.threads === undefined ? {} : { threads: options.threads })
+    }
     const workers = options.workers ?? config.workers
     const run = workers > 1 && !isWorker()
       ? Effect.scoped(Effect.andThen(MetricsServer.primary(config), supervise(workers, config.shutdownGraceSeconds)))

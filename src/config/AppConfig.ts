@@ -26,7 +26,8 @@ export const ENV_VARS = [
   "HCC_MAX_CONNECTIONS",
   "HCC_CORS_ORIGINS",
   "HCC_METRICS_PORT",
-  "HCC_METRICS_HOST"
+  "HCC_METRICS_HOST",
+  "HCC_THREADS"
 ] as const
 
 /** The settings after parsing and defaults. */

@@ -6,18 +6,22 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
-import { fixtureDataDir, fixturePlugin, startServer, type TestServer, waitForLog, waitReady } from "../support/server.ts"
+import { fixtureDataDir, fixturePlugin, newAccount, runServerToExit, startServer, type TestServer, waitForLog, waitReady } from "../support/server.ts"
 
 let inProcess: TestServer
+const tokens = new Map<TestServer, string>()
 let pooled: TestServer
 const plugins = [fixturePlugin("thread-probe"), fixturePlugin("defect")].join(",")
+const pooledPlugins = [plugins, fixturePlugin("thread-exit")].join(",")
 
 beforeAll(async () => {
   ;[inProcess, pooled] = await Promise.all([
     startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "0", HCC_PLUGINS: plugins } }),
-    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_PLUGINS: plugins } })
+    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_PLUGINS: pooledPlugins, HCC_METRICS_PORT: "0" } })
   ])
   await Promise.all([waitReady(inProcess), waitReady(pooled)])
+  // An account the burst limit never stops (the demo account's tier would, over this many calls).
+  for (const server of [inProcess, pooled]) tokens.set(server, newAccount(server, { tier: "unlimited", burstLimit: 1_000_000 }).token)
 }, 180_000)
 
 afterAll(async () => {
@@ -27,7 +31,7 @@ afterAll(async () => {
 const post = async (server: TestServer, path: string, body: unknown) => {
   const res = await fetch(`${server.url}${path}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${tokens.get(server)!}`, "content-type": "application/json" },
     body: JSON.stringify(body)
   })
   const json = (await res.json()) as Record<string, unknown>
@@ -93,6 +97,17 @@ describe("compute threads (HCC_THREADS=2)", () => {
     for (const a of answers) expect(a.body.cohort_size).toBe(here.body.cohort_size)
   })
 
+  it("records the threads' kernel timings in the process's metrics", async () => {
+    const line = await waitForLog(pooled, (l) => l.msg === "metrics listening", 30_000)
+    const count = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${String(line.port)}/metrics`)).text()
+      return Number(/^hcc_kernel_duration_seconds_count\{kernel="panelTrend"\} (\d+)/m.exec(text)?.[1] ?? 0)
+    }
+    const before = await count()
+    expect((await post(pooled, "/v1/population", { cohort_definition: { age_range: "30-77" }, analysis_type: "trend" })).status).toBe(200)
+    expect(await count()).toBe(before + 1)
+  })
+
   it("answers a plugin's defect on a thread with the same 500, logged once without request values", async () => {
     const [a, b] = await Promise.all([post(inProcess, "/v1/defect", { patient: "p-981" }), post(pooled, "/v1/defect", { patient: "p-981" })])
     expect(a.status).toBe(500)
@@ -100,5 +115,44 @@ describe("compute threads (HCC_THREADS=2)", () => {
     const line = await waitForLog(pooled, (l) => l.msg === "plugin failed" && l.plugin === "defect")
     expect(JSON.stringify(line)).not.toContain("p-981")
     expect(String(line.message)).toContain("cannot score patient")
+  })
+
+  it("replaces a thread that dies: its request fails with a 500 and uncharged, the others keep answering", async () => {
+    const usage = async () => {
+      const body = (await (await fetch(`${pooled.url}/v1/usage`, { headers: { authorization: `Bearer ${tokens.get(pooled)!}` } })).json()) as Record<string, unknown>
+      return { queries: body.queries_today, hcc: body.hcc_cost_today }
+    }
+    const before = await usage()
+    const died = await post(pooled, "/v1/thread-exit", {})
+    expect(died.status).toBe(500)
+    expect(died.body.code).toBe("internal_error")
+    expect(died.body.hcc_cost).toBe(0)
+    expect(await usage()).toEqual(before)
+    await waitForLog(pooled, (l) => l.msg === "compute thread stopped; starting another" && l.exit_code === 3)
+    // Answers go on meanwhile (on the other thread), and the replacement comes back ready.
+    const meanwhile = await post(pooled, "/v1/thread-probe", { min_age: 40 })
+    expect(meanwhile.status).toBe(200)
+    await waitForLog(pooled, (l) => l.msg === "compute thread ready", 5000)
+    await expect.poll(() => pooled.logLines().filter((l) => l.msg === "compute thread ready").length, { timeout: 20_000 }).toBe(3)
+    const threads = new Set((await Promise.all(Array.from({ length: 16 }, () => post(pooled, "/v1/thread-probe", { min_age: 40 })))).map((a) => a.body.thread_id))
+    expect(threads.size).toBe(2)
+  })
+})
+
+describe("choosing the number of compute threads", () => {
+  it("hcc serve --threads 1 starts one thread (the flag wins over HCC_THREADS)", async () => {
+    const server = await startServer({ serveArgs: ["--threads", "1"], env: { HCC_THREADS: "0" } })
+    try {
+      await waitReady(server)
+      expect(server.logLines().filter((l) => l.msg === "compute thread ready").map((l) => l.thread)).toEqual([1])
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+
+  it("refuses a thread count that is not auto or 0-99, naming the variable", () => {
+    const run = runServerToExit({ HCC_THREADS: "-1" })
+    expect(run.status).toBe(1)
+    expect(run.stdout).toContain("HCC_THREADS")
   })
 })
