@@ -138,13 +138,16 @@ export interface FixedRateRow {
  * (each domain's documented example — the same question again, so repeated-question answers are
  * what is measured — and the catalog), reporting p50/p99/p99.9/max.
  */
-export const runFixedRateBench = async (options: { readonly seconds?: number; readonly rate?: number; readonly connections?: number; readonly patients?: number } = {}) => {
+export const runFixedRateBench = async (
+  options: { readonly seconds?: number; readonly rate?: number; readonly connections?: number; readonly patients?: number; readonly threads?: number } = {}
+) => {
   const seconds = options.seconds ?? 10
+  const threads = options.threads ?? 0
   const rate = options.rate ?? 1000
   const connections = options.connections ?? 50
   const patients = options.patients ?? 50_000
   const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-"))
-  const service = await startProcess([join(ROOT, "src/main.ts")], { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients) })
+  const service = await startProcess([join(ROOT, "src/main.ts")], { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients), HCC_THREADS: String(threads) })
   try {
     const url = `http://127.0.0.1:${service.port}`
     while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200))
@@ -163,7 +166,7 @@ export const runFixedRateBench = async (options: { readonly seconds?: number; re
       const r = await autocannon({ ...base, duration: seconds })
       rows.push({ name: t.name, sent: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, p999: (r.latency as unknown as { readonly p99_9: number }).p99_9, max: r.latency.max, non2xx: r.non2xx + r.errors + r.timeouts })
     }
-    return { rows, rate, connections, seconds, patients }
+    return { rows, rate, connections, seconds, patients, threads }
   } finally {
     service.child.kill("SIGTERM")
   }
@@ -171,24 +174,37 @@ export const runFixedRateBench = async (options: { readonly seconds?: number; re
 
 export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedRateBench>>): string =>
   [
-    `Fixed rate: ${result.rate} req/s over ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process, ${result.patients.toLocaleString("en-US")} patients`,
+    `Fixed rate: ${result.rate} req/s over ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process with ${result.threads} compute threads (HCC_THREADS), ${result.patients.toLocaleString("en-US")} patients`,
     "",
     "| endpoint | requests | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx + errors |",
     "|---|---|---|---|---|---|---|",
     ...result.rows.map((r) => `| ${r.name} | ${r.sent.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.max} | ${r.non2xx} |`)
   ].join("\n")
 
+/** The fixed-rate run on the HTTP thread alone and with 2 compute threads, one after the other. */
+const fixedRateSideBySide = async (seconds: number) => {
+  for (const threads of [0, 2]) {
+    console.log(formatFixedRateBench(await runFixedRateBench({ seconds, threads })))
+    console.log("")
+  }
+}
+
 if (import.meta.main) {
-  const seconds = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10)
-  runHttpBench({ seconds }).then(async (r) => {
-    console.log(formatHttpBench(r))
-    console.log("")
-    const { formatScaleBench, runScaleBench } = await import("./scale.ts")
-    console.log(formatScaleBench(await runScaleBench({ seconds })))
-    console.log("")
-    console.log(formatFixedRateBench(await runFixedRateBench({ seconds })))
-  }, (e: unknown) => {
-    console.error(e)
-    process.exitCode = 1
-  })
+  const fixedOnly = process.argv.includes("--fixed-rate")
+  const seconds = Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? process.env.BENCH_SECONDS ?? 10)
+  if (fixedOnly) {
+    await fixedRateSideBySide(seconds)
+  } else {
+    runHttpBench({ seconds }).then(async (r) => {
+      console.log(formatHttpBench(r))
+      console.log("")
+      const { formatScaleBench, runScaleBench } = await import("./scale.ts")
+      console.log(formatScaleBench(await runScaleBench({ seconds })))
+      console.log("")
+      await fixedRateSideBySide(seconds)
+    }, (e: unknown) => {
+      console.error(e)
+      process.exitCode = 1
+    })
+  }
 }

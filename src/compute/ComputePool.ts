@@ -44,6 +44,12 @@ export interface ComputePoolService {
 /** The compute pool of this process. */
 export class ComputePool extends Context.Service<ComputePool, ComputePoolService>()("hcc/ComputePool") {}
 
+/**
+ * The HTTP thread's core, for the loader to make the axis panel resident in place (filled as it is
+ * read, instead of built in JavaScript and copied in at the end).
+ */
+export class CoreArena extends Context.Service<CoreArena, Arena>()("hcc/CoreArena") {}
+
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url)
 
 const PAGE = 65536
@@ -96,7 +102,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
         switch (message._tag) {
           case "ready":
             t.ready = true
-            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId })))
+            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
             onReady?.()
             while (waiting.length > 0 && t.ready) waiting.shift()!(t)
             return
@@ -206,7 +212,7 @@ const inProcess: ComputePoolService = {
  * The WASM core of the HTTP thread (`Kernels`) and, with HCC_THREADS > 0, the compute threads over
  * its memory (`ComputePool`).
  */
-export const layer: Layer.Layer<Kernels | ComputePool, KernelError, AppConfig> = Layer.effectContext(
+export const layer: Layer.Layer<Kernels | ComputePool | CoreArena, KernelError, AppConfig> = Layer.effectContext(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const arena = yield* Effect.try({
@@ -214,6 +220,6 @@ export const layer: Layer.Layer<Kernels | ComputePool, KernelError, AppConfig> =
       catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
     })
     const pool = config.threads > 0 ? yield* makePool(config.threads, { specifiers: config.plugins, logLevel: config.logLevel }, arena) : inProcess
-    return Context.make(Kernels, timed(makeWasm(arena))).pipe(Context.add(ComputePool, pool))
+    return Context.make(Kernels, timed(makeWasm(arena))).pipe(Context.add(ComputePool, pool), Context.add(CoreArena, arena))
   })
 )

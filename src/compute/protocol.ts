@@ -48,7 +48,7 @@ export type KernelTimes = ReadonlyArray<readonly [string, number]>
 
 /** Compute thread → HTTP thread. */
 export type FromThread =
-  | { readonly _tag: "ready" }
+  | { readonly _tag: "ready"; readonly heapMiB: number; readonly seconds: number }
   | { readonly _tag: "failed"; readonly message: string }
   | { readonly _tag: "done"; readonly id: number; readonly value: unknown; readonly kernels: KernelTimes }
   | { readonly _tag: "domain"; readonly id: number; readonly error: DomainErrorFields; readonly kernels: KernelTimes }

@@ -8,6 +8,7 @@
 // Compiled schemas, as on the HTTP thread (main.ts).
 import "effect/schema/SchemaJITCompiler/enable"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
+import { getHeapStatistics } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
 import builtins from "../../plugins/index.ts"
 import { type Dataset, DatasetPreparations, HealthData } from "../health/HealthData.ts"
@@ -93,10 +94,11 @@ const start = async () => {
       Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
       Layer.provide(JsonLogger.layer(init.logLevel))
     )
+    const started = performance.now()
     const made = ManagedRuntime.make(layer)
     await made.context()
     runtime = made
-    post({ _tag: "ready" })
+    post({ _tag: "ready", heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576), seconds: Math.round(performance.now() - started) / 1000 })
   }
 
   return (message: ToThread) => {

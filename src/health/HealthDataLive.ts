@@ -7,7 +7,8 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { ComputePool } from "../compute/ComputePool.ts"
+import { ComputePool, CoreArena } from "../compute/ComputePool.ts"
+import type { Arena } from "../kernels/Arena.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { breathe } from "../eventLoop.ts"
 import { recordDatasetLoading, recordDatasetReady } from "../observability/Metrics.ts"
@@ -51,6 +52,13 @@ const memoParser = (parse: (text: string) => number) => {
   }
 }
 
+/**
+ * A zeroed typed array on shared memory: the big columns are made shareable as they are read, so
+ * compute threads (src/compute/ComputePool.ts) get them without a copy.
+ */
+const sharedArray = <T extends Int32Array | Float64Array>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: SharedArrayBuffer): T }, length: number): T =>
+  new Ctor(new SharedArrayBuffer(length * Ctor.BYTES_PER_ELEMENT))
+
 /** Orders strings by UTF-16 code unit, as SQLite's BINARY collation does for our ASCII codes. */
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -64,7 +72,7 @@ const indexer = (codes: ReadonlyArray<string>) => {
  * Reads the whole dataset from the database into columns and makes the scanned ones resident;
  * `report` hears which table is being read and the share of the load done (for /readyz).
  */
-export const loadDataset = (kernels: KernelsService, report: (table: string, done: number) => void = () => {}) =>
+export const loadDataset = (kernels: KernelsService, report: (table: string, done: number) => void = () => {}, arena?: Arena) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const values = <E>(statement: { readonly values: Effect.Effect<Values, E> }) => statement.values
@@ -86,59 +94,10 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     for (const codes of Object.values(vocabulary)) codes.sort(byCodePoint)
     const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
 
-    // Patients.
-    report("patients", 0.01)
-    const patientRows = yield* values(sql`SELECT id, birth_year, sex, region FROM patients ORDER BY id`)
-    const n = patientRows.length
-    const ids = new Int32Array(n)
-    const birthYear = new Float64Array(n)
-    const sex = new Int32Array(n)
-    const region = new Int32Array(n)
-    const indexOf = new Map<number, number>()
-    patientRows.forEach(([id, by, s, r], i) => {
-      ids[i] = Number(id)
-      birthYear[i] = Number(by)
-      sex[i] = s === "male" ? 1 : 0
-      region[i] = codeOf.region(r)
-      indexOf.set(Number(id), i)
-    })
-    const patientIndex = (id: unknown) => indexOf.get(Number(id)) ?? -1
-
-    const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Int32Array(n)]))
-    for (const [p, c] of yield* values(sql`SELECT patient_id, condition FROM patient_conditions`)) {
-      conditionFlags.get(String(c))![patientIndex(p)] = 1
-    }
-
-    // The axis panel: months from the earliest score (at most MAX_PANEL_MONTHS back) to as_of.
-    const lastMonth = monthOfDay(asOfDay)
-    const [[minMonth]] = (yield* values(sql`SELECT MIN(month) FROM axis_scores`)) as unknown as [[string | null]]
-    const firstMonth = minMonth === null ? lastMonth : Math.max(parseMonth(minMonth), lastMonth - MAX_PANEL_MONTHS + 1)
-    const months = lastMonth - firstMonth + 1
-    const panel = new Float32Array(AXES.length * n * months).fill(Number.NaN)
-    for (let from = 0; from < n; from += PATIENTS_PER_READ) {
-      const to = Math.min(n, from + PATIENTS_PER_READ) - 1
-      yield* breathe
-      report("axis_scores", 0.05 + 0.5 * (from / n))
-      const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!}`)
-      for (const row of rows) {
-        const m = month(row[1]) - firstMonth
-        if (m < 0 || m >= months) continue
-        const p = patientIndex(row[0])
-        for (let a = 0; a < AXES.length; a++) {
-          const v = row[a + 2]
-          if (v !== null) panel[(a * n + p) * months + m] = Number(v)
-        }
-      }
-    }
-
-    // Drug courses; a patient "takes" a drug when a course overlaps the panel's months.
-    const windowStart = firstDayOfMonth(firstMonth)
-    yield* breathe
-    report("drug_exposures", 0.55)
     // Tables with millions of rows are read in pieces, with a turn of the event loop between them:
     // one statement over all of them would hold the loop for seconds (tens at a million patients).
     const count = (table: string) => Effect.map(values(sql`SELECT COUNT(*) FROM ${sql(table)}`), (rows) => Number(rows[0]![0]))
-    /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row and its position. */
+    /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row (without its id) and its position. */
     const byId = (select: (after: number) => Effect.Effect<Values, unknown>, fill: (row: ReadonlyArray<unknown>, i: number) => void) =>
       Effect.gen(function*() {
         let after = Number.MIN_SAFE_INTEGER
@@ -146,22 +105,90 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         for (;;) {
           yield* breathe
           const rows = yield* select(after)
-          for (const row of rows) fill(row.slice(1), i++)
+          for (const row of rows) fill(row, i++)
           if (rows.length < ROWS_PER_READ) return
           after = Number(rows[rows.length - 1]![0])
         }
       })
+
+    // Patients.
+    report("patients", 0.01)
+    const n = yield* count("patients")
+    const ids = sharedArray(Int32Array, n)
+    const birthYear = new Float64Array(n)
+    const sex = new Int32Array(n)
+    const region = new Int32Array(n)
+    const indexOf = new Map<number, number>()
+    yield* byId((after) => values(sql`SELECT id, birth_year, sex, region FROM patients WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([id, by, s, r], i) => {
+      ids[i] = Number(id)
+      birthYear[i] = Number(by)
+      sex[i] = s === "male" ? 1 : 0
+      region[i] = codeOf.region(r)
+      indexOf.set(Number(id), i)
+    })
+    const patientIndex = (id: unknown) => indexOf.get(Number(id)) ?? -1
+    /** Runs `read` over consecutive ranges of `per` patients (first and last id, first index), with a turn of the event loop before each. */
+    const byPatients = (per: number, read: (firstId: number, lastId: number, from: number) => Effect.Effect<void, unknown>) =>
+      Effect.gen(function*() {
+        for (let from = 0; from < n; from += per) {
+          yield* breathe
+          yield* read(ids[from]!, ids[Math.min(n, from + per) - 1]!, from)
+        }
+      })
+
+    const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Int32Array(n)]))
+    yield* byPatients(PATIENTS_PER_READ * 10, (first, last) =>
+      Effect.map(values(sql`SELECT patient_id, condition FROM patient_conditions WHERE patient_id BETWEEN ${first} AND ${last}`), (rows) => {
+        for (const [p, c] of rows) conditionFlags.get(String(c))![patientIndex(p)] = 1
+      }))
+
+    // The axis panel: months from the earliest score (at most MAX_PANEL_MONTHS back) to as_of. The
+    // earliest month is looked up per range of patients (on the primary key), not by one table scan.
+    const lastMonth = monthOfDay(asOfDay)
+    let minMonth = Number.POSITIVE_INFINITY
+    yield* byPatients(PATIENTS_PER_READ * 10, (first, last) =>
+      Effect.map(values(sql`SELECT MIN(month) FROM axis_scores WHERE patient_id BETWEEN ${first} AND ${last}`), (rows) => {
+        const m = rows[0]?.[0]
+        if (m !== null && m !== undefined) minMonth = Math.min(minMonth, month(m))
+      }))
+    const firstMonth = minMonth === Number.POSITIVE_INFINITY ? lastMonth : Math.max(minMonth, lastMonth - MAX_PANEL_MONTHS + 1)
+    const months = lastMonth - firstMonth + 1
+    // Filled with NaN (missing) a range of patients at a time, just before their scores are read;
+    // in the core's memory from the start when the loader has the core (no copy at the end).
+    const inPlace = arena?.residentF32(AXES.length * n * months)
+    const panel = inPlace?.view ?? new Float32Array(AXES.length * n * months)
+    yield* byPatients(PATIENTS_PER_READ, (first, last, from) =>
+      Effect.gen(function*() {
+        report("axis_scores", 0.05 + 0.5 * (from / n))
+        const upTo = Math.min(n, from + PATIENTS_PER_READ)
+        for (let a = 0; a < AXES.length; a++) panel.fill(Number.NaN, (a * n + from) * months, (a * n + upTo) * months)
+        const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${first} AND ${last}`)
+        for (const row of rows) {
+          const m = month(row[1]) - firstMonth
+          if (m < 0 || m >= months) continue
+          const p = patientIndex(row[0])
+          for (let a = 0; a < AXES.length; a++) {
+            const v = row[a + 2]
+            if (v !== null) panel[(a * n + p) * months + m] = Number(v)
+          }
+        }
+      }))
+
+    // Drug courses; a patient "takes" a drug when a course overlaps the panel's months.
+    const windowStart = firstDayOfMonth(firstMonth)
+    yield* breathe
+    report("drug_exposures", 0.55)
     const nEx = yield* count("drug_exposures")
     const exposures = {
-      patient: new Int32Array(nEx),
-      drug: new Int32Array(nEx),
-      startDay: new Float64Array(nEx),
-      endDay: new Float64Array(nEx),
-      adherence: new Float64Array(nEx)
+      patient: sharedArray(Int32Array, nEx),
+      drug: sharedArray(Int32Array, nEx),
+      startDay: sharedArray(Float64Array, nEx),
+      endDay: sharedArray(Float64Array, nEx),
+      adherence: sharedArray(Float64Array, nEx)
     }
     const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Int32Array(n)]))
     yield* byId((after) =>
-      values(sql`SELECT id, patient_id, drug, start_date, end_date, adherence FROM drug_exposures WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([p, d, s, e, a], i) => {
+      values(sql`SELECT id, patient_id, drug, start_date, end_date, adherence FROM drug_exposures WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([, p, d, s, e, a], i) => {
       exposures.patient[i] = patientIndex(p)
       exposures.drug[i] = codeOf.drug(d)
       exposures.startDay[i] = day(s)
@@ -174,19 +201,19 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     yield* breathe
     report("adverse_events", 0.6)
     const nAe = yield* count("adverse_events")
-    const adverseEvents = { patient: new Int32Array(nAe), drug: new Int32Array(nAe), eventType: new Int32Array(nAe), day: new Float64Array(nAe) }
+    const adverseEvents = { patient: sharedArray(Int32Array, nAe), drug: sharedArray(Int32Array, nAe), eventType: sharedArray(Int32Array, nAe), day: sharedArray(Float64Array, nAe) }
     yield* byId((after) => values(sql`SELECT id, patient_id, drug, event_type, date FROM adverse_events WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r, i) => {
-      adverseEvents.patient[i] = patientIndex(r[0])
-      adverseEvents.drug[i] = codeOf.drug(r[1])
-      adverseEvents.eventType[i] = codeOf.adverse_event(r[2])
-      adverseEvents.day[i] = day(r[3])
+      adverseEvents.patient[i] = patientIndex(r[1])
+      adverseEvents.drug[i] = codeOf.drug(r[2])
+      adverseEvents.eventType[i] = codeOf.adverse_event(r[3])
+      adverseEvents.day[i] = day(r[4])
     })
 
     yield* breathe
     report("encounters", 0.65)
     const nEn = yield* count("encounters")
     const kinds = indexer(ENCOUNTER_KINDS)
-    const encounters = { patient: new Int32Array(nEn), kind: new Int32Array(nEn), startDay: new Float64Array(nEn), endDay: new Float64Array(nEn) }
+    const encounters = { patient: sharedArray(Int32Array, nEn), kind: sharedArray(Int32Array, nEn), startDay: sharedArray(Float64Array, nEn), endDay: sharedArray(Float64Array, nEn) }
     // By patient ranges, each in (patient, start, id) order: together the order of the whole table.
     let e = 0
     for (let from = 0; from < n; from += PATIENTS_PER_READ) {
@@ -267,7 +294,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         conditions: yield* resident(conditionFlags),
         drugs: yield* resident(drugFlags)
       },
-      panel: yield* kernels.panel(panel, n, AXES.length, months),
+      panel: inPlace === undefined ? yield* kernels.panel(panel, n, AXES.length, months) : { data: panel, ptr: inPlace.ptr, nPatients: n, nAxes: AXES.length, nMonths: months },
       exposures,
       adverseEvents,
       encounters,
@@ -405,6 +432,7 @@ export const layer = Layer.effect(
     const readiness = yield* Readiness
     const sql = yield* SqlClient.SqlClient
     const pool = Option.getOrUndefined(yield* Effect.serviceOption(ComputePool))
+    const arena = Option.getOrUndefined(yield* Effect.serviceOption(CoreArena))
     let state: State = { _tag: "loading", step: "starting" }
     const setStep = (step: string, progress?: number) => {
       recordDatasetLoading(progress ?? 0)
@@ -427,7 +455,7 @@ export const layer = Layer.effect(
       yield* generateIfMissing(config, setStep)
       setStep("loading", 0)
       const started = performance.now()
-      const loaded = yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done))
+      const loaded = yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done), arena)
       let dataset = loaded
       if (pool !== undefined && pool.threads > 0) {
         // The compute threads run the preparations (in parallel, off this thread); ready once all have.

@@ -50,6 +50,16 @@ export class Arena {
     return ptr
   }
 
+  /**
+   * A resident buffer of `length` f32 values the caller fills in place (the loader, a range at a
+   * time, so no one copy holds the thread): its values are unspecified until written.
+   */
+  residentF32(length: number): { readonly ptr: number; readonly view: Float32Array } {
+    if (this.inBatch) throw new Error("resident allocation inside a batch")
+    const ptr = this.allocOrThrow(length * 4)
+    return { ptr, view: new Float32Array(this.core.memory.buffer, ptr, length) }
+  }
+
   /** {@link resident}, and a view of the same type over the copy in the core's memory (use it instead of `data`). */
   residentView<T extends View>(data: T): { readonly ptr: number; readonly view: T } {
     const ptr = this.resident(data)
