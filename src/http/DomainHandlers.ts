@@ -101,15 +101,17 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
           })
         })
       )
-      // On a compute thread (ComputePool.ts) when there are any: it decodes, runs the handler and
-      // encodes there; the dataset check first, so a loading dataset answers 503 as in process.
+      const inProcess = Effect.flatMap(plugin.handler(input), (value) =>
+        encode(value).pipe(
+          Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
+          Effect.orDie
+        ))
+      // On a compute thread (ComputePool.ts) once the threads have the dataset: it decodes, runs the
+      // handler and encodes there. Until then here, as without threads (a plugin that needs no data
+      // answers; one that reads the dataset gets its 503).
       const computed = pool.threads > 0
-        ? Effect.andThen(health.dataset, pool.run(plugin.name, json))
-        : Effect.flatMap(plugin.handler(input), (value) =>
-          encode(value).pipe(
-            Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
-            Effect.orDie
-          ))
+        ? Effect.flatMap(Effect.exit(health.dataset), (loaded) => Exit.isSuccess(loaded) ? pool.run(plugin.name, json) : inProcess)
+        : inProcess
       const encoded = yield* computed.pipe(
         Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)),
         Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId))

@@ -150,6 +150,21 @@ describe("choosing the number of compute threads", () => {
     }
   }, 60_000)
 
+  it("while the dataset loads, a plugin that needs no data answers and one that does says 503, as without threads", async () => {
+    const server = await startServer({ env: { HCC_THREADS: "2", HCC_POPULATION: "40000", HCC_PLUGINS: fixturePlugin("series-stats") } })
+    try {
+      const auth = { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" }
+      const stats = await fetch(`${server.url}/v1/series-stats`, { method: "POST", headers: auth, body: JSON.stringify({ values: [1, 2, 3] }) })
+      expect(stats.status).toBe(200)
+      const population = await fetch(`${server.url}/v1/population`, { method: "POST", headers: auth, body: JSON.stringify({ analysis_type: "trend" }) })
+      expect(population.status).toBe(503)
+      expect(((await population.json()) as { code: string }).code).toBe("unavailable")
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503)
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+
   it("refuses a thread count that is not auto or 0-99, naming the variable", () => {
     const run = runServerToExit({ HCC_THREADS: "-1" })
     expect(run.status).toBe(1)
