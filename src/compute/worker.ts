@@ -7,7 +7,7 @@
  */
 // Compiled schemas, as on the HTTP thread (main.ts).
 import "effect/schema/SchemaJITCompiler/enable"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, References, Schema } from "effect"
 import { getHeapStatistics } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
 import builtins from "../../plugins/index.ts"
@@ -92,7 +92,9 @@ const start = async () => {
     const layer = HealthDataLive.layerFromDataset(dataset).pipe(
       Layer.provideMerge(Layer.succeed(Kernels, kernels)),
       Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
-      Layer.provide(JsonLogger.layer(init.logLevel))
+      Layer.provide(JsonLogger.layer(init.logLevel)),
+      // Every line a thread logs says which thread (its preparations, a plugin's own logs).
+      Layer.provide(Layer.succeed(References.CurrentLogAnnotations, { thread: init.thread }))
     )
     const started = performance.now()
     const made = ManagedRuntime.make(layer)
