@@ -190,9 +190,10 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
           const t = pick()
           if (t !== undefined) dispatch(t)
           else waiting.push(dispatch)
-          // An interrupted request (its client went away) forgets its answer; the thread finishes the work.
+          // An interrupted request (its client went away): its thread stops the work (work shared
+          // through a plugin's cache goes on for the others waiting on it).
           return Effect.sync(() => {
-            sentTo?.pending.delete(id)
+            if (sentTo?.pending.delete(id) === true) sentTo.worker.postMessage({ _tag: "cancel", id } satisfies ToThread)
             const i = waiting.indexOf(dispatch)
             if (i >= 0) waiting.splice(i, 1)
           })

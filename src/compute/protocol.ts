@@ -42,6 +42,8 @@ export type ToThread =
     readonly arena: { readonly start: number; readonly end: number }
   }
   | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown }
+  /** The request went away (its client disconnected): stop its work. */
+  | { readonly _tag: "cancel"; readonly id: number }
 
 /** Kernel calls a task made: kernel name and seconds (recorded into the HTTP thread's metrics). */
 export type KernelTimes = ReadonlyArray<readonly [string, number]>

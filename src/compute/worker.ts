@@ -7,7 +7,7 @@
  */
 // Compiled schemas, as on the HTTP thread (main.ts).
 import "effect/schema/SchemaJITCompiler/enable"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, References, Schema } from "effect"
+import { Cause, Effect, Exit, type Fiber, Layer, ManagedRuntime, References, Schema } from "effect"
 import { getHeapStatistics } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
 import builtins from "../../plugins/index.ts"
@@ -25,7 +25,7 @@ const port = parentPort!
 const init = workerData as ThreadInit
 const post = (message: FromThread) => port.postMessage(message)
 
-/** Kernel times of the task running now (tasks interleave only between kernel calls). */
+/** Kernel times recorded since the last answer was posted (sent with the next one). */
 let kernelTimes: Array<readonly [string, number]> = []
 
 interface Task {
@@ -61,6 +61,8 @@ const start = async () => {
   const tasks = new Map(plugins.map(({ plugin }) => [plugin.name, taskOf(plugin)]))
   const preparations = plugins.flatMap(({ plugin }) => plugin.prepare === undefined ? [] : [{ name: plugin.name, prepare: plugin.prepare }])
   let runtime: ManagedRuntime.ManagedRuntime<Kernels | HealthData, unknown> | undefined
+  /** Tasks in progress, by id (a cancelled one is interrupted). */
+  const running = new Map<number, Fiber.Fiber<unknown, unknown>>()
 
   const answer = async (id: number, name: string, input: unknown) => {
     const task = tasks.get(name)
@@ -68,9 +70,13 @@ const start = async () => {
       post({ _tag: "defect", id, error: defectFields(new Error(`compute thread ${init.thread} cannot answer ${name}: ${runtime === undefined ? "no dataset yet" : "unknown plugin"}`)), kernels: [] })
       return
     }
-    kernelTimes = []
-    const exit = await runtime.runPromiseExit(task.run(input))
+    const fiber = runtime.runFork(task.run(input))
+    running.set(id, fiber)
+    const exit = await new Promise<Exit.Exit<unknown, unknown>>((resolve) => fiber.addObserver(resolve))
+    running.delete(id)
+    // Every kernel time recorded since the last answer rides on this one (tasks interleave).
     const kernels = kernelTimes
+    kernelTimes = []
     if (Exit.isSuccess(exit)) return post({ _tag: "done", id, value: exit.value, kernels })
     const failure = Cause.findErrorOption(exit.cause)
     if (failure._tag === "Some" && failure.value instanceof DomainError) {
@@ -92,9 +98,10 @@ const start = async () => {
     const layer = HealthDataLive.layerFromDataset(dataset).pipe(
       Layer.provideMerge(Layer.succeed(Kernels, kernels)),
       Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
-      Layer.provide(JsonLogger.layer(init.logLevel)),
-      // Every line a thread logs says which thread (its preparations, a plugin's own logs).
-      Layer.provide(Layer.succeed(References.CurrentLogAnnotations, { thread: init.thread }))
+      // The service's JSON logger for everything the thread runs (its preparations and every
+      // request), every line saying which thread.
+      Layer.provideMerge(JsonLogger.layer(init.logLevel)),
+      Layer.provideMerge(Layer.succeed(References.CurrentLogAnnotations, { thread: init.thread }))
     )
     const started = performance.now()
     const made = ManagedRuntime.make(layer)
@@ -104,7 +111,9 @@ const start = async () => {
   }
 
   return (message: ToThread) => {
-    if (message._tag === "task") {
+    if (message._tag === "cancel") {
+      running.get(message.id)?.interruptUnsafe()
+    } else if (message._tag === "task") {
       void answer(message.id, message.plugin, message.input).catch((e) => post({ _tag: "defect", id: message.id, error: defectFields(e), kernels: [] }))
     } else {
       void receiveDataset(message.dataset, message.memory, message.arena).catch((e) => post({ _tag: "failed", message: e instanceof Error ? e.message : String(e) }))

@@ -4,31 +4,53 @@
  * dataset object is dropped with it. Least recently used entries go past `max`; failures are not
  * kept (they are cheap: they happen before the heavy work).
  */
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import { DomainError } from "./Plugin.ts"
 
-/** A cache of results per dataset: `cached(dataset, key, compute)`. */
+/**
+ * A cache of results per dataset: `cached(dataset, key, compute)`. Callers asking for a key that is
+ * being computed wait for that one computation instead of starting their own (a burst of the same
+ * new question computes it once). The computation runs detached from the caller that started it,
+ * so that caller going away does not fail the others; its failure reaches every waiter and is not kept.
+ */
 export const datasetCache = <V>(max: number) => {
   const byDataset = new WeakMap<object, Map<string, V>>()
+  const running = new WeakMap<object, Map<string, Deferred.Deferred<V, unknown>>>()
+  const entriesOf = <T>(map: WeakMap<object, Map<string, T>>, dataset: object) => {
+    let entries = map.get(dataset)
+    if (entries === undefined) {
+      entries = new Map()
+      map.set(dataset, entries)
+    }
+    return entries
+  }
   return <E, R>(dataset: object, key: string, compute: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> =>
     Effect.suspend(() => {
-      let entries = byDataset.get(dataset)
-      if (entries === undefined) {
-        entries = new Map()
-        byDataset.set(dataset, entries)
-      }
-      const store = entries
+      const store = entriesOf(byDataset, dataset)
       const hit = store.get(key)
       if (hit !== undefined) {
         store.delete(key)
         store.set(key, hit)
         return Effect.succeed(hit)
       }
-      return Effect.tap(compute, (value) =>
-        Effect.sync(() => {
-          store.set(key, value)
-          if (store.size > max) store.delete(store.keys().next().value!)
-        }))
+      const inFlight = entriesOf(running, dataset)
+      const pending = inFlight.get(key) as Deferred.Deferred<V, E> | undefined
+      if (pending !== undefined) return Deferred.await(pending)
+      const deferred = Deferred.makeUnsafe<V, E>()
+      inFlight.set(key, deferred as Deferred.Deferred<V, unknown>)
+      const run = compute.pipe(
+        Effect.tap((value) =>
+          Effect.sync(() => {
+            store.set(key, value)
+            if (store.size > max) store.delete(store.keys().next().value!)
+          })),
+        Effect.onExit((exit) =>
+          Effect.andThen(
+            Effect.sync(() => inFlight.delete(key)),
+            Deferred.done(deferred, exit)
+          ))
+      )
+      return Effect.andThen(Effect.forkDetach(run), Deferred.await(deferred))
     })
 }
 

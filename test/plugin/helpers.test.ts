@@ -1,5 +1,5 @@
 /** Contract helpers plugins share: p-values, "did you mean" suggestions and request shapes. */
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { datasetCache } from "../../src/plugin/cache.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
@@ -51,6 +51,30 @@ describe("parseAgeRange", () => {
 })
 
 describe("datasetCache", () => {
+  it("computes a key asked for concurrently once; the first caller going away fails no one; a failure reaches every waiter and is not kept", async () => {
+    const cached = datasetCache<number>(8)
+    const d = {}
+    let runs = 0
+    const slow = (v: number) => Effect.andThen(Effect.sleep("30 millis"), Effect.sync(() => {
+      runs++
+      return v
+    }))
+    const first = Effect.runFork(cached(d, "k", slow(1)))
+    const rest = Promise.all(Array.from({ length: 9 }, () => Effect.runPromise(cached(d, "k", slow(2)))))
+    await Effect.runPromise(Fiber.interrupt(first))
+    expect(await rest).toEqual(Array(9).fill(1))
+    expect(runs).toBe(1)
+    let failures = 0
+    const failing = Effect.andThen(Effect.sleep("10 millis"), Effect.suspend(() => {
+      failures++
+      return Effect.fail("no" as const)
+    }))
+    const exits = await Promise.all(Array.from({ length: 3 }, () => Effect.runPromiseExit(cached(d, "bad", failing))))
+    expect(exits.map((e) => e._tag)).toEqual(["Failure", "Failure", "Failure"])
+    expect(failures).toBe(1)
+    expect(await Effect.runPromise(cached(d, "bad", Effect.succeed(5)))).toBe(5)
+  })
+
   it("computes once per dataset and key, evicts the least recently used, and keeps no failure", () => {
     const cached = datasetCache<number>(2)
     const d1 = {}

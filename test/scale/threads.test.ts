@@ -97,6 +97,19 @@ describe("compute threads (HCC_THREADS=2)", () => {
     for (const a of answers) expect(a.body.cohort_size).toBe(here.body.cohort_size)
   })
 
+  it("stops a request's work on its thread when the client goes away", async () => {
+    const gone = fetch(`${pooled.url}/v1/thread-probe`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.get(pooled)!}`, "content-type": "application/json" },
+      body: JSON.stringify({ wait_ms: 20_000 }),
+      signal: AbortSignal.timeout(300)
+    })
+    await expect(gone).rejects.toThrow()
+    // A JSON line of the service's logger, saying which thread.
+    const line = await waitForLog(pooled, (l) => l.msg === "thread-probe interrupted", 5000)
+    expect([1, 2]).toContain(line.thread)
+  })
+
   it("records the threads' kernel timings in the process's metrics", async () => {
     const line = await waitForLog(pooled, (l) => l.msg === "metrics listening", 30_000)
     const count = async () => {
