@@ -98,7 +98,8 @@ describe("usage errors", () => {
     ["a value the command refuses", ["data", "generate", "--patients", "0"], /--patients must be between 1 and/, "hcc data generate"],
     ["nothing to change", ["accounts", "update", "acc_x"], /nothing to change/, "hcc accounts update"],
     ["a bad limit", ["accounts", "update", "acc_x", "--burst-limit", "0"], /--burst-limit must be a whole number from 1/, "hcc accounts update"],
-    ["a bad --workers", ["serve", "--workers", "many"], /--workers must be auto or a whole number/, "hcc serve"]
+    ["a bad --workers", ["serve", "--workers", "many"], /--workers must be auto or a whole number/, "hcc serve"],
+    ["a bad --threads", ["serve", "--threads", "many"], /--threads must be auto or a whole number from 0 to 99/, "hcc serve"]
   ]
   for (const [what, args, message, command] of cases) {
     it(`${what}: exit 2, one line and a hint, not the whole help`, () => {
