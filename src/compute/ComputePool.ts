@@ -52,6 +52,9 @@ export class CoreArena extends Context.Service<CoreArena, Arena>()("hcc/CoreAren
 
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url)
 
+/** Pause before a thread that stopped is replaced. */
+const RESPAWN_DELAY_MS = 1000
+
 const PAGE = 65536
 /** The highest address an arena may reach (a 32-bit memory's last byte, 16-aligned). */
 const ADDRESS_END = MAX_PAGES * PAGE - 16
@@ -125,9 +128,13 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
         t.pending.clear()
         if (closing) return
         log(Effect.logError("compute thread stopped; starting another").pipe(Effect.annotateLogs({ thread: n, exit_code: code })))
-        const replacement = spawn(n)
-        threads[n - 1] = replacement
-        sendDataset(replacement)
+        // After a pause, so a thread that dies as it starts (a plugin's prepare ending it) does not spin.
+        setTimeout(() => {
+          if (closing) return
+          const replacement = spawn(n)
+          threads[n - 1] = replacement
+          sendDataset(replacement)
+        }, RESPAWN_DELAY_MS).unref()
       })
       return t
     }
