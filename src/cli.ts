@@ -19,6 +19,7 @@ import { availableParallelism } from "node:os"
 import { ImportRejected, importChunks, readFolder, writeFolder } from "./health/csv.ts"
 import * as Database from "./db/Database.ts"
 import { replaceDataset } from "./health/DatasetWriter.ts"
+import { removeSnapshot } from "./health/snapshot.ts"
 import { generatedChunks, MAX_PATIENTS, MAX_SEED } from "./health/generator.ts"
 import { progressBar } from "./health/progress.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
@@ -292,6 +293,7 @@ const dataGenerate = Command.make(
       if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
       yield* replaceDataset(generatedChunks({ patients, seed }), { atomic: false, onProgress: progressBar(`generating ${patients} patients`) })
+      yield* removeSnapshot(config.dataDir)
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
       yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${RESTART_NOTE}`)
     }).pipe(Effect.provide(DatabaseLive))
@@ -306,6 +308,7 @@ const dataImport = Command.make("import", { folder }, ({ folder }) =>
   Effect.gen(function*() {
     const rows = yield* readFolder(folder)
     yield* replaceDataset(importChunks(rows), { atomic: true, onProgress: progressBar("importing") })
+    yield* removeSnapshot((yield* AppConfig).dataDir)
     const patients = rows.patients?.length ?? 0
     yield* emit({ folder, patients }, () => `imported ${patients} patients from ${folder}. ${RESTART_NOTE}`)
   }).pipe(Effect.provide(DatabaseLive))).pipe(

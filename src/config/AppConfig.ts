@@ -72,6 +72,8 @@ export interface AppSettings {
   readonly metricsHost: string
   /** Compute threads per process answering the analytic endpoints; 0 = on the HTTP thread itself. */
   readonly threads: number
+  /** Whether the loaded dataset's columns are kept in `$HCC_DATA_DIR/dataset.snapshot` and read from there on the next start. */
+  readonly snapshot: boolean
 }
 
 /** `auto` = one compute thread per core; else a count (0 = none: the HTTP thread computes). */
@@ -141,7 +143,8 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   threads: Config.schema(Schema.String.check(Schema.isPattern(/^(auto|0|[1-9][0-9]?)$/u, { message: "expected auto or a whole number from 0 to 99" })), "HCC_THREADS").pipe(
     Config.withDefault("0"),
     Config.map((text) => parseThreads(text, availableParallelism()) ?? 0)
-  )
+  ),
+  snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on"))
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -170,6 +173,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       metricsPort: undefined,
       metricsHost: "127.0.0.1",
       threads: 0,
+      snapshot: true,
       ...settings
     })
 }

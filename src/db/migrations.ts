@@ -8,6 +8,7 @@
  */
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
 
 /** An auto-numbered 64-bit primary key column. */
 const autoKey = (sql: SqlClient.SqlClient) =>
@@ -212,6 +213,18 @@ const accountAdmin = Effect.gen(function*() {
   yield* sql`ALTER TABLE tokens ADD COLUMN last_used_at TEXT`
 })
 
+/**
+ * The dataset's stamp: one row, a random id renewed by every replacement of the health dataset
+ * (DatasetWriter). A snapshot of the loaded columns (src/health/snapshot.ts) is used only while the
+ * stamp it was written for is still the database's. A database that already holds a dataset gets
+ * its first stamp here.
+ */
+const datasetStamp = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE dataset_stamp (id TEXT NOT NULL)`
+  yield* sql`INSERT INTO dataset_stamp (id) VALUES (${randomUUID()})`
+})
+
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
   "1_platform": platform,
@@ -219,7 +232,8 @@ export const migrations = Migrator.fromRecord({
   "3_scale_out": scaleOut,
   "4_clinical_sql_indexes": clinicalSqlIndexes,
   "5_idempotency_keys": idempotencyKeys,
-  "6_account_admin": accountAdmin
+  "6_account_admin": accountAdmin,
+  "7_dataset_stamp": datasetStamp
 })
 
 /** Applies pending migrations; returns the ones it ran. */

@@ -10,6 +10,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
 import { type BulkColumnKind, clearTables, insertRows, withForeignKeysAfter } from "../db/Database.ts"
 import type { Rows } from "./generator.ts"
 import { HEALTH_TABLE_NAMES, tableSpec } from "./healthTables.ts"
@@ -31,8 +32,15 @@ const insertChunk = (sql: SqlClient.SqlClient, rows: Rows) =>
     return insertRows(sql, name, tableSpec(name).columns.map((c) => ({ name: c.name, kind: bulkKind(c.type) })), list)
   }, { discard: true })
 
-/** Deletes every row of the health tables. */
-const clear = (sql: SqlClient.SqlClient) => clearTables(sql, HEALTH_TABLE_NAMES)
+/**
+ * Deletes every row of the health tables and renews the dataset's stamp, so a snapshot of the old
+ * dataset's columns (src/health/snapshot.ts) is never read for the new one.
+ */
+const clear = (sql: SqlClient.SqlClient) =>
+  Effect.andThen(
+    clearTables(sql, HEALTH_TABLE_NAMES),
+    Effect.andThen(sql`DELETE FROM dataset_stamp`, sql`INSERT INTO dataset_stamp (id) VALUES (${randomUUID()})`)
+  )
 
 /** Options of a write. */
 export interface WriteOptions {

@@ -19,12 +19,14 @@ import { DomainError } from "../plugin/Plugin.ts"
 import { closest } from "../plugin/suggest.ts"
 import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
 import { randomUUID } from "node:crypto"
+import { join } from "node:path"
 import { bulkWriter } from "../db/Database.ts"
 import * as Leases from "../db/Leases.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
 import { generatedChunks } from "./generator.ts"
 import { type CohortCriteria, type Dataset, DatasetPreparations, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
+import { datasetStamp, readSnapshot, SNAPSHOT_FILE, type SnapshotRead, writeSnapshot } from "./snapshot.ts"
 import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** The longest axis history the panel keeps (older monthly rows are not loaded). */
@@ -455,7 +457,17 @@ export const layer = Layer.effect(
       yield* generateIfMissing(config, setStep)
       setStep("loading", 0)
       const started = performance.now()
-      const loaded = yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done), arena)
+      // From the snapshot of the columns when it is this dataset's (src/health/snapshot.ts), else from SQL.
+      const stamp = yield* datasetStamp
+      const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
+      const read: SnapshotRead = !config.snapshot || stamp === undefined
+        ? { skipped: "off" }
+        : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => setStep("loading the snapshot", done))
+      if ("skipped" in read && read.skipped !== "off" && read.skipped !== "no snapshot") {
+        yield* Effect.logWarning("dataset snapshot not used; loading from the database").pipe(Effect.annotateLogs({ file: snapshotPath, reason: read.skipped }))
+      }
+      const from = "dataset" in read ? "snapshot" : "database"
+      const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done), arena)
       let dataset = loaded
       if (pool !== undefined && pool.threads > 0) {
         // The compute threads run the preparations (in parallel, off this thread); ready once all have.
@@ -472,10 +484,25 @@ export const layer = Layer.effect(
         patients: dataset.patients.count,
         as_of: dataset.info["as_of"] ?? null,
         source: dataset.info["source"] ?? null,
+        from,
         months: dataset.months,
         seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
         rss_mib: Math.round(process.memoryUsage().rss / 1_048_576)
       }))
+      // Loaded from SQL: keep the columns for the next start, unless the dataset was replaced meanwhile.
+      if (from === "database" && config.snapshot && stamp !== undefined && (yield* datasetStamp) === stamp) {
+        const writing = performance.now()
+        yield* writeSnapshot(snapshotPath, stamp, loaded).pipe(
+          Effect.tap(({ bytes }) =>
+            Effect.logInfo("dataset snapshot written").pipe(Effect.annotateLogs({
+              file: snapshotPath,
+              mib: Math.round(bytes / 1_048_576),
+              seconds: Number(((performance.now() - writing) / 1000).toFixed(2))
+            }))
+          ),
+          Effect.catch((e: Error) => Effect.logWarning("dataset snapshot not written").pipe(Effect.annotateLogs({ file: snapshotPath, reason: e.message })))
+        )
+      }
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
       Effect.provideService(Kernels, kernels),
