@@ -1,7 +1,9 @@
 /**
  * `npm run bench:scale -- [patients…] [--threads 0,1,2] [--seconds 8]`: the service at 50,000,
- * 200,000 and 1,000,000 patients (defaults), once per compute-thread setting (HCC_THREADS; 0 = the
- * HTTP thread computes). For each: generation time (once per size), start to ready, the slowest
+ * 200,000 and 1,000,000 patients (defaults). Per size: generation, then one start that loads the
+ * dataset from SQL and writes its snapshot (start to ready, worst /readyz, RSS, the snapshot's
+ * write), then one run per compute-thread setting (HCC_THREADS; 0 = the HTTP thread computes), each
+ * starting from the snapshot. For each: start to ready, the slowest
  * `/readyz` answer while loading (polled every 10 ms: how long the event loop was held), RSS once
  * ready, cold-question latency p50/p99 per endpoint (one client, every question new to the
  * server), then a full-speed cold mixed workload (population and clinical, every question new; 4
@@ -91,6 +93,8 @@ const cli = (dataDir: string, args: ReadonlyArray<string>) => {
 export interface ScaleRow {
   readonly patients: number
   readonly threads: number
+  /** Where the dataset came from (the `health data loaded` line): database or snapshot. */
+  readonly from: string
   readonly readySeconds: number
   readonly worstReadyzMs: number
   readonly rssMiB: number
@@ -98,45 +102,88 @@ export interface ScaleRow {
   readonly mixed: { readonly reqPerSec: number; readonly errors: number; readonly healthz: { n: number; p50: number; p99: number; max: number } }
 }
 
+/** What the service's log said, of the few lines the bench reads. */
+interface Heard {
+  loadedFrom?: string
+  snapshot?: { readonly seconds: number; readonly mib: number }
+}
+
 const startService = async (dataDir: string, threads: number) => {
+  const heard: Heard = {}
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads) },
     stdio: ["ignore", "pipe", "inherit"]
   })
-  // The port from the "listening" line; after it the log is only drained (never kept).
+  // The port from the "listening" line, where the dataset came from, the snapshot's write; nothing else is kept.
   const port = await new Promise<number>((res, rej) => {
-    let early = ""
-    const onData = (d: string) => {
-      early += d
-      const line = early.split("\n").find((l) => l.includes('"listening"'))
-      if (line !== undefined) {
-        child.stdout!.off("data", onData)
-        child.stdout!.on("data", () => {})
-        res((JSON.parse(line) as { port: number }).port)
+    let pending = ""
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      const lines = (pending + d).split("\n")
+      pending = lines.pop()!
+      for (const line of lines) {
+        if (line.includes('"msg":"listening"')) res((JSON.parse(line) as { port: number }).port)
+        else if (line.includes('"msg":"health data loaded"')) heard.loadedFrom = (JSON.parse(line) as { from: string }).from
+        else if (line.includes('"msg":"dataset snapshot written"')) heard.snapshot = JSON.parse(line) as { seconds: number; mib: number }
       }
-    }
-    child.stdout!.setEncoding("utf8").on("data", onData)
+    })
     child.on("exit", (code) => rej(new Error(`the service exited (${code}) before listening`)))
   })
-  return { child, port }
+  return { child, port, heard }
+}
+
+/** Polls /readyz every 10 ms until 200: the slowest answer meanwhile. */
+const untilReady = async (base: string) => {
+  let worst = 0
+  for (;;) {
+    const a = performance.now()
+    const res = await fetch(`${base}/readyz`)
+    await res.arrayBuffer()
+    worst = Math.max(worst, performance.now() - a)
+    if (res.status === 200) return worst
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+const stop = async (child: ChildProcess) => {
+  child.kill("SIGTERM")
+  await new Promise((r) => child.on("exit", r))
+}
+
+/** A start that loads from SQL (no snapshot yet) and writes the snapshot. */
+export interface LoadRow {
+  readonly patients: number
+  readonly threads: number
+  readonly from: string
+  readonly readySeconds: number
+  readonly worstReadyzMs: number
+  readonly rssMiB: number
+  readonly snapshot: { readonly seconds: number; readonly mib: number } | undefined
+}
+
+const loadRun = async (dataDir: string, patients: number, threads: number): Promise<LoadRow> => {
+  const t0 = performance.now()
+  const { child, port, heard } = await startService(dataDir, threads)
+  try {
+    const worst = await untilReady(`http://127.0.0.1:${port}`)
+    const readySeconds = (performance.now() - t0) / 1000
+    await new Promise((r) => setTimeout(r, 500))
+    const rss = rssMiB(child.pid!)
+    const deadline = performance.now() + 600_000
+    while (heard.snapshot === undefined && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    return { patients, threads, from: heard.loadedFrom ?? "?", readySeconds, worstReadyzMs: worst, rssMiB: rss, snapshot: heard.snapshot }
+  } finally {
+    await stop(child)
+  }
 }
 
 /** Measures one run. */
 const measureRun = async (dataDir: string, patients: number, threads: number, token: string, seconds: number): Promise<ScaleRow> => {
   const t0 = performance.now()
-  const { child, port } = await startService(dataDir, threads)
+  const { child, port, heard } = await startService(dataDir, threads)
   try {
     const base = `http://127.0.0.1:${port}`
-    let worst = 0
-    for (;;) {
-      const a = performance.now()
-      const res = await fetch(`${base}/readyz`)
-      await res.arrayBuffer()
-      worst = Math.max(worst, performance.now() - a)
-      if (res.status === 200) break
-      await new Promise((r) => setTimeout(r, 10))
-    }
+    const worst = await untilReady(base)
     const readySeconds = (performance.now() - t0) / 1000
     await new Promise((r) => setTimeout(r, 500))
     const rss = rssMiB(child.pid!)
@@ -188,10 +235,9 @@ const measureRun = async (dataDir: string, patients: number, threads: number, to
     const began = performance.now()
     await Promise.all([client(), client(), client(), client(), prober()])
     const reqPerSec = done / ((performance.now() - began) / 1000)
-    return { patients, threads, readySeconds, worstReadyzMs: worst, rssMiB: rss, cold, mixed: { reqPerSec, errors, healthz: summary(probes) } }
+    return { patients, threads, from: heard.loadedFrom ?? "?", readySeconds, worstReadyzMs: worst, rssMiB: rss, cold, mixed: { reqPerSec, errors, healthz: summary(probes) } }
   } finally {
-    child.kill("SIGTERM")
-    await new Promise((r) => child.on("exit", r))
+    await stop(child)
   }
 }
 
@@ -203,6 +249,7 @@ const BASELINE: Record<number, string> = {
 
 export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: ReadonlyArray<number>, seconds: number) => {
   const rows: Array<ScaleRow & { generateSeconds: number }> = []
+  const loads: Array<LoadRow> = []
   for (const patients of sizes) {
     const dataDir = mkdtempSync(join(tmpdir(), "hcc-scale-"))
     try {
@@ -211,6 +258,8 @@ export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: 
       const generateSeconds = (performance.now() - g0) / 1000
       const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
       const { token } = JSON.parse(cli(dataDir, ["tokens", "issue", "--account", account.id, "--label", "bench", "--json"])) as { token: string }
+      loads.push(await loadRun(dataDir, patients, threadCounts[0]!))
+      console.error(`loaded ${patients} patients from the database`)
       for (const threads of threadCounts) {
         const row = await measureRun(dataDir, patients, threads, token, seconds)
         rows.push({ ...row, generateSeconds })
@@ -220,21 +269,34 @@ export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: 
       rmSync(dataDir, { recursive: true, force: true })
     }
   }
-  return rows
+  return { rows, loads }
 }
 
 const ms = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "–")
 
-export const formatScaleBench = (rows: ReadonlyArray<ScaleRow & { generateSeconds: number }>): string => {
+export const formatScaleBench = ({ rows, loads }: { readonly rows: ReadonlyArray<ScaleRow & { generateSeconds: number }>; readonly loads: ReadonlyArray<LoadRow> }): string => {
   const endpoints = Object.keys(rows[0]?.cold ?? {})
+  const loadLines = [
+    "First start, from the database (then the snapshot is written, in the background):",
+    "",
+    "| patients | threads | from | start → ready s | worst /readyz ms | RSS ready MiB | snapshot written s | snapshot MiB |",
+    "|---|---|---|---|---|---|---|---|",
+    ...loads.map((l) =>
+      `| ${l.patients.toLocaleString("en-US")} | ${l.threads} | ${l.from} | ${l.readySeconds.toFixed(1)} | ${ms(l.worstReadyzMs)} | ${l.rssMiB} | ${l.snapshot?.seconds.toFixed(1) ?? "–"} | ${l.snapshot?.mib ?? "–"} |`
+    ),
+    "",
+    "Then one start per thread count (from the snapshot):",
+    ""
+  ]
   const lines = [
-    "| patients | threads | generate s | start → ready s | worst /readyz ms | RSS ready MiB | " + endpoints.map((e) => `${e} p50 / p99 ms`).join(" | ") +
+    ...loadLines,
+    "| patients | threads | from | generate s | start → ready s | worst /readyz ms | RSS ready MiB | " + endpoints.map((e) => `${e} p50 / p99 ms`).join(" | ") +
     " | cold mix req/s | /healthz p50 / p99 / max ms under it |",
-    "|---|---|---|---|---|---|" + endpoints.map(() => "---|").join("") + "---|---|"
+    "|---|---|---|---|---|---|---|" + endpoints.map(() => "---|").join("") + "---|---|"
   ]
   for (const r of rows) {
     lines.push(
-      `| ${r.patients.toLocaleString("en-US")} | ${r.threads} | ${r.generateSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${ms(r.worstReadyzMs)} | ${r.rssMiB} | ` +
+      `| ${r.patients.toLocaleString("en-US")} | ${r.threads} | ${r.from} | ${r.generateSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${ms(r.worstReadyzMs)} | ${r.rssMiB} | ` +
         endpoints.map((e) => `${ms(r.cold[e]!.p50)} / ${ms(r.cold[e]!.p99)}`).join(" | ") +
         ` | ${r.mixed.reqPerSec.toFixed(1)}${r.mixed.errors > 0 ? ` (${r.mixed.errors} errors)` : ""} | ${ms(r.mixed.healthz.p50)} / ${ms(r.mixed.healthz.p99)} / ${ms(r.mixed.healthz.max)} |`
     )
@@ -252,7 +314,7 @@ if (import.meta.main) {
   const threadCounts = (flag("--threads") ?? "0,1,2").split(",").map(Number)
   const seconds = Number(flag("--seconds") ?? 8)
   const sizes = args.map(Number).filter((n) => n > 0)
-  const rows = await runScaleBench(sizes.length > 0 ? sizes : [50_000, 200_000, 1_000_000], threadCounts, seconds)
+  const result = await runScaleBench(sizes.length > 0 ? sizes : [50_000, 200_000, 1_000_000], threadCounts, seconds)
   console.log(`node ${process.version}; ${(await import("node:os")).availableParallelism()} cores; ${new Date().toISOString().slice(0, 10)}\n`)
-  console.log(formatScaleBench(rows))
+  console.log(formatScaleBench(result))
 }

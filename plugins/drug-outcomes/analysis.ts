@@ -58,7 +58,10 @@ interface Cell {
 const cell = (): Cell => ({ n: 0, s: 0, ss: 0 })
 const variance = (c: Cell) => (c.n >= 2 ? Math.max(0, (c.ss - (c.s * c.s) / c.n) / (c.n - 1)) : Number.NaN)
 
-/** What every request on a dataset shares: patients' whole-window axis means, age-band × sex codes, and each axis's reference SD. */
+/**
+ * What every request on a dataset shares: patients' whole-window axis means, age-band × sex codes,
+ * each axis's reference SD, and indexes that let a request visit only its drug's rows.
+ */
 interface PerDataset {
   /** 8 × patients, axis-major (AXES order). */
   readonly wholeMeans: Float64Array
@@ -70,6 +73,23 @@ interface PerDataset {
    * same effect in points is the same d whatever the drug, its exposure windows or its indications.
    */
   readonly referenceSd: Float64Array
+  /** Per drug (vocabulary index): its courses' rows in `exposures`, in table order. */
+  readonly coursesOf: ReadonlyArray<Int32Array>
+  /** Per drug: its adverse events' rows in `adverseEvents`, in table order. */
+  readonly eventsOf: ReadonlyArray<Int32Array>
+  /** Per condition: how many patients have it. */
+  readonly withCondition: ReadonlyMap<string, number>
+}
+
+/** Row numbers of `keys` grouped by key (0 … groups − 1), each group in row order (a counting sort). */
+const rowsByKey = (keys: Int32Array, groups: number): ReadonlyArray<Int32Array> => {
+  const counts = new Int32Array(groups + 1)
+  for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) counts[keys[i]! + 1]!++
+  for (let g = 0; g < groups; g++) counts[g + 1]! += counts[g]!
+  const rows = new Int32Array(counts[groups]!)
+  const next = counts.slice(0, groups)
+  for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) rows[next[keys[i]!]!++] = i
+  return Array.from({ length: groups }, (_, g) => rows.subarray(counts[g]!, counts[g + 1]!))
 }
 const perDatasetCache = new WeakMap<Dataset, PerDataset>()
 
@@ -104,7 +124,20 @@ const perDataset = (kernels: KernelsService, data: Dataset) =>
       const df = used.reduce((t, c) => t + c.n - 1, 0)
       return df > 0 ? Math.sqrt(used.reduce((t, c) => t + (c.n - 1) * variance(c), 0) / df) : Number.NaN
     })
-    const result: PerDataset = { wholeMeans: whole.mean, ageSex, referenceSd }
+    const drugs = data.vocabulary.drug.length
+    const withCondition = new Map([...data.patients.conditions].map(([code, col]) => {
+      let count = 0
+      for (let p = 0; p < n; p++) count += col.data[p] === 0 ? 0 : 1
+      return [code, count] as const
+    }))
+    const result: PerDataset = {
+      wholeMeans: whole.mean,
+      ageSex,
+      referenceSd,
+      coursesOf: rowsByKey(data.exposures.drug, drugs),
+      eventsOf: rowsByKey(data.adverseEvents.drug, drugs),
+      withCondition
+    }
     perDatasetCache.set(data, result)
     return result
   })
@@ -121,6 +154,7 @@ export const analyzeDrug = (
     const n = data.patients.count
     const last = data.months - 1
     const windowStart = firstDayOfMonth(data.firstMonth)
+    const shared = yield* perDataset(kernels, data)
 
     // Exposure window per patient: the months its courses of the drug cover, within the panel.
     const from = new Int32Array(n).fill(data.months)
@@ -129,10 +163,12 @@ export const analyzeDrug = (
     const hasCourse = new Uint8Array(n)
     const pdcSum = new Float64Array(n)
     const courses = new Int32Array(n)
+    // The patients with a course of the drug, each once (the only ones who are not comparators).
+    const holders: Array<number> = []
     const ex = data.exposures
-    for (let i = 0; i < ex.drug.length; i++) {
-      if (ex.drug[i] !== drug) continue
+    for (const i of shared.coursesOf[drug] ?? []) {
       const p = ex.patient[i]!
+      if (hasCourse[p] === 0) holders.push(p)
       hasCourse[p] = 1
       const s = monthOfDay(ex.startDay[i]!) - data.firstMonth
       const e = (Number.isNaN(ex.endDay[i]!) ? monthOfDay(data.asOfDay) : monthOfDay(ex.endDay[i]!)) - data.firstMonth
@@ -148,8 +184,8 @@ export const analyzeDrug = (
     // Adverse events of the drug in the window.
     const events = new Int32Array(n)
     const ae = data.adverseEvents
-    for (let i = 0; i < ae.drug.length; i++) {
-      if (ae.drug[i] === drug && ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
+    for (const i of shared.eventsOf[drug] ?? []) {
+      if (ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
     }
 
     // Cohort (by outcome type) and comparators (no course of the drug at all).
@@ -174,21 +210,23 @@ export const analyzeDrug = (
 
     // Indications: the conditions clearly over-represented in the cohort (up to MAX_INDICATIONS).
     const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Int32Array }> = []
+    // Comparators are everyone without a course: those with the condition are all who have it less
+    // the course holders who have it, so only the holders are visited.
     for (const [code, col] of data.patients.conditions) {
       let inCohort = 0
-      let inComparators = 0
-      for (let p = 0; p < n; p++) {
+      let holdersWith = 0
+      for (const p of holders) {
         if (col.data[p] === 0) continue
         inCohort += cohort[p]!
-        inComparators += comparator[p]!
+        holdersWith++
       }
+      const inComparators = shared.withCondition.get(code)! - holdersWith
       const share = cohortSize > 0 ? inCohort / cohortSize : 0
       const ratio = share / Math.max(comparators > 0 ? inComparators / comparators : 0, 1e-9)
       if (share >= INDICATION_MIN_SHARE && ratio >= INDICATION_MIN_RATIO) candidates.push({ code, ratio, flags: col.data })
     }
     const indications = candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
     const nStrata = (1 << indications.length) * 6
-    const shared = yield* perDataset(kernels, data)
     const strata = Int32Array.from(shared.ageSex, (ageSex, p) => {
       let bits = 0
       for (let i = 0; i < indications.length; i++) if (indications[i]!.flags[p]! !== 0) bits |= 1 << i

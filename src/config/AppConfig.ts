@@ -27,7 +27,8 @@ export const ENV_VARS = [
   "HCC_CORS_ORIGINS",
   "HCC_METRICS_PORT",
   "HCC_METRICS_HOST",
-  "HCC_THREADS"
+  "HCC_THREADS",
+  "HCC_SNAPSHOT"
 ] as const
 
 /** The settings after parsing and defaults. */
