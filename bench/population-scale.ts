@@ -89,8 +89,8 @@ const cli = (dataDir: string, args: ReadonlyArray<string>) => {
   return r.stdout
 }
 
-/** One service run at one size and thread count. */
-export interface ScaleRow {
+/** How one start went. */
+interface StartRow {
   readonly patients: number
   readonly threads: number
   /** Where the dataset came from (the `health data loaded` line): database or snapshot. */
@@ -98,6 +98,10 @@ export interface ScaleRow {
   readonly readySeconds: number
   readonly worstReadyzMs: number
   readonly rssMiB: number
+}
+
+/** One service run at one size and thread count. */
+export interface ScaleRow extends StartRow {
   readonly cold: Record<string, { n: number; p50: number; p99: number; max: number }>
   readonly mixed: { readonly reqPerSec: number; readonly errors: number; readonly healthz: { n: number; p50: number; p99: number; max: number } }
 }
@@ -151,13 +155,7 @@ const stop = async (child: ChildProcess) => {
 }
 
 /** A start that loads from SQL (no snapshot yet) and writes the snapshot. */
-export interface LoadRow {
-  readonly patients: number
-  readonly threads: number
-  readonly from: string
-  readonly readySeconds: number
-  readonly worstReadyzMs: number
-  readonly rssMiB: number
+export interface LoadRow extends StartRow {
   readonly snapshot: { readonly seconds: number; readonly mib: number } | undefined
 }
 

@@ -78,25 +78,35 @@ const kindOf = (a: NumberArray): ArrayKind => (a instanceof Int32Array ? "i32" :
 const BYTES: Record<ArrayKind, number> = { i32: 4, f64: 8, f32: 4 }
 const padded = (bytes: number) => Math.ceil(bytes / ALIGN) * ALIGN
 
-/** Every array of a dataset, named, in file order, with where a reader puts it. */
-const arraysOf = (d: Dataset): ReadonlyArray<readonly [string, NumberArray, Placement]> => [
-  ["patients.ids", d.patients.ids, "shared"],
-  ["patients.birthYear", d.patients.birthYear.data, "resident"],
-  ["patients.sex", d.patients.sex.data, "resident"],
-  ["patients.region", d.patients.region.data, "resident"],
-  ...[...d.patients.conditions].map(([code, c]) => [`condition:${code}`, c.data, "resident"] as const),
-  ...[...d.patients.drugs].map(([code, c]) => [`drug:${code}`, c.data, "resident"] as const),
-  ["panel", d.panel.data, "panel"],
-  ...Object.entries(d.exposures).map(([k, a]) => [`exposures.${k}`, a, "shared"] as const),
-  ...Object.entries(d.adverseEvents).map(([k, a]) => [`adverseEvents.${k}`, a, "shared"] as const),
-  ...Object.entries(d.encounters).map(([k, a]) => [`encounters.${k}`, a, "shared"] as const),
-  ["devices.studies.device", d.devices.studies.device, "plain"],
-  ["devices.studies.region", d.devices.studies.region, "plain"],
-  ...Object.entries(d.devices.implants).map(([k, a]) => [`devices.implants.${k}`, a, "plain"] as const),
-  ...Object.entries(d.devices.outcomes).map(([k, a]) => [`devices.outcomes.${k}`, a, "plain"] as const),
-  ...[...d.surveillance.animal].map(([key, a]) => [`animal:${key}`, a, "plain"] as const),
-  ...[...d.surveillance.human].map(([key, a]) => [`human:${key}`, a, "plain"] as const)
+/** Every array of a dataset, named, in file order. */
+const arraysOf = (d: Dataset): ReadonlyArray<readonly [string, NumberArray]> => [
+  ["patients.ids", d.patients.ids],
+  ["patients.birthYear", d.patients.birthYear.data],
+  ["patients.sex", d.patients.sex.data],
+  ["patients.region", d.patients.region.data],
+  ...[...d.patients.conditions].map(([code, c]) => [`condition:${code}`, c.data] as const),
+  ...[...d.patients.drugs].map(([code, c]) => [`drug:${code}`, c.data] as const),
+  ["panel", d.panel.data],
+  ...Object.entries(d.exposures).map(([k, a]) => [`exposures.${k}`, a] as const),
+  ...Object.entries(d.adverseEvents).map(([k, a]) => [`adverseEvents.${k}`, a] as const),
+  ...Object.entries(d.encounters).map(([k, a]) => [`encounters.${k}`, a] as const),
+  ["devices.studies.device", d.devices.studies.device],
+  ["devices.studies.region", d.devices.studies.region],
+  ...Object.entries(d.devices.implants).map(([k, a]) => [`devices.implants.${k}`, a] as const),
+  ...Object.entries(d.devices.outcomes).map(([k, a]) => [`devices.outcomes.${k}`, a] as const),
+  ...[...d.surveillance.animal].map(([key, a]) => [`animal:${key}`, a] as const),
+  ...[...d.surveillance.human].map(([key, a]) => [`human:${key}`, a] as const)
 ]
+
+/** Where a reader puts an array of {@link arraysOf} (a name it does not know is found missing when the dataset is assembled). */
+const placementOf = (name: string): Placement =>
+  name === "panel"
+    ? "panel"
+    : name === "patients.ids" || /^(exposures|adverseEvents|encounters)\./.test(name)
+    ? "shared"
+    : /^(patients\.|condition:|drug:)/.test(name)
+    ? "resident"
+    : "plain"
 
 const bytesOf = (a: NumberArray) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
 
@@ -232,12 +242,10 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
 
     const m = header.dataset
     const panelLength = m.panel.nAxes * m.patients * m.months
-    const placement = new Map(arraysOf(emptyShape(m)).map(([name, , place]) => [name, place]))
     const arrays = new Map<string, NumberArray>()
     let inPlace: { readonly ptr: number; readonly view: Float32Array } | undefined
     for (const entry of header.arrays) {
-      const place = placement.get(entry.name)
-      if (place === undefined) return yield* fail(`damaged (unknown array ${entry.name})`)
+      const place = placementOf(entry.name)
       let target: NumberArray
       if (place === "panel") {
         if (entry.kind !== "f32" || entry.length !== panelLength) return yield* fail("damaged (the panel's size does not match)")
@@ -316,33 +324,3 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     }
     return { dataset } satisfies SnapshotRead as SnapshotRead
   })
-
-/** A dataset of the header's shape with empty arrays: only to name every array and its placement. */
-const emptyShape = (m: Header["dataset"]): Dataset => {
-  const i = new Int32Array(0)
-  const f = new Float64Array(0)
-  const col = { data: i, ptr: -1 }
-  return {
-    asOf: m.asOf,
-    asOfDay: m.asOfDay,
-    firstMonth: m.firstMonth,
-    months: m.months,
-    vocabulary: m.vocabulary,
-    info: m.info,
-    patients: {
-      count: 0,
-      ids: i,
-      birthYear: { data: f, ptr: -1 },
-      sex: col,
-      region: col,
-      conditions: new Map(m.conditions.map((c) => [c, col])),
-      drugs: new Map(m.drugs.map((c) => [c, col]))
-    },
-    panel: { data: new Float32Array(0), ptr: -1, nPatients: 0, nAxes: m.panel.nAxes, nMonths: m.months },
-    exposures: { patient: i, drug: i, startDay: f, endDay: f, adherence: f },
-    adverseEvents: { patient: i, drug: i, eventType: i, day: f },
-    encounters: { patient: i, kind: i, startDay: f, endDay: f },
-    devices: { studies: { ids: [], device: i, region: i }, implants: { patient: i, device: i, study: i, day: f }, outcomes: { implant: i, metric: i, value: f } },
-    surveillance: { firstWeek: 0, weeks: 0, animal: new Map(m.animal.map((k) => [k, f])), human: new Map(m.human.map((k) => [k, f])) }
-  }
-}
