@@ -4,8 +4,9 @@
 // predictor (log exposure for rates; zeros otherwise).
 //
 // Sums run on two lanes: the dot product x·β takes lane 0 = columns 0, 2, 4, … and lane 1 = the
-// others, adds the lanes, then the odd tail; X'WX adds (w·x_j)·x_k per row and column pair. The
-// TypeScript twin does the same operations in the same order.
+// others, adds the lanes, then the odd tail; X'WX adds (w·x_j)·x_k per row and column pair k ≤ j
+// (the lower triangle: all that the Cholesky factor and the solves read), skipping x_j = 0 (its
+// terms are exact zeros). The TypeScript twin does the same operations in the same order.
 
 import { expK, getF, hsum, setF } from "./common"
 
@@ -102,15 +103,18 @@ export function fitGlm(x: usize, y: usize, offset: usize, n: i32, p: i32, family
       const wz = w * z
       for (let j = 0; j < p; j++) {
         const xj = getF(row, j)
+        // A zero adds exact zeros (finite designs; a non-finite x still fails on its own diagonal).
+        if (xj == 0.0) continue
         const s = w * xj
         const vs = f64x2.splat(s)
         const arow = a + <usize>(j * p) * 8
+        // The lower triangle k ≤ j only: it is all the Cholesky factor and the solves read.
         let k = 0
-        for (; k + 2 <= p; k += 2) {
+        for (; k + 2 <= j + 1; k += 2) {
           const at = arow + (<usize>k << 3)
           v128.store(at, f64x2.add(v128.load(at), f64x2.mul(vs, v128.load(row + (<usize>k << 3)))))
         }
-        if (k < p) setF(arow, k, getF(arow, k) + s * getF(row, k))
+        if (k <= j) setF(arow, k, getF(arow, k) + s * getF(row, k))
         setF(b, j, getF(b, j) + wz * xj)
       }
     }

@@ -237,35 +237,62 @@ const usableConditions = (data: Dataset, rows: Rows): Array<string> =>
     return withEvent >= MIN_CONDITION_CELL && without >= MIN_CONDITION_CELL
   })
 
-/** The design matrix of the rows selected by `keep` (row-major), with the features' names. */
-const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<string>, axisFill: Float64Array, keep: (i: number) => boolean) => {
+/** A model's design: row-major x (n × p), with each row's outcome, offset and patient (its cluster). */
+interface Design {
+  readonly features: ReadonlyArray<string>
+  readonly x: Float64Array
+  readonly p: number
+  readonly n: number
+  readonly y: Float64Array
+  readonly offset: Float64Array
+  readonly cluster: Int32Array
+}
+
+/** The design matrix of all the rows, in row order, with the features' names. */
+const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<string>, axisFill: Float64Array): Design => {
   const features = ["intercept", "age", ...conditions, ...AXES]
   const p = features.length
-  const picked = [...rows.patient.keys()].filter(keep)
-  const x = new Float64Array(picked.length * p)
+  const n = rows.patient.length
+  const x = new Float64Array(n * p)
   const flags = conditions.map((c) => data.patients.conditions.get(c)!.data)
-  picked.forEach((i, r) => {
-    const patient = rows.patient[i]!
+  const axesAt = 2 + conditions.length
+  for (let r = 0; r < n; r++) {
+    const patient = rows.patient[r]!
     const at = r * p
     x[at] = 1
     x[at + 1] = (b.age[patient]! - AGE_CENTRE) / 10
-    flags.forEach((f, k) => {
-      x[at + 2 + k] = f[patient]!
-    })
+    for (let k = 0; k < flags.length; k++) x[at + 2 + k] = flags[k]![patient]!
     for (let a = 0; a < AXES.length; a++) {
       const v = rows.axisMeans[a * b.n + patient]!
-      x[at + 2 + conditions.length + a] = (Number.isNaN(v) ? axisFill[a]! : v) - AXIS_CENTRE
+      x[at + axesAt + a] = (Number.isNaN(v) ? axisFill[a]! : v) - AXIS_CENTRE
     }
-  })
-  return {
-    features,
-    x,
-    p,
-    n: picked.length,
-    y: Float64Array.from(picked, (i) => rows.y[i]!),
-    offset: Float64Array.from(picked, (i) => rows.offset[i]!),
-    cluster: Int32Array.from(picked, (i) => rows.patient[i]!)
   }
+  return { features, x, p, n, y: rows.y, offset: rows.offset, cluster: rows.patient }
+}
+
+/** The rows of a design that `keep` selects, in order. */
+const designRows = (d: Design, keep: (row: number) => boolean): Design => {
+  const kept = new Uint8Array(d.n)
+  let n = 0
+  for (let r = 0; r < d.n; r++) {
+    if (!keep(r)) continue
+    kept[r] = 1
+    n++
+  }
+  const { p } = d
+  const x = new Float64Array(n * p)
+  const y = new Float64Array(n)
+  const offset = new Float64Array(n)
+  const cluster = new Int32Array(n)
+  for (let r = 0, to = 0; r < d.n; r++) {
+    if (kept[r] === 0) continue
+    for (let j = 0; j < p; j++) x[to * p + j] = d.x[r * p + j]!
+    y[to] = d.y[r]!
+    offset[to] = d.offset[r]!
+    cluster[to] = d.cluster[r]!
+    to++
+  }
+  return { ...d, x, n, y, offset, cluster }
 }
 
 /**
@@ -279,19 +306,50 @@ export const clusterRobustCovariance = (
   family: GlmFamily, x: Float64Array, y: Float64Array, offset: Float64Array, n: number, p: number,
   beta: Float64Array, bread: Float64Array, cluster: Int32Array
 ): Float64Array => {
-  const scores = new Map<number, Float64Array>()
+  // Each cluster's score u_c, added to M in the order clusters first appear: one at a time when the
+  // clusters come in ascending order (the models' rows are in patient order), else all kept to the end.
+  let adjacent = true
+  for (let i = 1; i < n && adjacent; i++) adjacent = cluster[i]! >= cluster[i - 1]!
+  const slot = adjacent ? undefined : new Map<number, number>()
+  const scores = new Float64Array(adjacent ? p : n * p)
+  const meat = new Float64Array(p * p)
+  /** M += u uᵀ, the lower triangle (mirrored below: u_j·u_k = u_k·u_j exactly); zero terms skipped (exact zeros). */
+  const addOuter = (u: Float64Array) => {
+    for (let j = 0; j < p; j++) {
+      const uj = u[j]!
+      if (uj === 0) continue
+      for (let k = 0; k <= j; k++) meat[j * p + k]! += uj * u[k]!
+    }
+  }
+  let g = 0
+  let current = 0
   for (let i = 0; i < n; i++) {
     let eta = offset[i]!
     for (let j = 0; j < p; j++) eta += x[i * p + j]! * beta[j]!
     const mu = family === "poisson" ? Math.exp(eta) : 1 / (1 + Math.exp(-eta))
     const r = y[i]! - mu
-    let u = scores.get(cluster[i]!)
-    if (u === undefined) scores.set(cluster[i]!, u = new Float64Array(p))
-    for (let j = 0; j < p; j++) u[j]! += x[i * p + j]! * r
+    let at: number
+    if (slot === undefined) {
+      if (i === 0 || cluster[i] !== current) {
+        if (i > 0) addOuter(scores)
+        scores.fill(0)
+        current = cluster[i]!
+        g++
+      }
+      at = 0
+    } else {
+      let c = slot.get(cluster[i]!)
+      if (c === undefined) slot.set(cluster[i]!, c = g++)
+      at = c * p
+    }
+    for (let j = 0; j < p; j++) scores[at + j]! += x[i * p + j]! * r
   }
-  const meat = new Float64Array(p * p)
-  for (const u of scores.values()) for (let j = 0; j < p; j++) for (let k = 0; k < p; k++) meat[j * p + k]! += u[j]! * u[k]!
-  const g = scores.size
+  if (slot === undefined) {
+    if (n > 0) addOuter(scores)
+  } else {
+    for (let c = 0; c < g; c++) addOuter(scores.subarray(c * p, (c + 1) * p))
+  }
+  for (let j = 0; j < p; j++) for (let k = j + 1; k < p; k++) meat[j * p + k] = meat[k * p + j]!
   const factor = g > 1 && n > p ? (g / (g - 1)) * ((n - 1) / (n - p)) : 1
   const bm = new Float64Array(p * p)
   for (let j = 0; j < p; j++) for (let k = 0; k < p; k++) {
@@ -374,14 +432,14 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
       }
       return c === 0 ? AXIS_CENTRE : s / c
     })
-    const even = (i: number) => data.patients.ids[rows.patient[i]!]! % 2 === 0
-    const train = design(data, b, rows, conditions, axisFill, even)
-    const test = design(data, b, rows, conditions, axisFill, (i) => !even(i))
+    const all = design(data, b, rows, conditions, axisFill)
+    const even = (r: number) => data.patients.ids[rows.patient[r]!]! % 2 === 0
+    const train = designRows(all, even)
+    const test = designRows(all, (r) => !even(r))
     const trained = yield* kernels.fitGlm(train.x, train.y, train.offset, train.n, train.p, family)
     const eta = yield* kernels.linearPredictor(test.x, test.n, test.p, trained.beta)
     const validation = yield* validate(kernels, rowProbabilities(family, eta, test.offset), Float64Array.from(test.y, (v) => (v > 0 ? 1 : 0)))
 
-    const all = design(data, b, rows, conditions, axisFill, () => true)
     const fit = yield* kernels.fitGlm(all.x, all.y, all.offset, all.n, all.p, family)
     const robust = clusterRobustCovariance(family, all.x, all.y, all.offset, all.n, all.p, fit.beta, fit.covariance, all.cluster)
     const means = new Float64Array(all.p)

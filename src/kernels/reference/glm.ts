@@ -84,9 +84,10 @@ export const fitGlm = (
       const wz = w * z
       for (let j = 0; j < p; j++) {
         const xj = x[base + j]!
+        if (xj === 0) continue
         const s = w * xj
         const row = j * p
-        for (let k = 0; k < p; k++) a[row + k]! += s * x[base + k]!
+        for (let k = 0; k <= j; k++) a[row + k]! += s * x[base + k]!
         b[j]! += wz * xj
       }
     }
