@@ -1,6 +1,6 @@
 /**
  * The guide pages under /docs (docs/api.md, "Guides"): the project's Markdown guides rendered to
- * HTML once at start-up (marked: CommonMark + GFM tables, no network), each page self-contained
+ * HTML once, on each page's first request (marked: CommonMark + GFM tables, no network), each page self-contained
  * (one inline stylesheet, no script), linked from each other and from the API reference. Headings
  * get ids, every error code of docs/errors.md gets an anchor — the `type` of a problem answer is
  * `/docs/errors#<code>` — and links between the guides point at their /docs pages.
@@ -69,10 +69,15 @@ ${body}
 </html>`
 }
 
-/** The guide routes (rendered once, when the layer is built). */
+/**
+ * The guide routes. Each page is rendered on its first request and kept: rendering all of them takes
+ * ~0.1 s of the event loop, which at start-up would fall after the server listens, while probes
+ * are already being answered.
+ */
 export const guidesLayer = HttpRouter.use((router) =>
   Effect.forEach(GUIDES, (g) => {
-    const html = renderGuide(readFileSync(join(DOCS_DIR, g.file), "utf8"), g.title)
-    return router.add("GET", guidePath(g.page) as `/${string}`, HttpServerResponse.html(html))
+    const markdown = readFileSync(join(DOCS_DIR, g.file), "utf8")
+    let html: string | undefined
+    return router.add("GET", guidePath(g.page) as `/${string}`, Effect.sync(() => HttpServerResponse.html(html ??= renderGuide(markdown, g.title))))
   }, { discard: true })
 )
