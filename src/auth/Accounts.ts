@@ -7,6 +7,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { randomInt } from "node:crypto"
 import { type Tier, TIERS } from "../metering/Tiers.ts"
 import { AppConfig } from "../config/AppConfig.ts"
+import { relaxed } from "../db/Database.ts"
 import { PrincipalCache } from "./PrincipalCache.ts"
 import * as Token from "./Token.ts"
 
@@ -232,14 +233,15 @@ export class Accounts extends Context.Service<Accounts, {
 
       // A token's last use, written in the background at most once a minute per token and process,
       // and only a second after the request that used it: the write joins the database queue after
-      // that request's own statements, never before them (on SQLite they share one connection).
+      // that request's own statements, never before them (on SQLite they share one connection). It is
+      // relaxed (no wait for the disk): a power cut may forget the last minute of last-use times.
       const lastWritten = new Map<string, number>()
       const pending = new Map<string, string>()
       const flush = () => {
         const batch = [...pending]
         pending.clear()
-        runFork(Effect.ignore(sql.withTransaction(Effect.forEach(batch, ([tokenId, at]) =>
-          sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`, { discard: true }))))
+        runFork(Effect.ignore(relaxed(sql, sql.withTransaction(Effect.forEach(batch, ([tokenId, at]) =>
+          sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`, { discard: true })))))
       }
       const touch = (tokenId: string, now: number): void => {
         const last = lastWritten.get(tokenId)

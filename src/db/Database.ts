@@ -105,6 +105,18 @@ export const relaxed = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect
   })
 
 /**
+ * A transaction that is on the disk when this resolves, without the event loop waiting for the disk
+ * (the ledger's: a charge is durable before its answer is sent). SQLite: committed relaxed, then the
+ * write-ahead log flushed asynchronously ({@link SqliteClient.flushWal}); PostgreSQL: as is (its
+ * driver never blocks, and its commits wait for the server's WAL flush).
+ */
+export const durableTransaction = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  sql.onDialectOrElse({
+    sqlite: () => Effect.tap(relaxed(sql, sql.withTransaction(effect)), () => SqliteClient.flushWal(sql)),
+    orElse: () => sql.withTransaction(effect)
+  })
+
+/**
  * One statement that need not wait for the disk: on SQLite a relaxed transaction of its own (an
  * autocommit statement would fsync), on PostgreSQL the statement alone (one round trip; the
  * limiter's pool commits without waiting for the flush anyway).

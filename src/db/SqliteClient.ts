@@ -11,13 +11,20 @@
  * back-off (1 ms doubling to 64 ms) for up to `busyTimeoutMs`. Every transaction begins with
  * `BEGIN IMMEDIATE`, so it takes the write lock (or is refused, and retried) before its first
  * statement and never fails half-way on a lock upgrade.
+ *
+ * Nor does it wait on the disk where it need not: a transaction that must be durable before its
+ * caller goes on (the ledger's) can commit relaxed and then {@link flushWal}: the write-ahead log
+ * flushed by an asynchronous fdatasync on libuv's thread pool — what `synchronous = FULL` does at
+ * commit, inside the synchronous call.
  */
 import { Duration, Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, Statement } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
 import { closeSync, openSync } from "node:fs"
+import { open } from "node:fs/promises"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+import { recordWalFlush } from "../observability/Metrics.ts"
 
 /** Wraps a `node:sqlite` failure as an `SqlError`, keeping SQLite's code visible to the classifier. */
 const toSqlError = (operation: string) => (cause: unknown): SqlError.SqlError => {
@@ -46,6 +53,19 @@ const isBusy = (cause: unknown): boolean => cause instanceof Error && "errcode" 
  * `SqlClient.BeginTransaction` (see Database.relaxed). Every other write keeps the file's level.
  */
 export const BEGIN_RELAXED = "BEGIN IMMEDIATE -- relaxed"
+
+/** Each client's way of flushing its write-ahead log to the disk (none: nothing to flush, e.g. `:memory:`, or commits that need not be durable). */
+const walFlushes = new WeakMap<SqlClient.SqlClient, Effect.Effect<void, SqlError.SqlError>>()
+
+/**
+ * Makes every transaction this SQLite client has committed durable, without holding the event loop:
+ * fdatasync of its `-wal` file on libuv's thread pool (any descriptor of the file flushes it; the
+ * file is opened by name each time, so a log SQLite has replaced is never the one flushed). Frames
+ * moved into the database by a checkpoint are already on disk: SQLite syncs both files around every
+ * checkpoint, at every level. Nothing to do for a client whose commits are not meant to be durable,
+ * for `:memory:`, or for another engine.
+ */
+export const flushWal = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError.SqlError> => walFlushes.get(sql) ?? Effect.void
 
 /** Longest pause between two attempts on a locked database. */
 const MAX_BACKOFF_MS = 64
@@ -146,7 +166,7 @@ export const make = (options: SqliteOptions) =>
       semaphore: yield* Semaphore.make(1),
       isTransaction: () => db.isTransaction
     })
-    return yield* SqlClient.make({
+    const client = yield* SqlClient.make({
       ...acquirers,
       compiler: Statement.makeCompilerSqlite(),
       driver: "node-sqlite",
@@ -155,6 +175,23 @@ export const make = (options: SqliteOptions) =>
       prepareTransactionControls: true,
       spanAttributes: [["db.system.name", "sqlite"]]
     })
+    if (options.filename !== ":memory:" && durable === "FULL") {
+      const wal = `${options.filename}-wal`
+      walFlushes.set(client, Effect.tryPromise({
+        try: async () => {
+          const started = performance.now()
+          const file = await open(wal, "r")
+          try {
+            await file.datasync()
+          } finally {
+            await file.close()
+          }
+          recordWalFlush((performance.now() - started) / 1000)
+        },
+        catch: toSqlError("flush the write-ahead log")
+      }))
+    }
+    return client
   })
 
 /** The `SqlClient` layer over one SQLite file. */

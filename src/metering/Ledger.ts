@@ -3,13 +3,16 @@
  *
  * Concurrent requests queue their rows; one writer fiber takes everything queued and writes it in a
  * single transaction (ledger rows plus the per-day totals), then releases every waiting request.
- * Group commit keeps the one-fsync-per-commit durability of `synchronous=FULL` while the cost of
- * that fsync is shared by every request in the batch. The same transaction deletes the daily
+ * Group commit keeps one fsync per commit while its cost is shared by every request in the batch,
+ * and that fsync runs off the event loop (Database.durableTransaction): on SQLite the batch commits
+ * relaxed and the write-ahead log is then flushed by an asynchronous fdatasync, so the requests wait
+ * for the disk and the event loop does not. The same transaction deletes the daily
  * reservations the rows confirm, so a unit is counted either as reserved or as used, never both
  * and never neither — and marks the calls' idempotency keys done with their answers.
  */
 import { Array as Arr, Context, Deferred, Effect, Layer, Queue } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { durableTransaction } from "../db/Database.ts"
 import { recordLedgerCommit } from "../observability/Metrics.ts"
 
 /** One charged call. */
@@ -73,7 +76,8 @@ export class Ledger extends Context.Service<Ledger, {
         }))
         if (!Arr.isReadonlyArrayNonEmpty(rows)) return Effect.void
         const reservations = batch.flatMap(({ entry }) => (entry.reservationId === undefined ? [] : [entry.reservationId]))
-        return sql.withTransaction(
+        return durableTransaction(
+          sql,
           Effect.gen(function*() {
             yield* sql`INSERT INTO usage_ledger ${sql.insert(rows)}`
             for (const t of totals.values()) {

@@ -35,6 +35,10 @@ const ledgerCommit = Metric.histogram("hcc_ledger_commit_duration_seconds", {
   description: "Time of one ledger group commit (one transaction for a batch of charged answers)",
   boundaries: FAST_BUCKETS
 })
+const walFlush = Metric.histogram("hcc_sqlite_wal_flush_duration_seconds", {
+  description: "Time of one flush of SQLite's write-ahead log to the disk (an fdatasync off the event loop, after each ledger commit)",
+  boundaries: FAST_BUCKETS
+})
 const ledgerRows = Metric.counter("hcc_ledger_rows_total", { description: "Ledger rows committed", incremental: true })
 const kernelTime = Metric.histogram("hcc_kernel_duration_seconds", { description: "Time of one compute-kernel call, by kernel", boundaries: FAST_BUCKETS })
 const datasetReady = Metric.gauge("hcc_dataset_ready", { description: "1 once the health dataset is loaded and prepared, else 0" })
@@ -76,6 +80,9 @@ export const recordLedgerCommit = (seconds: number, rows: number): void => {
   ledgerCommit.updateUnsafe(seconds, context)
   ledgerRows.updateUnsafe(rows, context)
 }
+
+/** Records one flush of SQLite's write-ahead log. */
+export const recordWalFlush = (seconds: number): void => walFlush.updateUnsafe(seconds, context)
 
 /** The dataset's state: loading (with the share done) or ready (patients, load seconds). */
 export const recordDatasetLoading = (progress: number): void => {

@@ -89,6 +89,8 @@ describe("one process", () => {
     expect(moved("hcc_credits_charged_total")).toBeCloseTo(credits, 9)
     expect(moved("hcc_ledger_rows_total")).toBe(4)
     expect(moved("hcc_ledger_commit_duration_seconds")).toBeGreaterThanOrEqual(1)
+    // Every ledger commit is followed by its flush of the write-ahead log, off the event loop.
+    expect(moved("hcc_sqlite_wal_flush_duration_seconds")).toBe(moved("hcc_ledger_commit_duration_seconds"))
     expect(moved("hcc_kernel_duration_seconds", { kernel: "panelTrend" })).toBeGreaterThanOrEqual(1)
 
     // Dataset state, process and event-loop series.
