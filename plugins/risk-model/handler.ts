@@ -8,13 +8,13 @@ import type { RiskModelRequest, RiskModelResponse } from "./schema.ts"
 /** At most this many contributing factors are returned. */
 export const MAX_FACTORS = 5
 
-const models = preparedPerDataset<RiskModels>("risk models")
+/** Fitted once per dataset; with compute threads on one of them, the others getting a copy. */
+const models = preparedPerDataset<RiskModels>("risk models", { shared: true })
 
 /** Fits the models of a freshly loaded dataset and logs their held-out performance. */
 export const prepareRiskModels = (dataset: Dataset) =>
-  Effect.gen(function*() {
-    const kernels = yield* Kernels
-    const fitted = yield* fitRiskModels(kernels, dataset)
+  models.store(dataset, Effect.gen(function*() {
+    const fitted = yield* fitRiskModels(yield* Kernels, dataset)
     for (const m of fitted.values()) {
       yield* Effect.logInfo("risk model fitted").pipe(Effect.annotateLogs({
         risk_type: m.riskType,
@@ -26,8 +26,8 @@ export const prepareRiskModels = (dataset: Dataset) =>
         brier: roundTo(m.validation.brier, 4)
       }))
     }
-    yield* models.store(dataset, Effect.succeed(fitted))
-  })
+    return fitted
+  }))
 
 /** The fitted models of the dataset being served (tests and the evaluation script read them). */
 export const riskModelsOf = (dataset: Dataset) => models.get(dataset)

@@ -84,7 +84,8 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
   Effect.gen(function*() {
     const threads: Array<Thread> = []
     const waiting: Array<(t: Thread) => void> = []
-    let handOut: { readonly dataset: Dataset; readonly regions: ReadonlyArray<{ start: number; end: number }> } | undefined
+    /** The dataset handed to the threads, and (once thread 1 has prepared) its shared preparations' values. */
+    let handOut: { readonly dataset: Dataset; readonly regions: ReadonlyArray<{ start: number; end: number }>; prepared?: Readonly<Record<string, unknown>> } | undefined
     let onReady: (() => void) | undefined
     let onFailed: ((message: string) => void) | undefined
     let closing = false
@@ -92,9 +93,22 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
     // Log from the threads' callbacks with this layer's logger (the service's JSON lines).
     const log = Effect.runForkWith(yield* Effect.context<never>())
 
+    /**
+     * Thread 1 gets the dataset first and computes the shared preparations (preparedPerDataset with
+     * `shared: true`, e.g. the risk-model fits); every other thread gets it with their values once
+     * thread 1 is ready, so a costly fit runs once per process, not once per thread.
+     */
     const sendDataset = (t: Thread) => {
       if (handOut === undefined) return
-      const message: ToThread = { _tag: "dataset", dataset: handOut.dataset, memory: arena.core.memory, arena: handOut.regions[t.n]! }
+      const { prepared } = handOut
+      if (prepared === undefined && t.n !== 1) return
+      const message: ToThread = {
+        _tag: "dataset",
+        dataset: handOut.dataset,
+        memory: arena.core.memory,
+        arena: handOut.regions[t.n]!,
+        ...(prepared === undefined ? { share: true } : { prepared })
+      }
       t.worker.postMessage(message)
     }
 
@@ -105,6 +119,10 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
         switch (message._tag) {
           case "ready":
             t.ready = true
+            if (message.prepared !== undefined && handOut !== undefined && handOut.prepared === undefined) {
+              handOut.prepared = message.prepared
+              for (const other of threads) if (other !== t) sendDataset(other)
+            }
             log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
             onReady?.()
             while (waiting.length > 0 && t.ready) waiting.shift()!(t)

@@ -40,6 +40,10 @@ export type ToThread =
     readonly memory: WebAssembly.Memory
     /** The thread's own arena region in that memory: [start, end). */
     readonly arena: { readonly start: number; readonly end: number }
+    /** Send back the shared preparations' values once prepared (the first thread). */
+    readonly share?: boolean
+    /** The shared preparations' values another thread computed (`preparedPerDataset(…, { shared: true })`). */
+    readonly prepared?: Readonly<Record<string, unknown>>
   }
   | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown }
   /** The request went away (its client disconnected): stop its work. */
@@ -50,7 +54,7 @@ export type KernelTimes = ReadonlyArray<readonly [string, number]>
 
 /** Compute thread → HTTP thread. */
 export type FromThread =
-  | { readonly _tag: "ready"; readonly heapMiB: number; readonly seconds: number }
+  | { readonly _tag: "ready"; readonly heapMiB: number; readonly seconds: number; readonly prepared?: Readonly<Record<string, unknown>> }
   | { readonly _tag: "failed"; readonly message: string }
   | { readonly _tag: "done"; readonly id: number; readonly value: unknown; readonly kernels: KernelTimes }
   | { readonly _tag: "domain"; readonly id: number; readonly error: DomainErrorFields; readonly kernels: KernelTimes }

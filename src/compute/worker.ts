@@ -2,7 +2,8 @@
  * A compute thread (HCC_THREADS; ComputePool.ts starts them). It loads the same plugins as the HTTP
  * thread, receives the dataset once — its columns and panel on the core's shared memory, so nothing
  * big is copied — runs its own WASM instance over that memory inside its own arena region, runs the
- * plugins' preparations, then answers tasks: decode the (already validated) request, run the
+ * plugins' preparations (the first thread computes the shared ones and sends them back; the others
+ * adopt that copy), then answers tasks: decode the (already validated) request, run the
  * plugin's handler, encode the answer with the plugin's response schema, post it back.
  */
 // Compiled schemas, as on the HTTP thread (main.ts).
@@ -17,6 +18,7 @@ import { Arena } from "../kernels/Arena.ts"
 import { Kernels, makeWasm, timed } from "../kernels/Kernels.ts"
 import { instantiateCore } from "../kernels/WasmModule.ts"
 import * as JsonLogger from "../log/JsonLogger.ts"
+import { adoptSharedPreparations, sharedPreparationsOf } from "../plugin/cache.ts"
 import { DomainError, type Plugin } from "../plugin/Plugin.ts"
 import { loadPlugins } from "../plugin/PluginRegistry.ts"
 import type { FromThread, ThreadInit, ToThread } from "./protocol.ts"
@@ -91,7 +93,8 @@ const start = async () => {
     post({ _tag: "defect", id, error: defectFields(Cause.squash(exit.cause)), kernels })
   }
 
-  const receiveDataset = async (dataset: Dataset, memory: WebAssembly.Memory, arena: { start: number; end: number }) => {
+  const receiveDataset = async ({ arena, dataset, memory, prepared, share }: Extract<ToThread, { _tag: "dataset" }>) => {
+    if (prepared !== undefined) adoptSharedPreparations(dataset, prepared)
     const core = instantiateCore(undefined, memory)
     core.setArena(arena.start, arena.end)
     const kernels = timed(makeWasm(new Arena(core)), (kernel, seconds) => kernelTimes.push([kernel, seconds]))
@@ -107,7 +110,15 @@ const start = async () => {
     const made = ManagedRuntime.make(layer)
     await made.context()
     runtime = made
-    post({ _tag: "ready", heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576), seconds: Math.round(performance.now() - started) / 1000 })
+    const ready = { _tag: "ready", heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576), seconds: Math.round(performance.now() - started) / 1000 } as const
+    if (share !== true) return post(ready)
+    try {
+      post({ ...ready, prepared: sharedPreparationsOf(dataset) })
+    } catch (e) {
+      // Not plain data after all: the other threads prepare for themselves.
+      await made.runPromise(Effect.logWarning("shared preparations cannot be copied to the other compute threads; each prepares its own").pipe(Effect.annotateLogs({ reason: e instanceof Error ? e.message : String(e) })))
+      post({ ...ready, prepared: {} })
+    }
   }
 
   return (message: ToThread) => {
@@ -116,7 +127,7 @@ const start = async () => {
     } else if (message._tag === "task") {
       void answer(message.id, message.plugin, message.input).catch((e) => post({ _tag: "defect", id: message.id, error: defectFields(e), kernels: [] }))
     } else {
-      void receiveDataset(message.dataset, message.memory, message.arena).catch((e) => post({ _tag: "failed", message: e instanceof Error ? e.message : String(e) }))
+      void receiveDataset(message).catch((e) => post({ _tag: "failed", message: e instanceof Error ? e.message : String(e) }))
     }
   }
 }

@@ -221,4 +221,4 @@ export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.t
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
 export { above, atLeast, atMost, below, SCORE_TOLERANCE } from "../kernels/thresholds.ts"
-export { datasetCache, preparedPerDataset } from "./cache.ts"
+export { datasetCache, preparedPerDataset, type PreparedOptions } from "./cache.ts"

@@ -54,19 +54,59 @@ export const datasetCache = <V>(max: number) => {
     })
 }
 
+/** Options of {@link preparedPerDataset}. */
+export interface PreparedOptions {
+  /**
+   * With compute threads, compute the value on one thread and give a copy (structured clone) to the
+   * others instead of computing it on each: for a costly preparation whose result is plain data —
+   * numbers, strings, arrays, typed arrays, Maps, plain objects; no functions, no class instances,
+   * nothing pointing into one thread's own WASM memory. The name must be unique in the process.
+   */
+  readonly shared?: boolean
+}
+
+/** The shared preparations by name: how to read one's value for a dataset, and how to put one in. */
+const sharedPreparations = new Map<string, {
+  readonly read: (dataset: object) => unknown
+  readonly give: (dataset: object, value: unknown) => void
+}>()
+
+/** The values of the shared preparations computed for `dataset` (what a compute thread sends to the others). */
+export const sharedPreparationsOf = (dataset: object): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [name, { read }] of sharedPreparations) {
+    const value = read(dataset)
+    if (value !== undefined) out[name] = value
+  }
+  return out
+}
+
+/** Puts values another thread computed in place, so this thread's `store` calls for them compute nothing. */
+export const adoptSharedPreparations = (dataset: object, values: Readonly<Record<string, unknown>>): void => {
+  for (const [name, value] of Object.entries(values)) sharedPreparations.get(name)?.give(dataset, value)
+}
+
 /**
  * A value a plugin's `prepare` computes once per dataset and its handler reads back:
  * `const models = preparedPerDataset<Models>("risk models")`, then
  * `prepare: (d) => models.store(d, fitModels(d))` and, in the handler, `yield* models.get(dataset)`.
- * `get` fails with `unavailable` (503) when the preparation failed or has not run.
+ * `get` fails with `unavailable` (503) when the preparation failed or has not run. `store` computes
+ * nothing when the value is already there (given by another compute thread, `shared: true`), so
+ * pass it the computation itself.
  */
-export const preparedPerDataset = <V>(what: string) => {
+export const preparedPerDataset = <V>(what: string, options: PreparedOptions = {}) => {
   const byDataset = new WeakMap<object, V>()
+  if (options.shared === true) {
+    if (sharedPreparations.has(what)) throw new Error(`two shared preparations are named "${what}"`)
+    sharedPreparations.set(what, { read: (dataset) => byDataset.get(dataset), give: (dataset, value) => byDataset.set(dataset, value as V) })
+  }
   return {
     store: <E, R>(dataset: object, compute: Effect.Effect<V, E, R>): Effect.Effect<void, E, R> =>
-      Effect.map(compute, (value) => {
-        byDataset.set(dataset, value)
-      }),
+      Effect.suspend(() =>
+        byDataset.has(dataset) ? Effect.void : Effect.map(compute, (value) => {
+          byDataset.set(dataset, value)
+        })
+      ),
     get: (dataset: object): Effect.Effect<V, DomainError> =>
       Effect.suspend(() => {
         const value = byDataset.get(dataset)

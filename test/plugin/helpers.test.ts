@@ -1,7 +1,7 @@
 /** Contract helpers plugins share: p-values, "did you mean" suggestions and request shapes. */
 import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { datasetCache } from "../../src/plugin/cache.ts"
+import { adoptSharedPreparations, datasetCache, preparedPerDataset, sharedPreparationsOf } from "../../src/plugin/cache.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { studentTwoSidedP } from "../../src/plugin/stats.ts"
 import { closest, editDistance } from "../../src/plugin/suggest.ts"
@@ -96,5 +96,37 @@ describe("datasetCache", () => {
     expect(get(d1, "b", 5)).toBe(5)
     expect(Effect.runSyncExit(cached(d1, "x", Effect.fail("no")))._tag).toBe("Failure")
     expect(get(d1, "x", 7)).toBe(7)
+  })
+})
+
+describe("preparedPerDataset", () => {
+  it("shared: the value one thread computed is adopted by another, whose store then computes nothing", async () => {
+    const name = `shared test ${Math.random()}`
+    const first = preparedPerDataset<{ readonly beta: Float64Array }>(name, { shared: true })
+    const dataset = {}
+    let computed = 0
+    const compute = Effect.sync(() => {
+      computed++
+      return { beta: Float64Array.of(1.5, -2) }
+    })
+    await Effect.runPromise(first.store(dataset, compute))
+    // What thread 1 sends, through a structured clone, to another thread's copy of the dataset.
+    const sent = structuredClone(sharedPreparationsOf(dataset))
+    expect(Object.keys(sent)).toContain(name)
+    const elsewhere = {}
+    adoptSharedPreparations(elsewhere, sent)
+    await Effect.runPromise(first.store(elsewhere, compute))
+    expect(computed).toBe(1)
+    expect([...(await Effect.runPromise(first.get(elsewhere))).beta]).toEqual([1.5, -2])
+  })
+
+  it("keeps an unshared value to its thread and refuses two shared ones of one name", () => {
+    const name = `private test ${Math.random()}`
+    const held = preparedPerDataset<number>(name)
+    const dataset = {}
+    Effect.runSync(held.store(dataset, Effect.succeed(7)))
+    expect(Object.keys(sharedPreparationsOf(dataset))).not.toContain(name)
+    preparedPerDataset<number>(`${name} shared`, { shared: true })
+    expect(() => preparedPerDataset<number>(`${name} shared`, { shared: true })).toThrow(/two shared preparations/)
   })
 })

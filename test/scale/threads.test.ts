@@ -47,6 +47,13 @@ describe("compute threads (HCC_THREADS=2)", () => {
     expect(inProcess.logLines().some((l) => l.msg === "compute thread ready")).toBe(false)
   })
 
+  it("fits the risk models once per process: thread 1 fits, thread 2 gets a copy (a shared preparation)", async () => {
+    const fitted = pooled.logLines().filter((l) => l.msg === "risk model fitted")
+    expect(fitted.map((l) => `${String(l.thread)} ${String(l.risk_type)}`).sort()).toEqual(["1 health_decline", "1 hospitalization", "1 readmission"])
+    // Thread 2 still ran the risk-model preparation, which found the models in place.
+    expect(pooled.logLines().some((l) => l.msg === "dataset prepared" && l.thread === 2 && l.plugin === "risk-model")).toBe(true)
+  })
+
   it("answers every built-in example exactly as the HTTP thread does in process", async () => {
     let compared = 0
     for (const plugin of builtins) {
