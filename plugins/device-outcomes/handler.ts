@@ -4,12 +4,22 @@
  * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
-import { closest, fail, HealthData, Kernels, parseMonths, roundTo } from "../../src/plugin/Plugin.ts"
+import { closest, datasetCache, fail, HealthData, Kernels, parseMonths, roundTo } from "../../src/plugin/Plugin.ts"
 import { implantsInPeriod, poolMetric, studyEstimates } from "./pooling.ts"
 import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 
-/** Answers one request. */
+/** Answers kept per dataset, keyed by the decoded request (the pooling is deterministic). */
+const answers = datasetCache<typeof DeviceOutcomesResponse.Type>(256)
+
+/** Answers one request (a repeated one from the cache). */
 export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
+  Effect.gen(function*() {
+    const data = yield* (yield* HealthData).dataset
+    return yield* answers(data, JSON.stringify(request), compute(request))
+  })
+
+/** Computes one answer. */
+const compute = (request: typeof DeviceOutcomesRequest.Type) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset

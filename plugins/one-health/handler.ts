@@ -1,14 +1,24 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
 import { Effect } from "effect"
-import { closest, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
+import { closest, datasetCache, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
 import { alertLevel, analyzeLead, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
 import type { OneHealthRequest, OneHealthResponse } from "./schema.ts"
 
 /** A permutation p-value: a multiple of 1/1000, so the smallest reads "p ≤ 0.001". */
 const fmtP = (p: number) => (p <= 1 / (PERMUTATIONS + 1) ? "permutation p ≤ 0.001" : `permutation p = ${p.toFixed(3)}`)
 
-/** Answers one request. */
+/** Answers kept per dataset, keyed by the decoded request: the analysis is deterministic (seeded permutations). */
+const answers = datasetCache<typeof OneHealthResponse.Type>(256)
+
+/** Answers one request (a repeated one from the cache). */
 export const oneHealth = (request: typeof OneHealthRequest.Type) =>
+  Effect.gen(function*() {
+    const data = yield* (yield* HealthData).dataset
+    return yield* answers(data, JSON.stringify(request), compute(request))
+  })
+
+/** Computes one answer. */
+const compute = (request: typeof OneHealthRequest.Type) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset

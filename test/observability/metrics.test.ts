@@ -7,6 +7,7 @@
  */
 import parse, { type Family } from "parse-prometheus-text-format"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import builtins from "../../plugins/index.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitForLog, waitReady } from "../support/server.ts"
 
 type Scrape = Array<Family> & { readonly text: string }
@@ -57,6 +58,27 @@ describe("one process", () => {
   })
   afterAll(async () => {
     await server.stop()
+  })
+
+  it("answers a repeated one-health or device-outcomes question from the per-dataset cache: its kernels run once", async () => {
+    const { token } = newAccount(server, { tier: "unlimited", burstLimit: 1_000_000 })
+    for (const plugin of builtins.filter((p) => p.name === "one-health" || p.name === "device-outcomes")) {
+      const body = plugin.examples![0]!.request
+      const kernelCalls = async () => total(await scrape(url), "hcc_kernel_duration_seconds")
+      const answers: Array<unknown> = []
+      const moved: Array<number> = []
+      for (let i = 0; i < 2; i++) {
+        const before = await kernelCalls()
+        const res = await call(server, plugin.path, { token, body })
+        expect(res.status, plugin.name).toBe(200)
+        const { request_id: _, ...answer } = (await res.json()) as Record<string, unknown>
+        answers.push(answer)
+        moved.push((await kernelCalls()) - before)
+      }
+      expect(moved[0], plugin.name).toBeGreaterThan(0)
+      expect(moved[1], plugin.name).toBe(0)
+      expect(answers[1]).toEqual(answers[0])
+    }
   })
 
   it("counts requests by route and status, credits, 429s by limit, ledger commits and kernel calls", async () => {
