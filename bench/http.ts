@@ -8,9 +8,10 @@
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { type SteadyResult, steadyLoad } from "./steady.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -122,21 +123,16 @@ export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>
 }
 
 /** One endpoint at a fixed request rate. */
-export interface FixedRateRow {
+export interface FixedRateRow extends SteadyResult {
   readonly name: string
-  readonly sent: number
-  readonly p50: number
-  readonly p99: number
-  readonly p999: number
-  readonly max: number
-  readonly non2xx: number
 }
 
 /**
  * Latency at a fixed rate (issue 18, goal 6): one process on a generated 50,000-patient dataset, a
- * steady client sending `rate` requests/s over `connections` connections to one endpoint at a time
- * (each domain's documented example — the same question again, so repeated-question answers are
- * what is measured — and the catalog), reporting p50/p99/p99.9/max.
+ * steady open-loop client (bench/steady.ts: request i sent at i/rate s, latency from then) sending
+ * `rate` requests/s over at most `connections` connections to one endpoint at a time (each domain's
+ * documented example — the same question again, so repeated-question answers are what is measured
+ * — and the catalog), reporting p50/p99/p99.9/max.
  */
 export const runFixedRateBench = async (
   options: { readonly seconds?: number; readonly rate?: number; readonly connections?: number; readonly patients?: number; readonly threads?: number } = {}
@@ -161,24 +157,27 @@ export const runFixedRateBench = async (
     ]
     const rows: Array<FixedRateRow> = []
     for (const t of targets) {
-      const base = { url: `${url}${t.path}`, connections, headers, overallRate: rate, ...(t.body === undefined ? {} : { method: "POST" as const, body: t.body }) }
-      await autocannon({ ...base, duration: Math.max(1, Math.round(seconds / 4)) }) // warm-up
-      const r = await autocannon({ ...base, duration: seconds })
-      rows.push({ name: t.name, sent: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, p999: (r.latency as unknown as { readonly p99_9: number }).p99_9, max: r.latency.max, non2xx: r.non2xx + r.errors + r.timeouts })
+      const base = { url: `${url}${t.path}`, connections, headers, rate, ...(t.body === undefined ? {} : { method: "POST" as const, body: t.body }) }
+      await steadyLoad({ ...base, seconds: Math.max(1, Math.round(seconds / 4)) }) // warm-up
+      rows.push({ name: t.name, ...(await steadyLoad({ ...base, seconds })) })
     }
     return { rows, rate, connections, seconds, patients, threads }
   } finally {
     service.child.kill("SIGTERM")
+    await new Promise((r) => service.child.once("exit", r))
+    rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
+const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1))
+
 export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedRateBench>>): string =>
   [
-    `Fixed rate: ${result.rate} req/s over ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process with ${result.threads} compute threads (HCC_THREADS), ${result.patients.toLocaleString("en-US")} patients`,
+    `Fixed rate: ${result.rate} req/s, evenly spaced (open loop, latency from when each request was due), at most ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process with ${result.threads} compute threads (HCC_THREADS), ${result.patients.toLocaleString("en-US")} patients`,
     "",
-    "| endpoint | requests | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx + errors |",
-    "|---|---|---|---|---|---|---|",
-    ...result.rows.map((r) => `| ${r.name} | ${r.sent.toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.max} | ${r.non2xx} |`)
+    "| endpoint | requests | p50 ms | p99 ms | p99.9 ms | max ms | not 2xx | client's worst send lag ms |",
+    "|---|---|---|---|---|---|---|---|",
+    ...result.rows.map((r) => `| ${r.name} | ${r.sent.toLocaleString("en-US")} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.failed} | ${ms(r.sendLagMax)} |`)
   ].join("\n")
 
 /** The fixed-rate run on the HTTP thread alone and with 2 compute threads, one after the other. */
