@@ -22,7 +22,7 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, Statement } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
 import { closeSync, openSync } from "node:fs"
-import { open } from "node:fs/promises"
+import { type FileHandle, open } from "node:fs/promises"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
 import { recordWalFlush } from "../observability/Metrics.ts"
 
@@ -59,8 +59,7 @@ const walFlushes = new WeakMap<SqlClient.SqlClient, Effect.Effect<void, SqlError
 
 /**
  * Makes every transaction this SQLite client has committed durable, without holding the event loop:
- * fdatasync of its `-wal` file on libuv's thread pool (any descriptor of the file flushes it; the
- * file is opened by name each time, so a log SQLite has replaced is never the one flushed). Frames
+ * fdatasync of its `-wal` file on libuv's thread pool (any descriptor of the file flushes it). Frames
  * moved into the database by a checkpoint are already on disk: SQLite syncs both files around every
  * checkpoint, at every level. Nothing to do for a client whose commits are not meant to be durable,
  * for `:memory:`, or for another engine.
@@ -176,16 +175,20 @@ export const make = (options: SqliteOptions) =>
       spanAttributes: [["db.system.name", "sqlite"]]
     })
     if (options.filename !== ":memory:" && durable === "FULL") {
-      const wal = `${options.filename}-wal`
+      // The log is opened at the first flush (it exists once something was committed) and kept open:
+      // SQLite resets it in place and deletes it only when the last connection closes, so this
+      // descriptor stays the file SQLite writes — as its own descriptor, which FULL would sync, does.
+      let wal: Promise<FileHandle> | undefined
+      yield* Effect.addFinalizer(() => Effect.promise(async () => (await wal?.catch(() => undefined))?.close()))
       walFlushes.set(client, Effect.tryPromise({
         try: async () => {
           const started = performance.now()
-          const file = await open(wal, "r")
-          try {
-            await file.datasync()
-          } finally {
-            await file.close()
-          }
+          wal ??= open(`${options.filename}-wal`, "r")
+          const file = await wal.catch((e: unknown) => {
+            wal = undefined // not there (yet): look again next time
+            throw e
+          })
+          await file.datasync()
           recordWalFlush((performance.now() - started) / 1000)
         },
         catch: toSqlError("flush the write-ahead log")
