@@ -123,7 +123,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
               handOut.prepared = message.prepared
               for (const other of threads) if (other !== t) sendDataset(other)
             }
-            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
+            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority === undefined ? {} : { tid: message.priority.tid, nice: message.priority.nice }) })))
             onReady?.()
             while (waiting.length > 0 && t.ready) waiting.shift()!(t)
             return

@@ -54,7 +54,14 @@ export type KernelTimes = ReadonlyArray<readonly [string, number]>
 
 /** Compute thread → HTTP thread. */
 export type FromThread =
-  | { readonly _tag: "ready"; readonly heapMiB: number; readonly seconds: number; readonly prepared?: Readonly<Record<string, unknown>> }
+  | {
+    readonly _tag: "ready"
+    readonly heapMiB: number
+    readonly seconds: number
+    /** The thread's system id and nice value, where its priority could be lowered (Linux). */
+    readonly priority?: { readonly tid: number; readonly nice: number }
+    readonly prepared?: Readonly<Record<string, unknown>>
+  }
   | { readonly _tag: "failed"; readonly message: string }
   | { readonly _tag: "done"; readonly id: number; readonly value: unknown; readonly kernels: KernelTimes }
   | { readonly _tag: "domain"; readonly id: number; readonly error: DomainErrorFields; readonly kernels: KernelTimes }

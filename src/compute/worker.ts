@@ -9,6 +9,8 @@
 // Compiled schemas, as on the HTTP thread (main.ts).
 import "effect/schema/SchemaJITCompiler/enable"
 import { Cause, Effect, Exit, type Fiber, Layer, ManagedRuntime, References, Schema } from "effect"
+import { readlinkSync } from "node:fs"
+import { getPriority, setPriority } from "node:os"
 import { getHeapStatistics } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
 import builtins from "../../plugins/index.ts"
@@ -22,6 +24,27 @@ import { adoptSharedPreparations, sharedPreparationsOf } from "../plugin/cache.t
 import { DomainError, type Plugin } from "../plugin/Plugin.ts"
 import { loadPlugins } from "../plugin/PluginRegistry.ts"
 import type { FromThread, ThreadInit, ToThread } from "./protocol.ts"
+
+/**
+ * How much lower than the HTTP thread's a compute thread's CPU priority is (Linux nice steps; a
+ * thread's nice value is its own there): when cold work keeps every core busy, the HTTP thread —
+ * probes, cached answers, auth, the ledger — still gets a core at once, and the compute threads
+ * use whatever it leaves.
+ */
+const NICE_STEPS = 10
+
+/** Lowers this thread's priority; its thread id and resulting nice value, or undefined where that is not possible. */
+const lowerPriority = (): { readonly tid: number; readonly nice: number } | undefined => {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").at(-1))
+    if (!Number.isInteger(tid) || tid <= 0) return undefined
+    setPriority(tid, Math.min(19, getPriority(tid) + NICE_STEPS))
+    return { tid, nice: getPriority(tid) }
+  } catch {
+    return undefined
+  }
+}
+const priority = lowerPriority()
 
 const port = parentPort!
 const init = workerData as ThreadInit
@@ -110,7 +133,12 @@ const start = async () => {
     const made = ManagedRuntime.make(layer)
     await made.context()
     runtime = made
-    const ready = { _tag: "ready", heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576), seconds: Math.round(performance.now() - started) / 1000 } as const
+    const ready = {
+      _tag: "ready",
+      heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576),
+      seconds: Math.round(performance.now() - started) / 1000,
+      ...(priority === undefined ? {} : { priority })
+    } as const
     if (share !== true) return post(ready)
     try {
       post({ ...ready, prepared: sharedPreparationsOf(dataset) })

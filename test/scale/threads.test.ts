@@ -4,6 +4,7 @@
  * cold questions no cache has seen, domain errors, a plugin's defect — and the work really runs on
  * the threads, every one of them.
  */
+import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import { COLD } from "../support/questions.ts"
@@ -45,6 +46,19 @@ describe("compute threads (HCC_THREADS=2)", () => {
     const ready = pooled.logLines().filter((l) => l.msg === "compute thread ready").map((l) => l.thread)
     expect(ready.sort()).toEqual([1, 2])
     expect(inProcess.logLines().some((l) => l.msg === "compute thread ready")).toBe(false)
+  })
+
+  it("runs the compute threads at a lower CPU priority than the HTTP thread (nice +10 on Linux)", async () => {
+    const pid = pooled.logLines().find((l) => l.msg === "listening")!.pid as number
+    const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])
+    const http = niceOf(readFileSync(`/proc/${pid}/stat`, "utf8"))
+    const ready = pooled.logLines().filter((l) => l.msg === "compute thread ready")
+    expect(ready.length).toBeGreaterThanOrEqual(2)
+    for (const line of ready.slice(0, 2)) {
+      const nice = niceOf(readFileSync(`/proc/${pid}/task/${String(line.tid)}/stat`, "utf8"))
+      expect(line.nice).toBe(nice)
+      expect(nice).toBe(Math.min(19, http + 10))
+    }
   })
 
   it("fits the risk models once per process: thread 1 fits, thread 2 gets a copy (a shared preparation)", async () => {
