@@ -97,7 +97,10 @@ export const recordDatasetReady = (patients: number, loadSeconds: number): void 
 }
 
 // Process and event-loop series, read when scraped (prom-client's names).
-const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+const LOOP_RESOLUTION_MS = 10
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
+/** A delay the monitor recorded, in seconds, less its own timer interval (it records the whole interval: 10 ms when idle). */
+const lagSeconds = (ns: number) => Math.max(0, ns / 1e9 - LOOP_RESOLUTION_MS / 1000)
 loopDelay.enable()
 const startSeconds = Math.round((Date.now() - performance.now()) / 1000)
 
@@ -134,9 +137,9 @@ readGauge("process_open_fds", "Open file descriptors", () => {
 readGauge("nodejs_heap_size_total_bytes", "V8 heap size, in bytes", () => process.memoryUsage().heapTotal)
 readGauge("nodejs_heap_size_used_bytes", "V8 heap used, in bytes", () => process.memoryUsage().heapUsed)
 readGauge("nodejs_external_memory_bytes", "Memory outside the V8 heap held by JS objects (buffers, WebAssembly memory), in bytes", () => process.memoryUsage().external)
-readGauge("nodejs_eventloop_lag_p50_seconds", "Median event-loop delay since the last scrape, in seconds", () => loopDelay.percentile(50) / 1e9)
-readGauge("nodejs_eventloop_lag_p99_seconds", "99th-percentile event-loop delay since the last scrape, in seconds", () => loopDelay.percentile(99) / 1e9)
-readGauge("nodejs_eventloop_lag_max_seconds", "Longest event-loop delay since the last scrape, in seconds", () => loopDelay.max / 1e9)
+readGauge("nodejs_eventloop_lag_p50_seconds", "Median event-loop delay since the last scrape (how late a 10 ms timer fired), in seconds", () => lagSeconds(loopDelay.percentile(50)))
+readGauge("nodejs_eventloop_lag_p99_seconds", "99th-percentile event-loop delay since the last scrape (how late a 10 ms timer fired), in seconds", () => lagSeconds(loopDelay.percentile(99)))
+readGauge("nodejs_eventloop_lag_max_seconds", "Longest event-loop delay since the last scrape (how late a 10 ms timer fired), in seconds", () => lagSeconds(loopDelay.max))
 
 /** This process's metrics in the Prometheus text format (0.0.4); the event-loop window restarts. */
 export const scrape = (): string => {
