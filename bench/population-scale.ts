@@ -105,12 +105,19 @@ interface StartRow {
 /** One service run at one size and thread count. */
 export interface ScaleRow extends StartRow {
   readonly cold: Record<string, { n: number; p50: number; p99: number; max: number }>
-  readonly mixed: { readonly reqPerSec: number; readonly errors: number; readonly healthz: { n: number; p50: number; p99: number; max: number } }
+  readonly mixed: {
+    readonly reqPerSec: number
+    readonly errors: number
+    readonly healthz: { n: number; p50: number; p99: number; max: number }
+    /** The server's own event-loop delay meanwhile (its /metrics, ms): what the HTTP thread did, apart from the client's and the scheduler's share of /healthz's time. */
+    readonly loopDelay: { readonly p99: number; readonly max: number }
+  }
 }
 
 /** What the service's log said, of the few lines the bench reads. */
 interface Heard {
   loadedFrom?: string
+  metricsPort?: number
   snapshot?: { readonly seconds: number; readonly mib: number }
 }
 
@@ -118,7 +125,7 @@ const startService = async (dataDir: string, threads: number) => {
   const heard: Heard = {}
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads) },
+    env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads), HCC_METRICS_PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"]
   })
   // The port from the "listening" line, where the dataset came from, the snapshot's write; nothing else is kept.
@@ -130,6 +137,7 @@ const startService = async (dataDir: string, threads: number) => {
       for (const line of lines) {
         if (line.includes('"msg":"listening"')) res((JSON.parse(line) as { port: number }).port)
         else if (line.includes('"msg":"health data loaded"')) heard.loadedFrom = (JSON.parse(line) as { from: string }).from
+        else if (line.includes('"msg":"metrics listening"')) heard.metricsPort = (JSON.parse(line) as { port: number }).port
         else if (line.includes('"msg":"dataset snapshot written"')) heard.snapshot = JSON.parse(line) as { seconds: number; mib: number }
       }
     })
@@ -247,10 +255,18 @@ const measureRun = async (dataDir: string, patients: number, threads: number, to
         await new Promise((r) => setTimeout(r, 10))
       }
     }
+    // The event-loop delay gauges cover the time since the previous scrape: one now, one after.
+    const loopDelay = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${heard.metricsPort!}/metrics`)).text()
+      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]) * 1000
+      return { p99: read("nodejs_eventloop_lag_p99_seconds"), max: read("nodejs_eventloop_lag_max_seconds") }
+    }
+    await loopDelay()
     const began = performance.now()
     await Promise.all([client(), client(), client(), client(), prober()])
+    const delay = await loopDelay()
     const reqPerSec = done / ((performance.now() - began) / 1000)
-    return { patients, threads, from: heard.loadedFrom ?? "?", readySeconds, worstReadyzMs: worst, rssMiB: rss, cold, mixed: { reqPerSec, errors, healthz: summary(probes) } }
+    return { patients, threads, from: heard.loadedFrom ?? "?", readySeconds, worstReadyzMs: worst, rssMiB: rss, cold, mixed: { reqPerSec, errors, healthz: summary(probes), loopDelay: delay } }
   } finally {
     await stop(child)
   }
@@ -306,14 +322,14 @@ export const formatScaleBench = ({ rows, loads }: { readonly rows: ReadonlyArray
   const lines = [
     ...loadLines,
     "| patients | threads | from | generate s | start → ready s | worst /readyz ms | RSS ready MiB | " + endpoints.map((e) => `${e} p50 / p99 ms`).join(" | ") +
-    " | cold mix req/s | /healthz p50 / p99 / max ms under it |",
-    "|---|---|---|---|---|---|---|" + endpoints.map(() => "---|").join("") + "---|---|"
+    " | cold mix req/s | /healthz p50 / p99 / max ms under it | server's event-loop lag p99 / max ms under it |",
+    "|---|---|---|---|---|---|---|" + endpoints.map(() => "---|").join("") + "---|---|---|"
   ]
   for (const r of rows) {
     lines.push(
       `| ${r.patients.toLocaleString("en-US")} | ${r.threads} | ${r.from} | ${r.generateSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${ms(r.worstReadyzMs)} | ${r.rssMiB} | ` +
         endpoints.map((e) => `${ms(r.cold[e]!.p50)} / ${ms(r.cold[e]!.p99)}`).join(" | ") +
-        ` | ${r.mixed.reqPerSec.toFixed(1)}${r.mixed.errors > 0 ? ` (${r.mixed.errors} errors)` : ""} | ${ms(r.mixed.healthz.p50)} / ${ms(r.mixed.healthz.p99)} / ${ms(r.mixed.healthz.max)} |`
+        ` | ${r.mixed.reqPerSec.toFixed(1)}${r.mixed.errors > 0 ? ` (${r.mixed.errors} errors)` : ""} | ${ms(r.mixed.healthz.p50)} / ${ms(r.mixed.healthz.p99)} / ${ms(r.mixed.healthz.max)} | ${ms(r.mixed.loopDelay.p99)} / ${ms(r.mixed.loopDelay.max)} |`
     )
   }
   const baselines = [...new Set(rows.map((r) => r.patients))].flatMap((n) => (BASELINE[n] === undefined ? [] : [`- ${n.toLocaleString("en-US")}: ${BASELINE[n]}`]))
