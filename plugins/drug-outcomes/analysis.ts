@@ -179,7 +179,9 @@ export const analyzeDrug = (
       pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
       courses[p] = courses[p]! + 1
     }
-    const adherence = Float64Array.from(pdcSum, (s, p) => (courses[p]! > 0 ? s / courses[p]! : Number.NaN))
+    // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
+    const adherence = new Float64Array(n)
+    for (let p = 0; p < n; p++) adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
 
     // Adverse events of the drug in the window.
     const events = new Int32Array(n)
@@ -227,18 +229,26 @@ export const analyzeDrug = (
     }
     const indications = candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
     const nStrata = (1 << indications.length) * 6
-    const strata = Int32Array.from(shared.ageSex, (ageSex, p) => {
-      let bits = 0
-      for (let i = 0; i < indications.length; i++) if (indications[i]!.flags[p]! !== 0) bits |= 1 << i
-      return bits * 6 + ageSex
-    })
-
+    const flags = indications.map((i) => i.flags)
+    const strata = new Int32Array(n)
     // Per-patient axis statistics (WASM): the cohort over its exposure window and over the months
     // before its first course (for the change); comparators over the whole panel (per dataset).
+    const both = new Uint8Array(n)
+    const onFrom = new Int32Array(n)
+    const onTo = new Int32Array(n)
+    const preTo = new Int32Array(n)
+    for (let p = 0; p < n; p++) {
+      let bits = 0
+      for (let i = 0; i < flags.length; i++) if (flags[i]![p]! !== 0) bits |= 1 << i
+      strata[p] = bits * 6 + shared.ageSex[p]!
+      both[p] = cohort[p]! | comparator[p]!
+      if (cohort[p] !== 1) continue
+      onFrom[p] = from[p]!
+      onTo[p] = to[p]!
+      preTo[p] = Math.min(Math.max(firstStart[p]!, 0), data.months)
+    }
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
-    const both = Uint8Array.from(cohort, (c, p) => c | comparator[p]!)
-    const on = yield* kernels.panelWindows(data.panel, axisIndex, from.map((f, p) => (cohort[p] === 1 ? f : 0)), to.map((t, p) => (cohort[p] === 1 ? t : 0)), cohort)
-    const preTo = Int32Array.from(firstStart, (s, p) => (cohort[p] === 1 ? Math.min(Math.max(s, 0), data.months) : 0))
+    const on = yield* kernels.panelWindows(data.panel, axisIndex, onFrom, onTo, cohort)
     const pre = yield* kernels.panelWindows(data.panel, axisIndex, new Int32Array(n), preTo, cohort)
 
     const result = new Map<Axis, AxisEffect>()
