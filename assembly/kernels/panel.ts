@@ -145,10 +145,39 @@ export function panelTrend(
 }
 
 /**
- * Per selected patient and axis, over the patient's own month window [from[p], to[p]): the number
- * of present scores, their mean and the least-squares slope on month (NaN without a score, or for
- * the slope with fewer than 3 scores or a single month). Outputs are nAxes × nPatients f64, axis-major;
- * unselected patients get 0 / NaN / NaN.
+ * One patient's statistics of one axis over months [from, end): the number of present scores, their
+ * mean and the least-squares slope on month (NaN without a score, or for the slope with fewer than
+ * 3 scores or a single month), written at index `at` of the three outputs.
+ */
+@inline function patientWindow(
+  panel: usize, nPatients: i32, nMonths: i32, axis: i32, p: i32, from: i32, end: i32,
+  outN: usize, outMean: usize, outSlope: usize, at: i32
+): void {
+  let n = 0.0
+  let st = 0.0
+  let sx = 0.0
+  let stt = 0.0
+  let stx = 0.0
+  const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
+  for (let m = from; m < end; m++) {
+    const x = <f64>load<f32>(row + (<usize>m << 2))
+    if (isNaN(x)) continue
+    const t = <f64>m
+    n += 1.0
+    st += t
+    sx += x
+    stt += t * t
+    stx += t * x
+  }
+  const denom = n * stt - st * st
+  setF(outN, at, n)
+  setF(outMean, at, n > 0.0 ? sx / n : NaN)
+  setF(outSlope, at, n >= 3.0 && denom > 0.0 ? (n * stx - st * sx) / denom : NaN)
+}
+
+/**
+ * Per selected patient and axis, over the patient's own month window [from[p], to[p]): see
+ * patientWindow. Outputs are nAxes × nPatients f64, axis-major; unselected patients get 0 / NaN / NaN.
  */
 export function panelWindows(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: usize, to: usize, mask: usize,
@@ -157,30 +186,25 @@ export function panelWindows(
   for (let k = 0; k < nAxes; k++) {
     const axis = getI(axes, k)
     for (let p = 0; p < nPatients; p++) {
-      const at = k * nPatients + p
-      let n = 0.0
-      let st = 0.0
-      let sx = 0.0
-      let stt = 0.0
-      let stx = 0.0
-      if (load<u8>(mask + <usize>p) != 0) {
-        const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
-        const end = getI(to, p)
-        for (let m = getI(from, p); m < end; m++) {
-          const x = <f64>load<f32>(row + (<usize>m << 2))
-          if (isNaN(x)) continue
-          const t = <f64>m
-          n += 1.0
-          st += t
-          sx += x
-          stt += t * t
-          stx += t * x
-        }
-      }
-      const denom = n * stt - st * st
-      setF(outN, at, n)
-      setF(outMean, at, n > 0.0 ? sx / n : NaN)
-      setF(outSlope, at, n >= 3.0 && denom > 0.0 ? (n * stx - st * sx) / denom : NaN)
+      const selected = load<u8>(mask + <usize>p) != 0
+      patientWindow(panel, nPatients, nMonths, axis, p, selected ? getI(from, p) : 0, selected ? getI(to, p) : 0, outN, outMean, outSlope, k * nPatients + p)
+    }
+  }
+}
+
+/**
+ * panelWindows for a list of patients (a cohort), with outputs for those only: nAxes × count f64,
+ * axis-major, entry k × count + j for patients[j] over its window [from[j], to[j]) — the numbers
+ * panelWindows gives those patients, without writing (and copying out) one entry per patient.
+ */
+export function panelWindowsOf(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, patients: usize, count: i32, from: usize, to: usize,
+  outN: usize, outMean: usize, outSlope: usize
+): void {
+  for (let k = 0; k < nAxes; k++) {
+    const axis = getI(axes, k)
+    for (let j = 0; j < count; j++) {
+      patientWindow(panel, nPatients, nMonths, axis, getI(patients, j), getI(from, j), getI(to, j), outN, outMean, outSlope, k * count + j)
     }
   }
 }

@@ -233,27 +233,33 @@ export const analyzeDrug = (
     const strata = new Int32Array(n)
     // Per-patient axis statistics (WASM): the cohort over its exposure window and over the months
     // before its first course (for the change); comparators over the whole panel (per dataset).
+    // The cohort as a list (members[j]; slot[p] = j), so the kernel works and answers for it alone.
     const both = new Uint8Array(n)
-    const onFrom = new Int32Array(n)
-    const onTo = new Int32Array(n)
-    const preTo = new Int32Array(n)
-    for (let p = 0; p < n; p++) {
+    const members = new Int32Array(cohortSize)
+    const slot = new Int32Array(n)
+    const onFrom = new Int32Array(cohortSize)
+    const onTo = new Int32Array(cohortSize)
+    const preTo = new Int32Array(cohortSize)
+    for (let p = 0, j = 0; p < n; p++) {
       let bits = 0
       for (let i = 0; i < flags.length; i++) if (flags[i]![p]! !== 0) bits |= 1 << i
       strata[p] = bits * 6 + shared.ageSex[p]!
       both[p] = cohort[p]! | comparator[p]!
       if (cohort[p] !== 1) continue
-      onFrom[p] = from[p]!
-      onTo[p] = to[p]!
-      preTo[p] = Math.min(Math.max(firstStart[p]!, 0), data.months)
+      members[j] = p
+      slot[p] = j
+      onFrom[j] = from[p]!
+      onTo[j] = to[p]!
+      preTo[j] = Math.min(Math.max(firstStart[p]!, 0), data.months)
+      j++
     }
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
-    const on = yield* kernels.panelWindows(data.panel, axisIndex, onFrom, onTo, cohort)
-    const pre = yield* kernels.panelWindows(data.panel, axisIndex, new Int32Array(n), preTo, cohort)
+    const on = yield* kernels.panelWindowsOf(data.panel, axisIndex, members, onFrom, onTo)
+    const pre = yield* kernels.panelWindowsOf(data.panel, axisIndex, members, new Int32Array(cohortSize), preTo)
 
     const result = new Map<Axis, AxisEffect>()
     for (const [k, axis] of axes.entries()) {
-      const base = k * n
+      const base = k * cohortSize
       const exposedCells = Array.from({ length: nStrata }, cell)
       const comparatorCells = Array.from({ length: nStrata }, cell)
       let slopeN = 0
@@ -264,20 +270,20 @@ export const analyzeDrug = (
       const whole = AXES.indexOf(axis) * n
       for (let p = 0; p < n; p++) {
         if (both[p] === 0) continue
-        const m = cohort[p] === 1 ? on.mean[base + p]! : shared.wholeMeans[whole + p]!
+        const m = cohort[p] === 1 ? on.mean[base + slot[p]!]! : shared.wholeMeans[whole + p]!
         if (Number.isNaN(m)) continue
         const c = (cohort[p] === 1 ? exposedCells : comparatorCells)[strata[p]!]!
         c.n++
         c.s += m
         c.ss += m * m
         if (cohort[p] === 1) {
-          const slope = on.slope[base + p]!
+          const slope = on.slope[base + slot[p]!]!
           if (!Number.isNaN(slope)) {
             slopeN++
             slopeS += slope
             slopeSS += slope * slope
           }
-          const before = pre.mean[base + p]!
+          const before = pre.mean[base + slot[p]!]!
           if (!Number.isNaN(before)) {
             adh.push(adherence[p]!)
             change.push(m - before)

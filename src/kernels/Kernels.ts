@@ -152,6 +152,12 @@ export interface KernelsService {
   readonly panelMeanMask: (panel: Panel, axis: number, from: number, to: number, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
   /** Per selected patient and axis over months [from[p], to[p]): count, mean and least-squares slope of the present scores. */
   readonly panelWindows: (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => Effect.Effect<PanelWindowsResult, KernelError>
+  /**
+   * panelWindows for a list of patients (e.g. a cohort), outputs for those only: axes × patients,
+   * entry k × patients.length + j for patients[j] over its window [from[j], to[j]). The same numbers
+   * panelWindows gives them, without an entry (and a copy out of the core) for every other patient.
+   */
+  readonly panelWindowsOf: (panel: Panel, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array) => Effect.Effect<PanelWindowsResult, KernelError>
   /** Per axis: per-period-group sums (monthGroup[m], −1 = none) and per-patient OLS slope summaries over months [from, to). */
   readonly panelTrend: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelTrendResult, KernelError>
   /**
@@ -208,9 +214,9 @@ export const toService = (core: CoreKernels): KernelsService =>
 
 const sameLength = (kernel: string, mask: Uint8Array, n: number) => expectLength(kernel, "mask", mask.length, n)
 
-/** Checks a panel call's month range, axes and (for panelTrend) month groups. */
-const checkPanel = (kernel: string, panel: Panel, mask: Uint8Array, from: number, to: number, axes: ReadonlyArray<number>, monthGroup?: Int32Array) => {
-  sameLength(kernel, mask, panel.nPatients)
+/** Checks a panel call's mask length (if it has one), month range, axes and (for panelTrend) month groups. */
+const checkPanel = (kernel: string, panel: Panel, mask: Uint8Array | undefined, from: number, to: number, axes: ReadonlyArray<number>, monthGroup?: Int32Array) => {
+  if (mask !== undefined) sameLength(kernel, mask, panel.nPatients)
   if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > panel.nMonths || from > to) {
     throw new KernelError({ kernel, reason: `month range [${from}, ${to}) is not within [0, ${panel.nMonths})` })
   }
@@ -218,13 +224,17 @@ const checkPanel = (kernel: string, panel: Panel, mask: Uint8Array, from: number
   if (monthGroup !== undefined) expectLength(kernel, "monthGroup", monthGroup.length, panel.nMonths)
 }
 
-/** Checks per-patient windows: one [from, to) per patient within the panel's months. */
-const checkWindows = (panel: Panel, from: Int32Array, to: Int32Array) => {
-  expectLength("panelWindows", "from", from.length, panel.nPatients)
-  expectLength("panelWindows", "to", to.length, panel.nPatients)
-  for (let p = 0; p < from.length; p++) {
-    if (from[p]! < 0 || to[p]! > panel.nMonths || from[p]! > to[p]!) {
-      throw new KernelError({ kernel: "panelWindows", reason: `patient ${p}: window [${from[p]}, ${to[p]}) is not within [0, ${panel.nMonths})` })
+/** Checks per-patient windows: one [from, to) per patient (or per listed patient) within the panel's months. */
+const checkWindows = (panel: Panel, from: Int32Array, to: Int32Array, patients?: Int32Array) => {
+  const kernel = patients === undefined ? "panelWindows" : "panelWindowsOf"
+  const count = patients?.length ?? panel.nPatients
+  expectLength(kernel, "from", from.length, count)
+  expectLength(kernel, "to", to.length, count)
+  for (let j = 0; j < count; j++) {
+    const p = patients === undefined ? j : patients[j]!
+    if (!Number.isInteger(p) || p < 0 || p >= panel.nPatients) throw new KernelError({ kernel, reason: `patient ${p} is not within [0, ${panel.nPatients})` })
+    if (from[j]! < 0 || to[j]! > panel.nMonths || from[j]! > to[j]!) {
+      throw new KernelError({ kernel, reason: `patient ${p}: window [${from[j]}, ${to[j]}) is not within [0, ${panel.nMonths})` })
     }
   }
 }
@@ -390,6 +400,17 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
           return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
         })
       }),
+    panelWindowsOf: (panel, axes, patients, from, to) =>
+      run(() => {
+        checkPanel("panelWindowsOf", panel, undefined, 0, panel.nMonths, Array.from(axes))
+        checkWindows(panel, from, to, patients)
+        const size = axes.length * patients.length
+        return arena.batch((s) => {
+          const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
+          core.panelWindowsOf(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), patients.length, s.copyIn(from), s.copyIn(to), on!, om!, os!)
+          return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
+        })
+      }),
     panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>
       run(() => {
         checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup)
@@ -537,6 +558,15 @@ export const referenceCore: CoreKernels = {
       const size = axes.length * panel.nPatients
       const out = { n: new Float64Array(size), mean: new Float64Array(size), slope: new Float64Array(size) }
       RefPanel.panelWindows(panel.data, panel.nPatients, panel.nMonths, axes, from, to, mask, out.n, out.mean, out.slope)
+      return out
+    }),
+  panelWindowsOf: (panel, axes, patients, from, to) =>
+    run(() => {
+      checkPanel("panelWindowsOf", panel, undefined, 0, panel.nMonths, Array.from(axes))
+      checkWindows(panel, from, to, patients)
+      const size = axes.length * patients.length
+      const out = { n: new Float64Array(size), mean: new Float64Array(size), slope: new Float64Array(size) }
+      RefPanel.panelWindowsOf(panel.data, panel.nPatients, panel.nMonths, axes, patients, from, to, out.n, out.mean, out.slope)
       return out
     }),
   panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 6
+export const EXPECTED_ABI_VERSION = 7
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))
@@ -33,6 +33,7 @@ export interface CoreExports {
   readonly quantiles: (values: number, mask: number, n: number, qs: number, nq: number, out: number, scratch: number) => number
   readonly panelMeanMask: (panel: number, nPatients: number, nMonths: number, axis: number, from: number, to: number, lo: number, hi: number, maskIn: number, maskOut: number) => void
   readonly panelWindows: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, mask: number, outN: number, outMean: number, outSlope: number) => void
+  readonly panelWindowsOf: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, patients: number, count: number, from: number, to: number, outN: number, outMean: number, outSlope: number) => void
   readonly fitGlm: (x: number, y: number, offset: number, n: number, p: number, family: number, maxIter: number, outBeta: number, outCov: number, outInfo: number, scratch: number) => number
   readonly linearPredictor: (x: number, n: number, p: number, beta: number, out: number) => void
   readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void

@@ -71,6 +71,37 @@ describe("panelWindows agrees with its twin", () => {
   })
 })
 
+describe("panelWindowsOf", () => {
+  it("gives the listed patients (any order, repeats allowed) exactly what panelWindows gives them, in WASM and its twin", () => {
+    fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
+      let s = seed
+      const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * (c.nMonths + 1)))
+      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+      const patients = Int32Array.from({ length: Math.floor(rand() * (c.nPatients + 3)) }, () => Math.floor(rand() * c.nPatients))
+      const all = new Uint8Array(c.nPatients).fill(1)
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
+      return [wasm, reference].every((k) => {
+        const panel = run(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths))
+        const whole = run(k.panelWindows(panel, axes, from, to, all))
+        const listed = run(k.panelWindowsOf(panel, axes, patients, patients.map((p) => from[p]!), patients.map((p) => to[p]!)))
+        return Array.from(axes.keys()).every((a) =>
+          Array.from(patients).every((p, j) =>
+            (["n", "mean", "slope"] as const).every((out) => Object.is(listed[out][a * patients.length + j], whole[out][a * c.nPatients + p]))))
+      })
+    }), { numRuns: 200 })
+  })
+
+  it("refuses a patient outside the panel and a window outside its months", () => {
+    for (const k of [wasm, reference]) {
+      const panel = run(k.panel(new Float32Array(2 * 1 * 3), 2, 1, 3))
+      expect(Effect.runSyncExit(k.panelWindowsOf(panel, Int32Array.of(0), Int32Array.of(2), Int32Array.of(0), Int32Array.of(3)))._tag).toBe("Failure")
+      expect(Effect.runSyncExit(k.panelWindowsOf(panel, Int32Array.of(0), Int32Array.of(1), Int32Array.of(0), Int32Array.of(4)))._tag).toBe("Failure")
+      expect(Effect.runSyncExit(k.panelWindowsOf(panel, Int32Array.of(0), Int32Array.of(1), Int32Array.of(0), Int32Array.of(3)))._tag).toBe("Success")
+    }
+  })
+})
+
 describe.each([["wasm", wasm], ["reference", reference]] as const)("%s panel kernels by hand", (_name, k) => {
   // 1 axis, 3 patients, 4 months. Patient 0: 1, 2, 3, 4 (slope 1); patient 1: 5, NaN, 5, 5 (slope 0);
   // patient 2: 9, 8 (two points: no slope).

@@ -82,36 +82,52 @@ export const panelTrend = (
   }
 }
 
+/** One patient's count, mean and OLS slope of one axis's present scores over months [from, end), written at `at`. */
+const patientWindow = (
+  panel: Float32Array, nPatients: number, nMonths: number, axis: number, p: number, from: number, end: number,
+  outN: Float64Array, outMean: Float64Array, outSlope: Float64Array, at: number
+): void => {
+  let n = 0
+  let st = 0
+  let sx = 0
+  let stt = 0
+  let stx = 0
+  const base = (axis * nPatients + p) * nMonths
+  for (let m = from; m < end; m++) {
+    const x = panel[base + m]!
+    if (Number.isNaN(x)) continue
+    n += 1
+    st += m
+    sx += x
+    stt += m * m
+    stx += m * x
+  }
+  const denom = n * stt - st * st
+  outN[at] = n
+  outMean[at] = n > 0 ? sx / n : Number.NaN
+  outSlope[at] = n >= 3 && denom > 0 ? (n * stx - st * sx) / denom : Number.NaN
+}
+
 /** Per selected patient and axis over its own window [from[p], to[p]): count, mean and OLS slope of present scores. */
 export const panelWindows = (
   panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array,
   outN: Float64Array, outMean: Float64Array, outSlope: Float64Array
 ): void => {
   for (let k = 0; k < axes.length; k++) {
-    const axis = axes[k]!
     for (let p = 0; p < nPatients; p++) {
-      const at = k * nPatients + p
-      let n = 0
-      let st = 0
-      let sx = 0
-      let stt = 0
-      let stx = 0
-      if (mask[p] !== 0) {
-        const base = (axis * nPatients + p) * nMonths
-        for (let m = from[p]!; m < to[p]!; m++) {
-          const x = panel[base + m]!
-          if (Number.isNaN(x)) continue
-          n += 1
-          st += m
-          sx += x
-          stt += m * m
-          stx += m * x
-        }
-      }
-      const denom = n * stt - st * st
-      outN[at] = n
-      outMean[at] = n > 0 ? sx / n : Number.NaN
-      outSlope[at] = n >= 3 && denom > 0 ? (n * stx - st * sx) / denom : Number.NaN
+      const selected = mask[p] !== 0
+      patientWindow(panel, nPatients, nMonths, axes[k]!, p, selected ? from[p]! : 0, selected ? to[p]! : 0, outN, outMean, outSlope, k * nPatients + p)
     }
+  }
+}
+
+/** panelWindows for the listed patients only: entry k × count + j for patients[j] over [from[j], to[j]). */
+export const panelWindowsOf = (
+  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array,
+  outN: Float64Array, outMean: Float64Array, outSlope: Float64Array
+): void => {
+  const count = patients.length
+  for (let k = 0; k < axes.length; k++) {
+    for (let j = 0; j < count; j++) patientWindow(panel, nPatients, nMonths, axes[k]!, patients[j]!, from[j]!, to[j]!, outN, outMean, outSlope, k * count + j)
   }
 }
