@@ -128,13 +128,21 @@ interface WindowStats {
   readonly negative: number
 }
 
-/** Per-axis level and slope summaries of the masked patients over the window (WASM panelWindows). */
+/**
+ * Per-axis level and slope summaries of the masked patients over the window (WASM panelWindowsOf,
+ * for those patients only). `raw` holds their window statistics axis-major, patients in index order.
+ */
 const windowStats = (kernels: KernelsService, data: Dataset, axes: ReadonlyArray<Axis>, mask: Uint8Array, w: Window) =>
   Effect.gen(function*() {
     const n = data.patients.count
-    const r = yield* kernels.panelWindows(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), new Int32Array(n).fill(w.from), new Int32Array(n).fill(w.to), mask)
+    let count = 0
+    for (let p = 0; p < n; p++) if (mask[p] !== 0) count++
+    const members = new Int32Array(count)
+    for (let p = 0, j = 0; p < n; p++) if (mask[p] !== 0) members[j++] = p
+    const r = yield* kernels.panelWindowsOf(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), members, new Int32Array(count).fill(w.from), new Int32Array(count).fill(w.to))
     return {
       raw: r,
+      count,
       stats: axes.map((_, k) => {
         let levelSum = 0
         let levelN = 0
@@ -142,14 +150,13 @@ const windowStats = (kernels: KernelsService, data: Dataset, axes: ReadonlyArray
         let sum = 0
         let sumSq = 0
         let negative = 0
-        for (let p = 0; p < n; p++) {
-          if (mask[p] === 0) continue
-          const m = r.mean[k * n + p]!
+        for (let j = 0; j < count; j++) {
+          const m = r.mean[k * count + j]!
           if (!Number.isNaN(m)) {
             levelSum += m
             levelN++
           }
-          const s = r.slope[k * n + p]!
+          const s = r.slope[k * count + j]!
           if (Number.isNaN(s)) continue
           cnt++
           sum += s
@@ -274,17 +281,12 @@ export const gatherEvidence = (
     const corrSize = enough ? cohort.size : n
     const correlations: Record<string, number> = {}
     if (requestedAxes.length >= 2) {
-      const { raw } = yield* windowStats(kernels, data, requestedAxes, corrMask, w)
+      // The members' window means, axis-major: the correlation kernel's layout (k series of `count` points, the mask's size).
+      const { count, raw } = yield* windowStats(kernels, data, requestedAxes, corrMask, w)
       const k = requestedAxes.length
-      const points = new Float64Array(k * corrSize)
-      let q = 0
-      for (let p = 0; p < n; p++) {
-        if (corrMask[p] === 0) continue
-        for (let a = 0; a < k; a++) points[a * corrSize + q] = raw.mean[a * n + p]!
-        q++
-      }
+      const points = raw.mean
       // Only Pearson is reported: skip the ranks (most of the kernel's work over a large cohort).
-      const r = yield* kernels.correlationMatrix(points, 1, k, corrSize, { spearman: false })
+      const r = yield* kernels.correlationMatrix(points, 1, k, count, { spearman: false })
       let pair = 0
       for (let a = 0; a < k; a++) {
         for (let b = a + 1; b < k; b++) {
