@@ -10,7 +10,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
-import { makeNodeServer } from "./http/NodeServer.ts"
+import { type Lane, makeNodeServer, ServerLane } from "./http/NodeServer.ts"
 import builtins from "../plugins/index.ts"
 import { Accounts } from "./auth/Accounts.ts"
 import { isWorker, supervise } from "./cluster/Supervisor.ts"
@@ -63,15 +63,22 @@ const DemoAccountLive = Layer.effectDiscard(
   })
 )
 
-/** The Node HTTP server on PORT/HOST: bounded timeouts and connections, and a shutdown that loses nothing (NodeServer.ts). */
+/**
+ * The Node HTTP server on PORT/HOST: bounded timeouts and connections, and a shutdown that loses
+ * nothing (NodeServer.ts); with its fast lane's slot, which the HTTP layer fills (FastLane.ts).
+ */
 const NodeServerLive = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    return NodeHttpServer.layer(() => makeNodeServer(config), {
-      port: config.port,
-      host: config.host,
-      gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
-    })
+    const lane: Lane = { handler: undefined }
+    return Layer.merge(
+      NodeHttpServer.layer(() => makeNodeServer(config, lane), {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
+      }),
+      Layer.succeed(ServerLane, lane)
+    )
   })
 )
 

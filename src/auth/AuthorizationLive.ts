@@ -3,13 +3,12 @@
  * and provides `CurrentPrincipal` (the guard adds the RateLimit headers once the response is known).
  */
 import { Effect, Layer, Redacted } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
 import { Authorization } from "../http/Api.ts"
-import { InternalError, Unauthorized } from "../http/Problems.ts"
-import { RequestContext } from "../http/RequestContext.ts"
+import { InternalError, type TooManyRequests, Unauthorized, type Unavailable } from "../http/Problems.ts"
+import { RequestContext, setResponseHeader } from "../http/RequestContext.ts"
 import { limitsUnavailable, rateLimited } from "../http/respond.ts"
 import { Metering } from "../metering/Metering.ts"
-import { Accounts, type AuthFailureReason } from "./Accounts.ts"
+import { Accounts, type AuthFailureReason, type Principal } from "./Accounts.ts"
 import { CurrentPrincipal } from "./CurrentPrincipal.ts"
 
 const DETAILS: Readonly<Record<AuthFailureReason, string>> = {
@@ -21,49 +20,55 @@ const DETAILS: Readonly<Record<AuthFailureReason, string>> = {
   disabled: "The account of this token is disabled; ask the operator."
 }
 
+/**
+ * The caller of a request from its bearer credential: the token resolved (RFC 6750 answers) and a
+ * burst slot taken; the principal is also recorded on the request (log line, RateLimit headers).
+ * Shared by the Authorization middleware and the fast lane (src/http/FastLane.ts).
+ */
+export const makeAuthorize = (accounts: Accounts["Service"], metering: Metering["Service"]) => {
+  const refuse = (reason: AuthFailureReason) =>
+    Effect.gen(function*() {
+      const info = yield* RequestContext
+      yield* setResponseHeader("www-authenticate", reason === "missing" ? `Bearer realm="hcc"` : `Bearer realm="hcc", error="invalid_token"`)
+      return yield* new Unauthorized({
+        code: reason === "missing" ? "missing_token" : "invalid_token",
+        detail: DETAILS[reason],
+        request_id: info.requestId,
+        hcc_cost: 0
+      })
+    })
+
+  const lookupFailed = (e: unknown) =>
+    Effect.flatMap(RequestContext, (info) =>
+      Effect.andThen(
+        Effect.logError("token look-up failed", e),
+        new InternalError({ code: "internal_error", detail: "The token could not be checked.", request_id: info.requestId, hcc_cost: 0 })
+      ))
+
+  // The success path is a short chain of flatMaps: it runs on every authenticated request.
+  return (credential: string): Effect.Effect<Principal, Unauthorized | InternalError | TooManyRequests | Unavailable> =>
+    Effect.flatMap(RequestContext, (info) =>
+      accounts.authenticate(credential).pipe(
+        Effect.catchTags({ AuthFailure: (e) => refuse(e.reason), SqlError: lookupFailed }),
+        Effect.flatMap((principal) => {
+          // The guard reads this to log the account and to put the RateLimit headers on the response.
+          info.principal = principal
+          return metering.admit(principal).pipe(
+            Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }),
+            Effect.as(principal)
+          )
+        })
+      ))
+}
+
 /** Implementation of {@link Authorization}. */
 export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.gen(function*() {
-    const accounts = yield* Accounts
-    const metering = yield* Metering
-
-    const refuse = (reason: AuthFailureReason) =>
-      Effect.gen(function*() {
-        const info = yield* RequestContext
-        const challenge = reason === "missing" ? `Bearer realm="hcc"` : `Bearer realm="hcc", error="invalid_token"`
-        yield* HttpEffect.appendPreResponseHandler((_req, res) =>
-          Effect.succeed(HttpServerResponse.setHeader(res, "www-authenticate", challenge)))
-        return yield* new Unauthorized({
-          code: reason === "missing" ? "missing_token" : "invalid_token",
-          detail: DETAILS[reason],
-          request_id: info.requestId,
-          hcc_cost: 0
-        })
-      })
-
-    const lookupFailed = (e: unknown) =>
-      Effect.flatMap(RequestContext, (info) =>
-        Effect.andThen(
-          Effect.logError("token look-up failed", e),
-          new InternalError({ code: "internal_error", detail: "The token could not be checked.", request_id: info.requestId, hcc_cost: 0 })
-        ))
-
-    // The success path is a short chain of flatMaps: it runs on every authenticated request.
+    const authorize = makeAuthorize(yield* Accounts, yield* Metering)
     return Authorization.of({
       bearer: (httpEffect, { credential }) =>
-        Effect.flatMap(RequestContext, (info) =>
-          accounts.authenticate(Redacted.value(credential)).pipe(
-            Effect.catchTags({ AuthFailure: (e) => refuse(e.reason), SqlError: lookupFailed }),
-            Effect.flatMap((principal) => {
-              // The guard reads this to log the account and to put the RateLimit headers on the response.
-              info.principal = principal
-              return metering.admit(principal).pipe(
-                Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }),
-                Effect.andThen(Effect.provideService(httpEffect, CurrentPrincipal, principal))
-              )
-            })
-          ))
+        Effect.flatMap(authorize(Redacted.value(credential)), (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
     })
   })
 )

@@ -28,7 +28,8 @@ export const ENV_VARS = [
   "HCC_METRICS_PORT",
   "HCC_METRICS_HOST",
   "HCC_THREADS",
-  "HCC_SNAPSHOT"
+  "HCC_SNAPSHOT",
+  "HCC_FAST_LANE"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -75,6 +76,8 @@ export interface AppSettings {
   readonly threads: number
   /** Whether the loaded dataset's columns are kept in `$HCC_DATA_DIR/dataset.snapshot` and read from there on the next start. */
   readonly snapshot: boolean
+  /** Whether the hot routes (plugin POSTs, catalog, /healthz) are answered by the fast lane (src/http/FastLane.ts) rather than the Effect router. */
+  readonly fastLane: boolean
 }
 
 /** `auto` = one compute thread per core; else a count (0 = none: the HTTP thread computes). */
@@ -145,7 +148,8 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
     Config.withDefault("0"),
     Config.map((text) => parseThreads(text, availableParallelism()) ?? 0)
   ),
-  snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on"))
+  snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
+  fastLane: Config.Literals(["on", "off"], "HCC_FAST_LANE").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on"))
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -175,6 +179,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       metricsHost: "127.0.0.1",
       threads: 0,
       snapshot: true,
+      fastLane: true,
       ...settings
     })
 }

@@ -47,7 +47,6 @@ const sortKeys = (value: unknown): unknown =>
     ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]))
     : value
 
-/** The raw handler of one plugin endpoint. */
 /**
  * A plugin's defect (an exception, an undeclared error code, an answer its own schema rejects):
  * logged as `plugin failed` with its code and a redacted message (src/log/redact.ts: no request
@@ -59,21 +58,45 @@ const pluginFailed = (plugin: Plugin, defect: unknown, body: unknown, requestId:
     Effect.fail(new InternalError({ code: "internal_error", detail: "An internal error occurred; it has been logged under this request id.", request_id: requestId, hcc_cost: 0 }))
   )
 
-const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotency: Idempotency["Service"], health: HealthData["Service"], pool: ComputePool["Service"]) => {
+/** What a charged call needs of its request, whichever path it came by (the Effect router or the fast lane). */
+export interface PluginRequest {
+  readonly headers: Readonly<Record<string, string | undefined>>
+  /** The whole body as text, at most {@link MAX_BODY_BYTES}. */
+  readonly body: (requestId: string) => Effect.Effect<string, PayloadTooLarge | BadRequest>
+}
+
+/** The services a charged call uses. */
+export interface CallServices {
+  readonly metering: Metering["Service"]
+  readonly idempotency: Idempotency["Service"]
+  readonly health: HealthData["Service"]
+  readonly pool: ComputePool["Service"]
+}
+
+/** The request body of the Effect HTTP path, with the body-limit and read failures as problems. */
+const readBody = (request: HttpServerRequest, requestId: string) =>
+  request.text.pipe(
+    Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
+      e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
+        ? Effect.fail(tooLarge(requestId))
+        : Effect.fail(unreadable(requestId))
+    )
+  )
+
+/** 413 for a body over the limit. */
+export const tooLarge = (requestId: string) =>
+  new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 })
+/** 400 for a body that could not be read. */
+export const unreadable = (requestId: string) =>
+  new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 })
+
+/** One plugin's charged call, for a request from either path; needs the caller as `CurrentPrincipal`. */
+export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool }: CallServices) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
     errors: "all"
   })
   const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
-
-  const readBody = (request: HttpServerRequest, requestId: string) =>
-    request.text.pipe(
-      Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
-        e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
-          ? Effect.fail(new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 }))
-          : Effect.fail(new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 }))
-      )
-    )
 
   const answer = (text: string, requestId: string) =>
     Effect.gen(function*() {
@@ -119,7 +142,7 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
       return { ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }
     }).pipe(Effect.annotateLogs({ plugin: plugin.name }))
 
-  return ({ request }: { readonly request: HttpServerRequest }) =>
+  return (request: PluginRequest) =>
     Effect.gen(function*() {
       const info = yield* RequestContext
       const principal = yield* CurrentPrincipal
@@ -141,7 +164,7 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
         })
       }
       // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
-      const text = yield* readBody(request, info.requestId)
+      const text = yield* request.body(info.requestId)
       if (key !== undefined) {
         const claim = yield* idempotency.claim(principal.account.id, key, fingerprintOf(plugin.path, text)).pipe(Effect.catchTag("SqlError", limitsUnavailable))
         if (claim._tag === "Replay") {
@@ -189,15 +212,21 @@ const pluginHandler = (plugin: Plugin, metering: Metering["Service"], idempotenc
     })
 }
 
+/** The services of {@link pluginCall}, from the context. */
+export const callServices: Effect.Effect<CallServices, never, Metering | Idempotency | HealthData | ComputePool> = Effect.gen(function*() {
+  return { metering: yield* Metering, idempotency: yield* Idempotency, health: yield* HealthData, pool: yield* ComputePool }
+})
+
 /** Handlers of the `domains` group, one per loaded plugin. */
 export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: ReadonlyArray<Plugin>) =>
   plugins.length === 0 ? Layer.empty : HttpApiBuilder.group(api as any, "domains", (handlers: any) =>
     Effect.gen(function*() {
-      const metering = yield* Metering
-      const idempotency = yield* Idempotency
-      const health = yield* HealthData
-      const pool = yield* ComputePool
+      const services = yield* callServices
       let h = handlers
-      for (const plugin of plugins) h = h.handleRaw(plugin.name, pluginHandler(plugin, metering, idempotency, health, pool))
+      for (const plugin of plugins) {
+        const call = pluginCall(plugin, services)
+        h = h.handleRaw(plugin.name, ({ request }: { readonly request: HttpServerRequest }) =>
+          call({ headers: request.headers, body: (requestId) => readBody(request, requestId) }))
+      }
       return h
     })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData | ComputePool>

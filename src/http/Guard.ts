@@ -157,65 +157,111 @@ const rateLimit = (metering: Metering["Service"], info: RequestInfo): Record<str
   return { "ratelimit-policy": h.policy, ratelimit: h.current }
 }
 
+/** What the guard keeps of one request between its start and its answer. */
+export interface GuardedRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly info: RequestInfo
+  readonly trace: { readonly traceId: string; readonly spanId: string; readonly flags: string }
+  /** Wall-clock nanoseconds when it arrived. */
+  readonly started: bigint
+}
+
+/**
+ * The guard's work before and after a request as plain functions, shared by the Effect HTTP path
+ * (the middleware below) and the fast lane (FastLane.ts): `start` gives the request its id and
+ * trace, `finish` gives the answer every header the guard adds, its problem `type`, ETag and
+ * compression, and records the metrics and the log line.
+ */
+export const makeRequestGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) => {
+  const start = (
+    req: { readonly method: string; readonly url: string; readonly headers: Readonly<Record<string, string | undefined>> },
+    started: bigint,
+    span: Tracer.AnySpan | undefined
+  ): GuardedRequest => {
+    const offered = req.headers["x-request-id"]
+    const info: RequestInfo = {
+      requestId: offered !== undefined && REQUEST_ID.test(offered) ? offered : randomUUID(),
+      principal: undefined
+    }
+    // With OpenTelemetry export on, the request's server span (parented by an incoming
+    // traceparent) is the trace; otherwise the header's trace id is kept, or a new one started.
+    const trace = span?._tag === "Span"
+      ? { traceId: span.traceId, spanId: span.spanId, flags: span.sampled ? "01" : "00" }
+      : { ...traceOf(req.headers["traceparent"]), spanId: randomHex(8) }
+    return { method: req.method, path: req.url.split("?", 1)[0]!, headers: req.headers, info, trace, started }
+  }
+
+  const finish = (g: GuardedRequest, response: HttpServerResponse.HttpServerResponse, finished: bigint): HttpServerResponse.HttpServerResponse => {
+    const { info, path, trace } = g
+    const authenticated = info.principal !== undefined || g.headers["authorization"] !== undefined
+    // Every header of the guard in one copy of the response's headers (this runs on every request).
+    const headers: Record<string, string> = {
+      "x-request-id": info.requestId,
+      ...rateLimit(metering, info),
+      ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated),
+      ...corsHeaders(response, g.headers["origin"], corsOrigins),
+      traceparent: `00-${trace.traceId}-${trace.spanId}-${trace.flags}`,
+      ...info.responseHeaders,
+      // Shutting down: every answer closes its connection, whenever its request arrived.
+      ...(isDraining() ? { connection: "close" } : {})
+    }
+    const typed = withProblemType(HttpServerResponse.setHeaders(response, headers))
+    const res = encodeResponse(typed.res, g)
+    recordRequest(routes.has(path) ? path : "unmatched", g.method, res.status, Number(finished - g.started) / 1e9, info.hccCost ?? 0, typed.limit)
+    if (logRequests && (logProbes || !PROBES.has(path))) {
+      writeLine(JSON.stringify({
+        time: new Date(Number(finished / 1_000_000n)).toISOString(),
+        level: "info",
+        msg: "request",
+        method: g.method,
+        path,
+        status: res.status,
+        duration_ms: Math.round(Number(finished - g.started) / 1000) / 1000,
+        request_id: info.requestId,
+        trace_id: trace.traceId,
+        account_id: info.principal?.account.id ?? null,
+        token_id: info.principal?.tokenId ?? null,
+        code: typed.code ?? null,
+        hcc_cost: info.hccCost ?? 0,
+        // Which process answered, when several serve one port (--workers) or one database.
+        pid: process.pid
+      }))
+    }
+    return res
+  }
+
+  /** The answer for a request that ended in a failure: a problem it raised, else what escaped (fromCause). */
+  const failed = (cause: Cause.Cause<unknown>, info: RequestInfo): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const err = Cause.findErrorOption(cause)
+    return err._tag === "Some" && HttpServerRespondable.isRespondable(err.value) && !HttpServerError.isHttpServerError(err.value)
+      ? render(err.value)
+      : fromCause(cause, info)
+  }
+
+  return { start, finish, failed, ensureProblem }
+}
+
+/** The 413 for a request that announces a body over the limit: refused before a byte of it is read. */
+export const announcedOversize = (g: GuardedRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined =>
+  Number(g.headers["content-length"] ?? "0") > MAX_BODY_BYTES
+    ? render(new PayloadTooLarge({ request_id: g.info.requestId, hcc_cost: 0, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES }))
+    : undefined
+
 /** Builds the guard function. Written with plain flatMaps: it runs on every request. */
-export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) =>
-(
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-  Effect.withFiber((fiber) => {
+export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) => {
+  const guard = makeRequestGuard(routes, metering, logRequests, corsOrigins, logProbes)
+  return (
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
+    Effect.withFiber((fiber) => {
       const req = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const clock = fiber.getRef(Clock.Clock)
-      const started = clock.currentTimeNanosUnsafe()
-      const offered = req.headers["x-request-id"]
-      const info: RequestInfo = {
-        requestId: offered !== undefined && REQUEST_ID.test(offered) ? offered : randomUUID(),
-        principal: undefined
-      }
+      const g = guard.start(req, clock.currentTimeNanosUnsafe(), Context.getOrUndefined(fiber.context, Tracer.ParentSpan))
+      const { info, path } = g
       attachRequestInfo(req, info)
-      // With OpenTelemetry export on, the request's server span (parented by an incoming
-      // traceparent) is the trace; otherwise the header's trace id is kept, or a new one started.
-      const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
-      const trace = span?._tag === "Span"
-        ? { traceId: span.traceId, spanId: span.spanId, flags: span.sampled ? "01" : "00" }
-        : { ...traceOf(req.headers["traceparent"]), spanId: randomHex(8) }
-      const path = req.url.split("?", 1)[0]!
-      const finish = (response: HttpServerResponse.HttpServerResponse) => {
-        const finished = clock.currentTimeNanosUnsafe()
-        const authenticated = info.principal !== undefined || req.headers["authorization"] !== undefined
-        // Every header of the guard in one copy of the response's headers (this runs on every request).
-        const headers: Record<string, string> = {
-          "x-request-id": info.requestId,
-          ...rateLimit(metering, info),
-          ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated),
-          ...corsHeaders(response, req.headers["origin"], corsOrigins),
-          traceparent: `00-${trace.traceId}-${trace.spanId}-${trace.flags}`,
-          // Shutting down: every answer closes its connection, whenever its request arrived.
-          ...(isDraining() ? { connection: "close" } : {})
-        }
-        const typed = withProblemType(HttpServerResponse.setHeaders(response, headers))
-        const res = encodeResponse(typed.res, { method: req.method, path, headers: req.headers })
-        recordRequest(routes.has(path) ? path : "unmatched", req.method, res.status, Number(finished - started) / 1e9, info.hccCost ?? 0, typed.limit)
-        if (logRequests && (logProbes || !PROBES.has(path))) {
-          writeLine(JSON.stringify({
-            time: new Date(Number(finished / 1_000_000n)).toISOString(),
-            level: "info",
-            msg: "request",
-            method: req.method,
-            path,
-            status: res.status,
-            duration_ms: Math.round(Number(finished - started) / 1000) / 1000,
-            request_id: info.requestId,
-            trace_id: trace.traceId,
-            account_id: info.principal?.account.id ?? null,
-            token_id: info.principal?.tokenId ?? null,
-            code: typed.code ?? null,
-            hcc_cost: info.hccCost ?? 0,
-            // Which process answered, when several serve one port (--workers) or one database.
-            pid: process.pid
-          }))
-        }
-        return res
-      }
+      const finish = (response: HttpServerResponse.HttpServerResponse) => guard.finish(g, response, clock.currentTimeNanosUnsafe())
       const common = { request_id: info.requestId, hcc_cost: 0 as const }
       const allowed = routes.get(path)
       if (allowed === undefined) {
@@ -229,12 +275,11 @@ export const makeGuard = (routes: RouteTable, metering: Metering["Service"], log
           (res) => finish(HttpServerResponse.setHeader(res, "allow", allow.join(", ")))
         )
       }
-      if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
-        // Refuse before reading a byte of an announced oversize body.
-        return Effect.map(render(new PayloadTooLarge({ ...common, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES })), finish)
-      }
+      const oversize = announcedOversize(g)
+      if (oversize !== undefined) return Effect.map(oversize, finish)
       return Effect.matchCauseEffect(app, {
         onSuccess: (res) => Effect.map(ensureProblem(res, info), finish),
         onFailure: (cause) => Effect.map(fromCause(cause, info), finish)
       })
     })
+  }

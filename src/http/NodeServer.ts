@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
+import { Context } from "effect"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { problemType } from "./Guides.ts"
@@ -51,8 +52,26 @@ const refusalOf = (error: NodeJS.ErrnoException): readonly [number, string, stri
   }
 }
 
-/** Creates the server for the settings; NodeHttpServer adds the request handler and closes it on shutdown. */
-export const makeNodeServer = (settings: Pick<AppSettings, "headersTimeoutSeconds" | "requestTimeoutSeconds" | "keepAliveTimeoutSeconds" | "maxConnections">): Server => {
+/** Answers a request itself and returns true, or returns false to leave it to the Effect HTTP app. */
+export type LaneHandler = (req: IncomingMessage, res: ServerResponse) => boolean
+
+/** A server's fast lane (src/http/FastLane.ts): a handler that sees every request before the Effect app does. */
+export interface Lane {
+  handler: LaneHandler | undefined
+}
+
+/** The lane of the server this process serves on (set by FastLane.ts once the routes are built). */
+export class ServerLane extends Context.Service<ServerLane, Lane>()("hcc/ServerLane") {}
+
+/**
+ * Creates the server for the settings; NodeHttpServer adds the request handler and closes it on
+ * shutdown. Every request is counted for the connection cap and the drain first, then offered to
+ * `lane`; only what the lane leaves reaches NodeHttpServer's handler.
+ */
+export const makeNodeServer = (
+  settings: Pick<AppSettings, "headersTimeoutSeconds" | "requestTimeoutSeconds" | "keepAliveTimeoutSeconds" | "maxConnections">,
+  lane: Lane = { handler: undefined }
+): Server => {
   const server = createServer({
     headersTimeout: Math.min(settings.headersTimeoutSeconds, settings.requestTimeoutSeconds) * 1000,
     requestTimeout: settings.requestTimeoutSeconds * 1000,
@@ -79,8 +98,7 @@ export const makeNodeServer = (settings: Pick<AppSettings, "headersTimeoutSecond
     }
   })
 
-  // Registered before NodeHttpServer's handler, so it runs first for every request.
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+  const track = (req: IncomingMessage, res: ServerResponse) => {
     const c = connections.get(req.socket)
     if (c !== undefined) c.active++
     if (draining) res.setHeader("connection", "close")
@@ -95,7 +113,17 @@ export const makeNodeServer = (settings: Pick<AppSettings, "headersTimeoutSecond
     }
     res.once("finish", finish)
     res.once("close", finish)
-  })
+  }
+
+  // The "request" event: tracked, then the lane, then (if the lane left it) the listeners, i.e. NodeHttpServer's.
+  const emit = server.emit.bind(server)
+  server.emit = ((event: string | symbol, ...args: Array<any>): boolean => {
+    if (event !== "request") return emit(event as string, ...args)
+    const [req, res] = args as [IncomingMessage, ServerResponse]
+    track(req, res)
+    if (lane.handler !== undefined && lane.handler(req, res)) return true
+    return emit(event, ...args)
+  }) as typeof server.emit
 
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {

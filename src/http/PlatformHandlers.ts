@@ -15,28 +15,36 @@ import { RequestContext } from "./RequestContext.ts"
 
 type Api = ReturnType<typeof makeApi>
 
+/**
+ * The catalog's answer. It only changes when the process restarts or the dataset finishes loading
+ * (its vocabularies join the list then): encoded once per state, the same text served each time.
+ */
+export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
+  Effect.gen(function*() {
+    const health = yield* HealthData
+    const encode = Schema.encodeEffect(CatalogResponse)
+    const loadingBody = JSON.stringify(yield* encode(catalog))
+    let readyBody: string | undefined
+    const body = Effect.gen(function*() {
+      if (readyBody !== undefined) return readyBody
+      const data = yield* Effect.option(health.dataset)
+      if (data._tag === "None") return loadingBody
+      const vocabularies = { ...catalog.vocabularies }
+      for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
+      readyBody = JSON.stringify(yield* Effect.orDie(encode({ ...catalog, vocabularies, dataset: datasetMeta(data.value.info, data.value.patients.count) })))
+      return readyBody
+    })
+    return Effect.map(body, (text) => HttpServerResponse.text(text, { contentType: "application/json" }))
+  })
+
 /** Catalog (precomputed) and usage. */
 export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type) =>
   HttpApiBuilder.group(api, "platform", (handlers) =>
     Effect.gen(function*() {
       const metering = yield* Metering
-      const health = yield* HealthData
-      // The catalog only changes when the process restarts or the dataset finishes loading (its
-      // vocabularies join the list then): encode it once per state, serve the bytes.
-      const encode = Schema.encodeEffect(CatalogResponse)
-      const loadingBody = JSON.stringify(yield* encode(catalog))
-      let readyBody: string | undefined
-      const body = Effect.gen(function*() {
-        if (readyBody !== undefined) return readyBody
-        const data = yield* Effect.option(health.dataset)
-        if (data._tag === "None") return loadingBody
-        const vocabularies = { ...catalog.vocabularies }
-        for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
-        readyBody = JSON.stringify(yield* Effect.orDie(encode({ ...catalog, vocabularies, dataset: datasetMeta(data.value.info, data.value.patients.count) })))
-        return readyBody
-      })
+      const catalogAnswer = yield* makeCatalogAnswer(catalog)
       return handlers
-        .handle("catalog", () => Effect.map(body, (text) => HttpServerResponse.text(text, { contentType: "application/json" })))
+        .handle("catalog", () => catalogAnswer)
         .handle("usage", () =>
           Effect.gen(function*() {
             const principal = yield* CurrentPrincipal

@@ -11,6 +11,7 @@ import { PluginRegistry } from "../plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "../version.ts"
 import { makeApi } from "./Api.ts"
 import { domainHandlers } from "./DomainHandlers.ts"
+import { fastLaneLayer } from "./FastLane.ts"
 import { guardLayer, MaxBodyLive, routeTable } from "./Guard.ts"
 import { GUIDES, guidePath, guidesLayer } from "./Guides.ts"
 import { platformHandlers, systemHandlers } from "./PlatformHandlers.ts"
@@ -33,9 +34,11 @@ export const httpLayer = Layer.unwrap(
       domainHandlers(api, plugins.map((l) => l.plugin))
     ).pipe(Layer.provide(AuthorizationLive))
     const apiLayer = HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers))
-    return HttpRouter.serve(
+    const served = HttpRouter.serve(
       Layer.mergeAll(apiLayer, HttpApiSwagger.layer(api, { path: DOCS_PATH }), guidesLayer, guardLayer(routes)),
       { disableLogger: true, disableListenLog: true }
     ).pipe(Layer.provide(MaxBodyLive))
+    // The hot routes, answered before the router (FastLane.ts); what it leaves, the router serves.
+    return Layer.merge(served, fastLaneLayer(routes, plugins.map((l) => l.plugin), catalog))
   })
 )

@@ -1,11 +1,9 @@
 /** Small helpers shared by the handlers and middleware for turning failures into problems. */
 import { Effect } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
-import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import type { LimitExceeded } from "../metering/Metering.ts"
 import type { DomainError, Plugin } from "../plugin/Plugin.ts"
 import { BadRequest, Conflict, TooManyRequests, Unavailable, Unprocessable } from "./Problems.ts"
-import { RequestContext } from "./RequestContext.ts"
+import { RequestContext, setResponseHeader } from "./RequestContext.ts"
 
 /** True for `application/json` with or without parameters (`; charset=utf-8`). */
 export const isJsonContentType = (value: string | undefined): boolean => {
@@ -15,11 +13,10 @@ export const isJsonContentType = (value: string | undefined): boolean => {
 }
 
 /** Sets `Retry-After` (seconds) on the response that will carry the current request's answer. */
-const retryAfter = (seconds: number) =>
-  HttpEffect.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(seconds))))
+const retryAfter = (seconds: number) => setResponseHeader("retry-after", String(seconds))
 
 /** Fails with a 429 problem and sets `Retry-After` on the response that carries it. */
-export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyRequests, HttpServerRequest> =>
+export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyRequests> =>
   Effect.gen(function*() {
     const info = yield* RequestContext
     yield* retryAfter(e.retryAfter)
@@ -39,7 +36,7 @@ export const rateLimited = (e: LimitExceeded): Effect.Effect<never, TooManyReque
  * A 503 for a limit that could not be decided because the database did not answer in time (it is
  * locked or down): nothing was charged and the caller may retry.
  */
-export const limitsUnavailable = (e: unknown): Effect.Effect<never, Unavailable, HttpServerRequest> =>
+export const limitsUnavailable = (e: unknown): Effect.Effect<never, Unavailable> =>
   Effect.gen(function*() {
     const info = yield* RequestContext
     yield* Effect.logError("limit check failed", e)
@@ -53,7 +50,7 @@ export const limitsUnavailable = (e: unknown): Effect.Effect<never, Unavailable,
   })
 
 /** 409: the Idempotency-Key is held by a request still running; retry in a second. */
-export const keyInUse: Effect.Effect<never, Conflict, HttpServerRequest> = Effect.gen(function*() {
+export const keyInUse: Effect.Effect<never, Conflict> = Effect.gen(function*() {
   const info = yield* RequestContext
   yield* retryAfter(1)
   return yield* new Conflict({
@@ -65,7 +62,7 @@ export const keyInUse: Effect.Effect<never, Conflict, HttpServerRequest> = Effec
 })
 
 /** 422: the Idempotency-Key was used for a different request. */
-export const keyReused: Effect.Effect<never, Unprocessable, HttpServerRequest> = Effect.gen(function*() {
+export const keyReused: Effect.Effect<never, Unprocessable> = Effect.gen(function*() {
   const info = yield* RequestContext
   return yield* new Unprocessable({
     code: "idempotency_key_reused",
@@ -82,7 +79,7 @@ export const PLATFORM_UNAVAILABLE = "unavailable"
 export const domainProblem = (
   plugin: Plugin,
   e: DomainError
-): Effect.Effect<never, BadRequest | Unprocessable | Unavailable, HttpServerRequest> =>
+): Effect.Effect<never, BadRequest | Unprocessable | Unavailable> =>
   Effect.gen(function*() {
     const info = yield* RequestContext
     if (e.code === PLATFORM_UNAVAILABLE) {
