@@ -136,7 +136,8 @@ export const make = (options: SqliteOptions) =>
     const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
       unlocked(busyTimeoutMs, (): ReadonlyArray<any> => {
           if (synchronous !== durable || sql === BEGIN_RELAXED) setSynchronous(sql)
-          const st = cache ? prepared(sql) : prepare(sql)
+          // The relaxed BEGIN comes unprepared from the SQL client, yet it is one fixed text: kept like the rest.
+          const st = cache || sql === BEGIN_RELAXED ? prepared(sql) : prepare(sql)
           if (st.arrays !== arrays) {
             st.statement.setReturnArrays(arrays)
             st.arrays = arrays

@@ -32,7 +32,9 @@ interface Derived {
 const derivedOf = new WeakMap<Uint8Array, Derived>()
 /** Static bodies built from a kept string each time (the catalog): keyed by that string; a handful at most. */
 const derivedOfText = new Map<string, Derived>()
-const derived = (bytes: Uint8Array, text?: string): Derived => {
+/** What is kept for a body: by its text when it has one (reading `body` would encode it), else by its bytes. */
+const derived = (body: HttpBody.Uint8Array): Derived => {
+  const text = body.text
   if (text !== undefined) {
     let d = derivedOfText.get(text)
     if (d === undefined) {
@@ -41,13 +43,13 @@ const derived = (bytes: Uint8Array, text?: string): Derived => {
     }
     return d
   }
-  let d = derivedOf.get(bytes)
-  if (d === undefined) derivedOf.set(bytes, d = {})
+  let d = derivedOf.get(body.body)
+  if (d === undefined) derivedOf.set(body.body, d = {})
   return d
 }
 
-const etagOf = (bytes: Uint8Array, text?: string): string =>
-  (derived(bytes, text).etag ??= `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`)
+const etagOf = (body: HttpBody.Uint8Array): string =>
+  (derived(body).etag ??= `"${createHash("sha256").update(body.body).digest("base64url").slice(0, 27)}"`)
 
 /** The coding the client accepts that we prefer: br, else gzip, else none (q=0 refuses). */
 export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | undefined => {
@@ -65,8 +67,9 @@ export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | u
   return undefined
 }
 
-const compress = (bytes: Uint8Array, coding: "br" | "gzip", cache: boolean, text?: string): Uint8Array => {
-  const d: Derived = cache ? derived(bytes, text) : {}
+const compress = (body: HttpBody.Uint8Array, coding: "br" | "gzip", cache: boolean): Uint8Array => {
+  const d: Derived = cache ? derived(body) : {}
+  const bytes = body.body
   if (coding === "br") {
     // Static bodies once at the best ratio; per-request answers at a fast level.
     return (d.br ??= brotliCompressSync(bytes, {
@@ -87,23 +90,23 @@ export const encodeResponse = (
   res: HttpServerResponse.HttpServerResponse,
   request: { readonly method: string; readonly path: string; readonly headers: Readonly<Record<string, string | undefined>> }
 ): HttpServerResponse.HttpServerResponse => {
-  if (res.body._tag !== "Uint8Array" || res.headers["content-encoding"] !== undefined) return res
-  const bytes = res.body.body
-  const contentType = res.body.contentType
+  const body = res.body
+  if (body._tag !== "Uint8Array" || res.headers["content-encoding"] !== undefined) return res
+  // A text body is not encoded to bytes here unless it is hashed or compressed (its length is known).
   const cacheControl = res.status === 200 && (request.method === "GET" || request.method === "HEAD") ? CACHEABLE.get(request.path) : undefined
   let out = res
   if (cacheControl !== undefined) {
-    const etag = etagOf(bytes, res.body.text)
+    const etag = etagOf(body)
     out = HttpServerResponse.setHeaders(out, { etag, "cache-control": cacheControl })
     const match = request.headers["if-none-match"]
     if (match !== undefined && (match.trim() === "*" || match.split(",").map((t) => t.trim().replace(/^W\//, "")).includes(etag))) {
       return HttpServerResponse.setBody(HttpServerResponse.setStatus(out, 304), HttpBody.empty)
     }
   }
-  if (bytes.byteLength < COMPRESS_MIN_BYTES) return out
+  if (body.contentLength < COMPRESS_MIN_BYTES) return out
   out = addVary(out, "Accept-Encoding")
   const coding = negotiate(request.headers["accept-encoding"])
   if (coding === undefined) return out
-  const compressed = compress(bytes, coding, cacheControl !== undefined, cacheControl !== undefined ? res.body.text : undefined)
-  return HttpServerResponse.setHeader(HttpServerResponse.setBody(out, HttpBody.uint8Array(compressed, contentType)), "content-encoding", coding)
+  const compressed = compress(body, coding, cacheControl !== undefined)
+  return HttpServerResponse.setHeader(HttpServerResponse.setBody(out, HttpBody.uint8Array(compressed, body.contentType)), "content-encoding", coding)
 }

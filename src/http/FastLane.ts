@@ -76,13 +76,20 @@ const bodyOf = (req: IncomingMessage): PluginRequest["body"] => (requestId) =>
     return Effect.sync(stop)
   })
 
-/** Writes an answer: one `writeHead`, one `end` (headers and a text body leave in one write). */
+/** Bodies at least this long are written as bytes (kept on a reused response, e.g. the catalog's), shorter ones as text. */
+const BYTES_FROM = 1024
+
+/**
+ * Writes an answer: one `writeHead`, one `end`. A short text body leaves in one write with the
+ * headers; a longer body is written as its bytes, so a body served again and again (the catalog,
+ * compressed forms) is never encoded again.
+ */
 const write = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse): void => {
   if (res.destroyed || res.writableEnded) return
   res.writeHead(response.status, response.headers)
   const body = response.body
   if (HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array") res.end()
-  else res.end(body.text ?? body.body)
+  else res.end(body.text !== undefined && body.contentLength < BYTES_FROM ? body.text : body.body)
   // An early refusal leaves the body unread; Node reads and discards the rest (at most
   // LANE_MAX_BODY_BYTES) so the connection can carry the next request.
   if (!req.complete) req.resume()

@@ -35,7 +35,7 @@ const withProblemType = (res: HttpServerResponse.HttpServerResponse): {
   readonly limit: string | undefined
 } => {
   if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return { res, code: undefined, limit: undefined }
-  const problem = JSON.parse(new TextDecoder().decode(res.body.body)) as Record<string, unknown>
+  const problem = JSON.parse(res.body.text ?? new TextDecoder().decode(res.body.body)) as Record<string, unknown>
   const code = typeof problem.code === "string" ? problem.code : undefined
   const limit = typeof problem.limit === "string" ? problem.limit : undefined
   if (problem.type !== "about:blank" || code === undefined) return { res, code, limit }

@@ -17,24 +17,26 @@ type Api = ReturnType<typeof makeApi>
 
 /**
  * The catalog's answer. It only changes when the process restarts or the dataset finishes loading
- * (its vocabularies join the list then): encoded once per state, the same text served each time.
+ * (its vocabularies join the list then): encoded once per state, the same response served each time.
  */
 export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
   Effect.gen(function*() {
     const health = yield* HealthData
     const encode = Schema.encodeEffect(CatalogResponse)
-    const loadingBody = JSON.stringify(yield* encode(catalog))
-    let readyBody: string | undefined
-    const body = Effect.gen(function*() {
-      if (readyBody !== undefined) return readyBody
-      const data = yield* Effect.option(health.dataset)
-      if (data._tag === "None") return loadingBody
-      const vocabularies = { ...catalog.vocabularies }
-      for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
-      readyBody = JSON.stringify(yield* Effect.orDie(encode({ ...catalog, vocabularies, dataset: datasetMeta(data.value.info, data.value.patients.count) })))
-      return readyBody
+    // One response value per state (responses are immutable): its bytes, once encoded, are kept on it.
+    const answerOf = (value: unknown) => HttpServerResponse.text(JSON.stringify(value), { contentType: "application/json" })
+    const loading = answerOf(yield* encode(catalog))
+    let ready: HttpServerResponse.HttpServerResponse | undefined
+    return Effect.suspend(() => {
+      if (ready !== undefined) return Effect.succeed(ready)
+      return Effect.gen(function*() {
+        const data = yield* Effect.option(health.dataset)
+        if (data._tag === "None") return loading
+        const vocabularies = { ...catalog.vocabularies }
+        for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
+        return ready = answerOf(yield* Effect.orDie(encode({ ...catalog, vocabularies, dataset: datasetMeta(data.value.info, data.value.patients.count) })))
+      })
     })
-    return Effect.map(body, (text) => HttpServerResponse.text(text, { contentType: "application/json" }))
   })
 
 /** Catalog (precomputed) and usage. */
