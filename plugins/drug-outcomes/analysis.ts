@@ -179,10 +179,6 @@ export const analyzeDrug = (
       pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
       courses[p] = courses[p]! + 1
     }
-    // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
-    const adherence = new Float64Array(n)
-    for (let p = 0; p < n; p++) adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
-
     // Adverse events of the drug in the window.
     const events = new Int32Array(n)
     const ae = data.adverseEvents
@@ -190,25 +186,33 @@ export const analyzeDrug = (
       if (ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
     }
 
-    // Cohort (by outcome type) and comparators (no course of the drug at all).
+    // Cohort (by outcome type) and comparators (no course of the drug at all); the cohort also as a
+    // list in patient order (members[j]), so the kernel works and answers for it alone.
+    // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
+    const adherence = new Float64Array(n) // read for cohort members only
     const cohort = new Uint8Array(n)
     const comparator = new Uint8Array(n)
+    const listed = new Int32Array(holders.length)
     let cohortSize = 0
     let comparators = 0
     let eventCount = 0
     for (let p = 0; p < n; p++) {
+      if (hasCourse[p] === 0) {
+        comparator[p] = 1
+        comparators++
+        continue
+      }
+      adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
       const exposed = courses[p]! > 0 && to[p]! > from[p]!
       const inCohort = exposed &&
         (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
       if (inCohort) {
         cohort[p] = 1
-        cohortSize++
+        listed[cohortSize++] = p
         eventCount += events[p]!
-      } else if (hasCourse[p] === 0) {
-        comparator[p] = 1
-        comparators++
       }
     }
+    const members = listed.subarray(0, cohortSize)
 
     // Indications: the conditions clearly over-represented in the cohort (up to MAX_INDICATIONS).
     const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Int32Array }> = []
@@ -230,75 +234,110 @@ export const analyzeDrug = (
     const indications = candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
     const nStrata = (1 << indications.length) * 6
     const flags = indications.map((i) => i.flags)
-    const strata = new Int32Array(n)
     // Per-patient axis statistics (WASM): the cohort over its exposure window and over the months
     // before its first course (for the change); comparators over the whole panel (per dataset).
-    // The cohort as a list (members[j]; slot[p] = j), so the kernel works and answers for it alone.
-    const both = new Uint8Array(n)
-    const members = new Int32Array(cohortSize)
-    const slot = new Int32Array(n)
     const onFrom = new Int32Array(cohortSize)
     const onTo = new Int32Array(cohortSize)
     const preTo = new Int32Array(cohortSize)
-    for (let p = 0, j = 0; p < n; p++) {
-      let bits = 0
-      for (let i = 0; i < flags.length; i++) if (flags[i]![p]! !== 0) bits |= 1 << i
-      strata[p] = bits * 6 + shared.ageSex[p]!
-      both[p] = cohort[p]! | comparator[p]!
-      if (cohort[p] !== 1) continue
-      members[j] = p
-      slot[p] = j
+    for (let j = 0; j < cohortSize; j++) {
+      const p = members[j]!
       onFrom[j] = from[p]!
       onTo[j] = to[p]!
       preTo[j] = Math.min(Math.max(firstStart[p]!, 0), data.months)
-      j++
     }
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
     const on = yield* kernels.panelWindowsOf(data.panel, axisIndex, members, onFrom, onTo)
     const pre = yield* kernels.panelWindowsOf(data.panel, axisIndex, members, new Int32Array(cohortSize), preTo)
 
-    const result = new Map<Axis, AxisEffect>()
-    for (const [k, axis] of axes.entries()) {
-      const base = k * cohortSize
-      const exposedCells = Array.from({ length: nStrata }, cell)
-      const comparatorCells = Array.from({ length: nStrata }, cell)
-      let slopeN = 0
-      let slopeS = 0
-      let slopeSS = 0
-      const adh: Array<number> = []
-      const change: Array<number> = []
-      const whole = AXES.indexOf(axis) * n
-      for (let p = 0; p < n; p++) {
-        if (both[p] === 0) continue
-        const m = cohort[p] === 1 ? on.mean[base + slot[p]!]! : shared.wholeMeans[whole + p]!
+    // One pass over the patients for every axis: per axis and stratum the sums (n, Σ, Σ²) of the
+    // cohort's on-drug means and of the comparators' whole-window means; the cohort's slopes; and
+    // the (adherence, change) pairs. Each sum still adds its patients in patient order.
+    const nAxes = axes.length
+    const exposedCells = new Float64Array(nAxes * nStrata * 3)
+    const comparatorCells = new Float64Array(nAxes * nStrata * 3)
+    const slopes = new Float64Array(nAxes * 3)
+    const adh: Array<Array<number>> = axes.map(() => [])
+    const change: Array<Array<number>> = axes.map(() => [])
+    // The comparators are grouped by stratum (a counting sort, each group in patient order) and
+    // summed below one stratum and axis at a time, in locals.
+    const ageSex = shared.ageSex
+    const nFlags = flags.length
+    const stratumOf = new Int32Array(n)
+    const perStratum = new Int32Array(nStrata + 1)
+    for (let p = 0, j = 0; p < n; p++) {
+      const isCohort = cohort[p] === 1
+      if (!isCohort && comparator[p] === 0) continue
+      let bits = 0
+      for (let i = 0; i < nFlags; i++) if (flags[i]![p]! !== 0) bits |= 1 << i
+      const stratum = bits * 6 + ageSex[p]!
+      if (!isCohort) {
+        stratumOf[p] = stratum
+        perStratum[stratum + 1]!++
+        continue
+      }
+      for (let k = 0; k < nAxes; k++) {
+        const at = k * cohortSize + j
+        const m = on.mean[at]!
         if (Number.isNaN(m)) continue
-        const c = (cohort[p] === 1 ? exposedCells : comparatorCells)[strata[p]!]!
-        c.n++
-        c.s += m
-        c.ss += m * m
-        if (cohort[p] === 1) {
-          const slope = on.slope[base + slot[p]!]!
-          if (!Number.isNaN(slope)) {
-            slopeN++
-            slopeS += slope
-            slopeSS += slope * slope
-          }
-          const before = pre.mean[base + slot[p]!]!
-          if (!Number.isNaN(before)) {
-            adh.push(adherence[p]!)
-            change.push(m - before)
-          }
+        const c = (k * nStrata + stratum) * 3
+        exposedCells[c]!++
+        exposedCells[c + 1]! += m
+        exposedCells[c + 2]! += m * m
+        const slope = on.slope[at]!
+        if (!Number.isNaN(slope)) {
+          slopes[k * 3]!++
+          slopes[k * 3 + 1]! += slope
+          slopes[k * 3 + 2]! += slope * slope
+        }
+        const before = pre.mean[at]!
+        if (!Number.isNaN(before)) {
+          adh[k]!.push(adherence[p]!)
+          change[k]!.push(m - before)
         }
       }
+      j++
+    }
+    for (let st = 0; st < nStrata; st++) perStratum[st + 1]! += perStratum[st]!
+    const byStratum = new Int32Array(comparators)
+    const next = perStratum.slice(0, nStrata)
+    for (let p = 0; p < n; p++) if (comparator[p] === 1) byStratum[next[stratumOf[p]!]!++] = p
+    for (let k = 0; k < nAxes; k++) {
+      const whole = shared.wholeMeans.subarray(axisIndex[k]! * n, (axisIndex[k]! + 1) * n)
+      for (let st = 0; st < nStrata; st++) {
+        let cn = 0
+        let cs = 0
+        let css = 0
+        for (let i = perStratum[st]!, end = perStratum[st + 1]!; i < end; i++) {
+          const m = whole[byStratum[i]!]!
+          if (m !== m) continue // NaN: no score
+          cn++
+          cs += m
+          css += m * m
+        }
+        const c = (k * nStrata + st) * 3
+        comparatorCells[c] = cn
+        comparatorCells[c + 1] = cs
+        comparatorCells[c + 2] = css
+      }
+    }
+
+    const result = new Map<Axis, AxisEffect>()
+    for (const [k, axis] of axes.entries()) {
+      const cellOf = (cells: Float64Array, s: number): Cell => {
+        const c = (k * nStrata + s) * 3
+        return { n: cells[c]!, s: cells[c + 1]!, ss: cells[c + 2]! }
+      }
+      const exposed = Array.from({ length: nStrata }, (_, s) => cellOf(exposedCells, s))
+      const comparable = Array.from({ length: nStrata }, (_, s) => cellOf(comparatorCells, s))
       // Direct standardization to the cohort's strata that have comparators.
       let used = 0
-      for (let s = 0; s < nStrata; s++) if (exposedCells[s]!.n > 0 && comparatorCells[s]!.n >= 2) used += exposedCells[s]!.n
-      const exposedVariance = variance(exposedCells.reduce((a, c) => ({ n: a.n + c.n, s: a.s + c.s, ss: a.ss + c.ss }), cell()))
+      for (let s = 0; s < nStrata; s++) if (exposed[s]!.n > 0 && comparable[s]!.n >= 2) used += exposed[s]!.n
+      const exposedVariance = variance(exposed.reduce((a, c) => ({ n: a.n + c.n, s: a.s + c.s, ss: a.ss + c.ss }), cell()))
       let difference = 0
       let v = 0
       for (let s = 0; s < nStrata; s++) {
-        const e = exposedCells[s]!
-        const c = comparatorCells[s]!
+        const e = exposed[s]!
+        const c = comparable[s]!
         if (e.n === 0 || c.n < 2) continue
         const w = e.n / used
         difference += w * (e.s / e.n - c.s / c.n)
@@ -306,9 +345,11 @@ export const analyzeDrug = (
       }
       // Cohen's d on one scale for every drug: the axis's reference SD (perDataset).
       const sd = shared.referenceSd[AXES.indexOf(axis)]!
-      const corr = adh.length >= 3
-        ? (yield* kernels.correlationMatrix(Float64Array.from([...adh, ...change]), 1, 2, adh.length, { spearman: false })).pearson[0]!
+      const pairs = adh[k]!.length
+      const corr = pairs >= 3
+        ? (yield* kernels.correlationMatrix(Float64Array.from([...adh[k]!, ...change[k]!]), 1, 2, pairs, { spearman: false })).pearson[0]!
         : Number.NaN
+      const [slopeN, slopeS, slopeSS] = [slopes[k * 3]!, slopes[k * 3 + 1]!, slopes[k * 3 + 2]!]
       const meanSlope = slopeN > 0 ? slopeS / slopeN : 0
       const trendP = oneSampleTP(slopeN, slopeS, slopeSS)
       result.set(axis, {
@@ -316,7 +357,7 @@ export const analyzeDrug = (
         se: used > 0 ? Math.sqrt(v) : Number.NaN,
         standardized: used > 0 && sd > 0 ? difference / sd : Number.NaN,
         correlation: Number.isNaN(corr) ? 0 : corr,
-        correlationN: adh.length,
+        correlationN: pairs,
         meanSlope,
         trendP,
         trend: trendP < TREND_ALPHA && atLeast(meanSlope, TREND_MIN_SLOPE) ? "positive" : trendP < TREND_ALPHA && atMost(meanSlope, -TREND_MIN_SLOPE) ? "negative" : "stable"
