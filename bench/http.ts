@@ -33,6 +33,13 @@ export interface HttpBenchOptions {
   readonly connections?: number
 }
 
+/** A fresh temporary folder for a bench's data, removed when the bench process exits. */
+export const benchDir = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
 /** Starts a server process and resolves once it logs its port. */
 export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; early: string }> =>
   new Promise((res, rej) => {
@@ -72,7 +79,7 @@ export const measure = async (name: string, options: Parameters<typeof autocanno
 export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   const seconds = options.seconds ?? 10
   const connections = options.connections ?? 50
-  const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-"))
+  const dataDir = benchDir("hcc-bench-")
   const service = await startProcess([join(ROOT, "src/main.ts")], {
     PORT: "0",
     HOST: "127.0.0.1",

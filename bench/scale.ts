@@ -7,8 +7,6 @@
 import autocannon from "autocannon"
 import { Effect, Layer, Option } from "effect"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Accounts, type Principal } from "../src/auth/Accounts.ts"
 import { AppConfig } from "../src/config/AppConfig.ts"
@@ -17,7 +15,7 @@ import { LimiterStore } from "../src/db/LimiterStore.ts"
 import { Ledger } from "../src/metering/Ledger.ts"
 import { Metering } from "../src/metering/Metering.ts"
 import { startPostgres, withPg } from "../test/support/postgres.ts"
-import { startProcess } from "./http.ts"
+import { benchDir, startProcess } from "./http.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -72,7 +70,7 @@ const deploy = async (env: Record<string, string>, processes: number, workers: n
   const started: Array<Awaited<ReturnType<typeof startProcess>>> = []
   for (let i = 0; i < processes; i++) {
     const args = workers > 1 ? [join(ROOT, "src/cli.ts"), "serve", "--workers", String(workers)] : [join(ROOT, "src/main.ts")]
-    started.push(await startProcess(args, { HCC_DATA_DIR: mkdtempSync(join(tmpdir(), "hcc-scale-")), ...env, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info" }))
+    started.push(await startProcess(args, { HCC_DATA_DIR: benchDir("hcc-scale-"), ...env, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info" }))
   }
   // Workers log "listening" one by one; give the second a moment to join the port.
   await new Promise((r) => setTimeout(r, workers > 1 ? 3000 : 500))
@@ -117,7 +115,7 @@ export const runScaleBench = async (options: { readonly seconds?: number; readon
   try {
     // SQLite: one data folder, 1 then 2 workers.
     for (const workers of [1, 2]) {
-      const env = { ...plugins, HCC_DATA_DIR: mkdtempSync(join(tmpdir(), "hcc-scale-")) }
+      const env = { ...plugins, HCC_DATA_DIR: benchDir("hcc-scale-") }
       const token = benchToken(env)
       const d = await deploy(env, 1, workers)
       rows.push(await loadOn(`SQLite, ${workers} worker${workers > 1 ? "s" : ""}`, d.urls, token, body, seconds, connections))
@@ -131,17 +129,17 @@ export const runScaleBench = async (options: { readonly seconds?: number; readon
       url.pathname = `/${name}`
       const env = { ...plugins, DATABASE_URL: url.toString() }
       const d = await deploy(env, replicas, 1)
-      const token = benchToken({ ...env, HCC_DATA_DIR: mkdtempSync(join(tmpdir(), "hcc-scale-")) })
+      const token = benchToken({ ...env, HCC_DATA_DIR: benchDir("hcc-scale-") })
       rows.push(await loadOn(`PostgreSQL, ${replicas} replica${replicas > 1 ? "s" : ""}`, d.urls, token, body, seconds, connections))
       d.stop()
     }
     const limiter = {
-      sqlite: await limiterCost({ dataDir: mkdtempSync(join(tmpdir(), "hcc-scale-")) }, 2000),
+      sqlite: await limiterCost({ dataDir: benchDir("hcc-scale-") }, 2000),
       postgres: await (async () => {
         await withPg(pg.url, (sql) => sql.unsafe("CREATE DATABASE scale_limiter"))
         const url = new URL(pg.url)
         url.pathname = "/scale_limiter"
-        return limiterCost({ dataDir: mkdtempSync(join(tmpdir(), "hcc-scale-")), databaseUrl: Option.some(url.toString()) }, 2000)
+        return limiterCost({ dataDir: benchDir("hcc-scale-"), databaseUrl: Option.some(url.toString()) }, 2000)
       })()
     }
     return { rows, limiter, seconds, connections }
