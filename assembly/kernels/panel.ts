@@ -62,6 +62,25 @@ export function panelTrend(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize
 ): void {
+  periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope, scratch, true)
+}
+
+/**
+ * panelTrend's period counts and sums without the per-patient slopes (about half of its work): for
+ * a caller that has the slopes already, e.g. computed once per dataset with panelWindows.
+ */
+export function panelSums(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
+): void {
+  periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false)
+}
+
+/** The scan of panelTrend (slopes = true) and panelSums (slopes = false: outSlope unused); inlined into each, so each is its own loop. */
+@inline function periodScan(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize, slopes: bool
+): void {
   // scratch: per-month count and sum of the current axis (nMonths f64 each), folded into groups at the end.
   const monthCount = scratch
   const monthSum = scratch + (<usize>nMonths << 3)
@@ -94,17 +113,19 @@ export function panelTrend(
         const x = load2(row + (<usize>m << 2))
         const present = f64x2.eq(x, x)
         const xz = v128.and(x, present)
-        const tz = v128.and(t, present)
         const c = v128.and(one, present)
         const at = <usize>m << 3
         v128.store(monthCount + at, f64x2.add(v128.load(monthCount + at), c))
         v128.store(monthSum + at, f64x2.add(v128.load(monthSum + at), xz))
-        vn = f64x2.add(vn, c)
-        vt = f64x2.add(vt, tz)
-        vx = f64x2.add(vx, xz)
-        vtt = f64x2.add(vtt, f64x2.mul(tz, tz))
-        vtx = f64x2.add(vtx, f64x2.mul(tz, xz))
-        t = f64x2.add(t, two)
+        if (slopes) {
+          const tz = v128.and(t, present)
+          vn = f64x2.add(vn, c)
+          vt = f64x2.add(vt, tz)
+          vx = f64x2.add(vx, xz)
+          vtt = f64x2.add(vtt, f64x2.mul(tz, tz))
+          vtx = f64x2.add(vtx, f64x2.mul(tz, xz))
+          t = f64x2.add(t, two)
+        }
       }
       let n = hsum(vn)
       let st = hsum(vt)
@@ -123,6 +144,7 @@ export function panelTrend(
         stt += tm * tm
         stx += tm * x
       }
+      if (!slopes) continue
       const denom = n * stt - st * st
       if (n >= 3.0 && denom > 0.0) {
         const slope = (n * stx - st * sx) / denom
@@ -138,6 +160,7 @@ export function panelTrend(
       setF(outCount, at, getF(outCount, at) + getF(monthCount, m))
       setF(outSum, at, getF(outSum, at) + getF(monthSum, m))
     }
+    if (!slopes) continue
     setF(outSlope, k * 3, sn)
     setF(outSlope, k * 3 + 1, ss)
     setF(outSlope, k * 3 + 2, sq)

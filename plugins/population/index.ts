@@ -1,7 +1,7 @@
 /** The population domain: how a cohort's axis scores move over time. */
 import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
 import answers from "./example-answers.json" with { type: "json" }
-import { MIN_COHORT, population } from "./handler.ts"
+import { MIN_COHORT, population, preparePopulation } from "./handler.ts"
 import { ANALYSIS_TYPES, GRANULARITIES, PopulationRequest, PopulationResponse } from "./schema.ts"
 
 export default withAnswers(answers, definePlugin({
@@ -45,5 +45,6 @@ export default withAnswers(answers, definePlugin({
       expect: { analysis_type: "trend" }
     }
   ],
+  prepare: preparePopulation,
   handler: population
 }))

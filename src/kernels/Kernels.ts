@@ -82,6 +82,13 @@ export interface Panel {
   readonly nMonths: number
 }
 
+/** Per-period counts and sums of a cohort's present scores (see panelSums). */
+export interface PanelSumsResult {
+  /** nAxes × nGroups present scores per period group. */
+  readonly count: Float64Array
+  readonly sum: Float64Array
+}
+
 /** Per-period sums and per-patient slope summaries of a cohort (see panelTrend). */
 export interface PanelTrendResult {
   /** nAxes × nGroups present scores per period group. */
@@ -160,6 +167,8 @@ export interface KernelsService {
   readonly panelWindowsOf: (panel: Panel, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array) => Effect.Effect<PanelWindowsResult, KernelError>
   /** Per axis: per-period-group sums (monthGroup[m], −1 = none) and per-patient OLS slope summaries over months [from, to). */
   readonly panelTrend: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelTrendResult, KernelError>
+  /** panelTrend's `count` and `sum` without the slopes (about half its work), for callers that keep per-patient slopes (panelWindows). */
+  readonly panelSums: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelSumsResult, KernelError>
   /**
    * Fits a GLM by IRLS: x n × p row-major (include a column of ones for an intercept), y counts or
    * 0/1, offset added to each linear predictor (log exposure for rates). Fails when a column is
@@ -421,6 +430,15 @@ export const makeWasmCore = (arena: Arena): CoreKernels => {
           return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
         })
       }),
+    panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+      run(() => {
+        checkPanel("panelSums", panel, mask, from, to, Array.from(axes), monthGroup)
+        return arena.batch((s) => {
+          const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
+          core.panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, s.alloc(panel.nMonths * 16))
+          return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups) }
+        })
+      }),
     fitGlm: (x, y, offset, n, p, family) =>
       run(() => {
         checkGlm("fitGlm", x, n, p, [["y", y, n], ["offset", offset, n]])
@@ -574,6 +592,13 @@ export const referenceCore: CoreKernels = {
       checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup)
       const out = { count: new Float64Array(axes.length * nGroups), sum: new Float64Array(axes.length * nGroups), slope: new Float64Array(axes.length * 3) }
       RefPanel.panelTrend(panel.data, panel.nPatients, panel.nMonths, axes, from, to, monthGroup, nGroups, mask, out.count, out.sum, out.slope)
+      return out
+    }),
+  panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+    run(() => {
+      checkPanel("panelSums", panel, mask, from, to, Array.from(axes), monthGroup)
+      const out = { count: new Float64Array(axes.length * nGroups), sum: new Float64Array(axes.length * nGroups) }
+      RefPanel.panelSums(panel.data, panel.nPatients, panel.nMonths, axes, from, to, monthGroup, nGroups, mask, out.count, out.sum)
       return out
     }),
   fitGlm: (x, y, offset, n, p, family) =>

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 7
+export const EXPECTED_ABI_VERSION = 8
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))
@@ -37,6 +37,7 @@ export interface CoreExports {
   readonly fitGlm: (x: number, y: number, offset: number, n: number, p: number, family: number, maxIter: number, outBeta: number, outCov: number, outInfo: number, scratch: number) => number
   readonly linearPredictor: (x: number, n: number, p: number, beta: number, out: number) => void
   readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
+  readonly panelSums: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, scratch: number) => void
 }
 
 /** Pages of 64 KiB the core's memory may grow to: the whole 4 GiB a 32-bit memory can address (reserved, not committed). */

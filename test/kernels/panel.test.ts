@@ -57,6 +57,34 @@ describe("panel kernels agree with their twins", () => {
   })
 })
 
+describe("panelSums", () => {
+  it("is panelTrend's count and sum, bit for bit (WASM and twin); panelWindows' whole-range slopes, summed in patient order, are its slope sums", () => {
+    fc.assert(fc.property(panelCase, (c) => {
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
+      return [wasm, reference].every((k) => {
+        const panel = run(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths))
+        const trend = run(k.panelTrend(panel, axes, c.from, c.to, c.monthGroup, c.nGroups, c.mask))
+        const sums = run(k.panelSums(panel, axes, c.from, c.to, c.monthGroup, c.nGroups, c.mask))
+        const windows = run(k.panelWindows(panel, axes, new Int32Array(c.nPatients).fill(c.from), new Int32Array(c.nPatients).fill(c.to), c.mask))
+        const slopeSums = Array.from(axes, (_, a) => {
+          let [n, s, q] = [0, 0, 0]
+          for (let p = 0; p < c.nPatients; p++) {
+            const slope = windows.slope[a * c.nPatients + p]!
+            if (c.mask[p] === 0 || Number.isNaN(slope)) continue
+            n += 1
+            s += slope
+            q += slope * slope
+          }
+          return [n, s, q]
+        }).flat()
+        return sums.count.every((v, i) => Object.is(v, trend.count[i])) &&
+          sums.sum.every((v, i) => Object.is(v, trend.sum[i])) &&
+          slopeSums.every((v, i) => Object.is(v, trend.slope[i]))
+      })
+    }), { numRuns: 200 })
+  })
+})
+
 describe("panelWindows agrees with its twin", () => {
   it("on random per-patient windows", () => {
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {

@@ -113,7 +113,7 @@ describe("one process", () => {
     expect(moved("hcc_ledger_commit_duration_seconds")).toBeGreaterThanOrEqual(1)
     // Every ledger commit is followed by its flush of the write-ahead log, off the event loop.
     expect(moved("hcc_sqlite_wal_flush_duration_seconds")).toBe(moved("hcc_ledger_commit_duration_seconds"))
-    expect(moved("hcc_kernel_duration_seconds", { kernel: "panelTrend" })).toBeGreaterThanOrEqual(1)
+    expect(moved("hcc_kernel_duration_seconds", { kernel: "panelSums" })).toBeGreaterThanOrEqual(1)
 
     // Dataset state, process and event-loop series.
     expect(total(after, "hcc_dataset_ready")).toBe(1)

@@ -120,7 +120,7 @@ describe("compute threads (HCC_THREADS=2)", () => {
     const line = await waitForLog(pooled, (l) => l.msg === "metrics listening", 30_000)
     const count = async () => {
       const text = await (await fetch(`http://127.0.0.1:${String(line.port)}/metrics`)).text()
-      return Number(/^hcc_kernel_duration_seconds_count\{kernel="panelTrend"\} (\d+)/m.exec(text)?.[1] ?? 0)
+      return Number(/^hcc_kernel_duration_seconds_count\{kernel="panelSums"\} (\d+)/m.exec(text)?.[1] ?? 0)
     }
     const before = await count()
     expect((await post(pooled, "/v1/population", { cohort_definition: { age_range: "30-77" }, analysis_type: "trend" })).status).toBe(200)

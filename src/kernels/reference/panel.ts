@@ -36,10 +36,23 @@ export const panelTrend = (
   panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
   monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
   outCount: Float64Array, outSum: Float64Array, outSlope: Float64Array
+): void => periodScan(panel, nPatients, nMonths, axes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope)
+
+/** panelTrend's per-group counts and sums without the slopes. */
+export const panelSums = (
+  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
+  monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
+  outCount: Float64Array, outSum: Float64Array
+): void => periodScan(panel, nPatients, nMonths, axes, from, to, monthGroup, nGroups, mask, outCount, outSum, undefined)
+
+const periodScan = (
+  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
+  monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
+  outCount: Float64Array, outSum: Float64Array, outSlope: Float64Array | undefined
 ): void => {
   outCount.fill(0)
   outSum.fill(0)
-  outSlope.fill(0)
+  outSlope?.fill(0)
   for (let k = 0; k < axes.length; k++) {
     const axis = axes[k]!
     let sn = 0
@@ -76,6 +89,7 @@ export const panelTrend = (
         sq += slope * slope
       }
     }
+    if (outSlope === undefined) continue
     outSlope[k * 3] = sn
     outSlope[k * 3 + 1] = ss
     outSlope[k * 3 + 2] = sq
