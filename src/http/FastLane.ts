@@ -27,7 +27,9 @@ import { recordLaneRequest } from "../observability/Metrics.ts"
 import { otlpEnabled } from "../observability/Otel.ts"
 import type { Plugin, PluginServices } from "../plugin/Plugin.ts"
 import { MAX_BODY_BYTES, pluginCall, type PluginRequest, callServices, tooLarge, unreadable } from "./DomainHandlers.ts"
+import { STATUS_TITLES } from "./errorCatalog.ts"
 import { makeRequestGuard, type RouteTable } from "./Guard.ts"
+import { problemType } from "./Guides.ts"
 import { ServerLane } from "./NodeServer.ts"
 import { makeCatalogAnswer } from "./PlatformHandlers.ts"
 import { CurrentRequestInfo } from "./RequestContext.ts"
@@ -84,9 +86,17 @@ const BYTES_FROM = 1024
  * headers; a longer body is written as its bytes, so a body served again and again (the catalog,
  * compressed forms) is never encoded again.
  */
-const write = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse): void => {
+export const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse, requestId: string): void => {
   if (res.destroyed || res.writableEnded) return
-  res.writeHead(response.status, response.headers)
+  try {
+    res.writeHead(response.status, response.headers)
+  } catch {
+    // Node refused a header (a plugin's value it cannot send): a 500 without internals, as the router answers.
+    const problem = JSON.stringify({ type: problemType("internal_error"), title: STATUS_TITLES[500], status: 500, detail: "An internal error occurred; it has been logged under this request id.", code: "internal_error", request_id: requestId, hcc_cost: 0 })
+    res.writeHead(500, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(problem), "x-request-id": requestId })
+    res.end(problem)
+    return
+  }
   const body = response.body
   if (HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array") res.end()
   else res.end(body.text !== undefined && body.contentLength < BYTES_FROM ? body.text : body.body)
@@ -147,7 +157,7 @@ export const fastLaneLayer = (routes: RouteTable, plugins: ReadonlyArray<Plugin>
               onSuccess: (response) => guard.ensureProblem(response, g.info),
               onFailure: (cause) => guard.failed(cause, g.info)
             }),
-            (response) => write(req, res, guard.finish(g, response, nowNanos()))
+            (response) => writeAnswer(req, res, guard.finish(g, response, nowNanos()), g.info.requestId)
           )
         )
         const fiber = Effect.runForkWith(Context.add(context, CurrentRequestInfo, g.info))(answered)

@@ -125,3 +125,23 @@ describe("the fast lane", () => {
     expect(await scrape()).toBe(before)
   })
 })
+
+describe("the lane's writer", () => {
+  it("answers a 500 problem, not a hung request, when Node refuses a header of the answer", async () => {
+    const { createServer } = await import("node:http")
+    const { HttpServerResponse } = await import("effect/http")
+    const { writeAnswer } = await import("../../src/http/FastLane.ts")
+    const server = createServer((req, res) =>
+      writeAnswer(req, res, HttpServerResponse.text("{}", { contentType: "application/json", headers: { "hcc-dataset-as-of": "2026\nx" } }), "req-1"))
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    try {
+      const address = server.address() as { port: number }
+      const res = await fetch(`http://127.0.0.1:${address.port}/`)
+      expect(res.status).toBe(500)
+      expect(res.headers.get("x-request-id")).toBe("req-1")
+      expect(await res.json()).toMatchObject({ code: "internal_error", request_id: "req-1", hcc_cost: 0 })
+    } finally {
+      server.close()
+    }
+  })
+})
