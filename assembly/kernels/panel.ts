@@ -68,18 +68,35 @@ export function panelTrend(
 /**
  * panelTrend's period counts and sums without the per-patient slopes (about half of its work): for
  * a caller that has the slopes already, e.g. computed once per dataset with panelWindows.
+ *
+ * A selection of at least a tenth of the patients is scanned whole, every row, an unselected
+ * patient's scores masked to +0 (their lanes add nothing): reading rows here and there costs more
+ * than reading all of them in order (at 200k patients, 30–50 % selected took 38 ms skipping rows,
+ * 21 ms reading all). A smaller selection skips the rows of unselected patients. Same bits either
+ * way: every sum here is exact.
  */
 export function panelSums(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
 ): void {
-  periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false)
+  let selected = 0
+  for (let p = 0; p < nPatients; p++) selected += <i32>(load<u8>(mask + <usize>p) != 0)
+  if (<i64>selected * 10 >= <i64>nPatients) {
+    periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
+  } else {
+    periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)
+  }
 }
 
-/** The scan of panelTrend (slopes = true) and panelSums (slopes = false: outSlope unused); inlined into each, so each is its own loop. */
+/**
+ * The scan of panelTrend (slopes = true) and panelSums (slopes = false: outSlope unused); inlined
+ * into each call, so each is its own loop. dense = every row read, unselected ones masked out
+ * (sums only); otherwise unselected rows are skipped.
+ */
 @inline function periodScan(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
-  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize, slopes: bool
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize, slopes: bool,
+  dense: bool = false
 ): void {
   // scratch: per-month count and sum of the current axis (nMonths f64 each), folded into groups at the end.
   const monthCount = scratch
@@ -100,7 +117,10 @@ export function panelSums(
     let ss = 0.0
     let sq = 0.0
     for (let p = 0; p < nPatients; p++) {
-      if (load<u8>(mask + <usize>p) == 0) continue
+      const keep = load<u8>(mask + <usize>p) != 0
+      if (!dense && !keep) continue
+      // dense: all ones for a selected patient, all zeros otherwise (no branch in the loop below).
+      const kept = i64x2.splat(-(<i64>keep))
       const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
       let vn = f64x2.splat(0.0)
       let vt = f64x2.splat(0.0)
@@ -111,7 +131,7 @@ export function panelSums(
       let m = from
       for (; m + 2 <= to; m += 2) {
         const x = load2(row + (<usize>m << 2))
-        const present = f64x2.eq(x, x)
+        const present = dense ? v128.and(f64x2.eq(x, x), kept) : f64x2.eq(x, x)
         const xz = v128.and(x, present)
         const c = v128.and(one, present)
         const at = <usize>m << 3
@@ -134,7 +154,7 @@ export function panelSums(
       let stx = hsum(vtx)
       for (; m < to; m++) {
         const x = <f64>load<f32>(row + (<usize>m << 2))
-        if (isNaN(x)) continue
+        if (isNaN(x) || !keep) continue
         setF(monthCount, m, getF(monthCount, m) + 1.0)
         setF(monthSum, m, getF(monthSum, m) + x)
         const tm = <f64>m

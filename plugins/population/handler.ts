@@ -27,27 +27,77 @@ export const criteriaOf = (def: (typeof PopulationRequest.Type)["cohort_definiti
   ...(def.axes_threshold === undefined ? {} : { axes: def.axes_threshold })
 })
 
-/**
- * Every patient's least-squares slope per axis over the whole data window (8 × patients, AXES
- * order; NaN with fewer than 3 scores or a single month): the same numbers panelTrend computes per
- * request, bit for bit (its sums of scores and months are exact), so a request only sums its cohort's.
- */
-const slopes = preparedPerDataset<Float64Array>("population per-patient slopes", { shared: true })
+/** What population keeps per dataset (its `prepare`). */
+interface PerDataset {
+  /**
+   * Every patient's least-squares slope per axis over the whole data window (8 × patients, AXES
+   * order; NaN with fewer than 3 scores or a single month): the numbers panelTrend computes per
+   * request, bit for bit (its sums of scores and months are exact), so a request only sums its
+   * cohort's. Over a SharedArrayBuffer: compute threads that adopt it share these bytes (64 MB at 1 M).
+   */
+  readonly slopes: Float64Array
+  /** Everyone's present scores per axis and month (8 × months, AXES order): count and sum. */
+  readonly monthCount: Float64Array
+  readonly monthSum: Float64Array
+}
 
-/** The plugin's `prepare`: the per-patient slopes. */
+const perDataset = preparedPerDataset<PerDataset>("population per-patient slopes and month totals", { shared: true })
+
+/**
+ * Up to this many patients every month's sum of scores is exact in f64 (one-decimal scores ≤ 10
+ * stored as f32 are multiples of 2^-27, and a month's sum stays under 10 × patients < 2^26, so
+ * fewer than 53 bits), so a cohort's month sums may be computed as everyone's less everyone
+ * else's — the same bits as summing the cohort.
+ */
+export const EXACT_SUMS_MAX_PATIENTS = 6_000_000
+
+/** The plugin's `prepare`: the per-patient slopes and everyone's month totals. */
 export const preparePopulation = (data: Dataset) =>
-  slopes.store(
+  perDataset.store(
     data,
     Effect.gen(function*() {
       const kernels = yield* Kernels
       const n = data.patients.count
-      const whole = yield* kernels.panelWindows(data.panel, Int32Array.from(AXES, (_, i) => i), new Int32Array(n), new Int32Array(n).fill(data.months), new Uint8Array(n).fill(1))
-      // In shared memory: the compute threads that adopt it share these bytes rather than copy them (64 MB at 1 M patients).
-      const kept = new Float64Array(new SharedArrayBuffer(whole.slope.byteLength))
-      kept.set(whole.slope)
-      return kept
+      const everyone = new Uint8Array(n).fill(1)
+      const axes = Int32Array.from(AXES, (_, i) => i)
+      const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone)
+      const slopes = new Float64Array(new SharedArrayBuffer(whole.slope.byteLength))
+      slopes.set(whole.slope)
+      const totals = yield* kernels.panelSums(data.panel, axes, 0, data.months, Int32Array.from({ length: data.months }, (_, m) => m), data.months, everyone)
+      return { slopes, monthCount: totals.count, monthSum: totals.sum }
     })
   )
+
+/**
+ * Each month's count and sum of a cohort's present scores per axis (axes × months, like panelSums
+ * with one group per month): from a scan of the cohort, or — when everyone else is under a tenth
+ * of the patients, which panelSums scans by skipping rows, far faster than reading every row — of
+ * everyone else, taken from everyone's totals (exact: the same bits as scanning the cohort).
+ */
+export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, axisIndex: Int32Array) =>
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const prepared = yield* perDataset.get(data)
+    const n = data.patients.count
+    const months = data.months
+    const complement = (n - size) * 10 < n && n <= EXACT_SUMS_MAX_PATIENTS
+    let scanned = mask
+    if (complement) {
+      scanned = new Uint8Array(n)
+      for (let p = 0; p < n; p++) scanned[p] = mask[p] === 0 ? 1 : 0
+    }
+    const sums = yield* Effect.orDie(kernels.panelSums(data.panel, axisIndex, 0, months, Int32Array.from({ length: months }, (_, m) => m), months, scanned))
+    if (!complement) return sums
+    for (let k = 0; k < axisIndex.length; k++) {
+      for (let m = 0; m < months; m++) {
+        const at = k * months + m
+        const total = axisIndex[k]! * months + m
+        sums.count[at] = prepared.monthCount[total]! - sums.count[at]!
+        sums.sum[at] = prepared.monthSum[total]! - sums.sum[at]!
+      }
+    }
+    return sums
+  })
 
 /** Answers kept per dataset, keyed by the decoded request (defaults applied). */
 const answers = datasetCache<typeof PopulationResponse.Type>(256)
@@ -82,13 +132,24 @@ const compute = (request: typeof PopulationRequest.Type) =>
       monthGroup[m] = labels.length - 1
     }
     const nGroups = labels.length
-    const result = yield* Effect.orDie(
-      kernels.panelSums(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), 0, data.months, monthGroup, nGroups, cohort.mask)
-    )
-    // The cohort's slopes per axis: count, Σ, Σ², in patient order.
-    const perPatient = yield* slopes.get(data)
+    const prepared = yield* perDataset.get(data)
     const n = data.patients.count
     const mask = cohort.mask
+    const months = data.months
+    const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
+
+    const perMonth = yield* cohortMonthSums(data, mask, cohort.size, axisIndex)
+    const result = { count: new Float64Array(axes.length * nGroups), sum: new Float64Array(axes.length * nGroups) }
+    for (let k = 0; k < axes.length; k++) {
+      for (let m = 0; m < months; m++) {
+        const g = k * nGroups + monthGroup[m]!
+        result.count[g] = result.count[g]! + perMonth.count[k * months + m]!
+        result.sum[g] = result.sum[g]! + perMonth.sum[k * months + m]!
+      }
+    }
+
+    // The cohort's slopes per axis: count, Σ, Σ², in patient order.
+    const perPatient = prepared.slopes
     const slopeSums = new Float64Array(axes.length * 3)
     axes.forEach((axis, k) => {
       const column = perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n)
