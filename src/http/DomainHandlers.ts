@@ -84,7 +84,7 @@ const readBody = (request: HttpServerRequest, requestId: string) =>
   )
 
 /** 413 for a body over the limit. */
-export const tooLarge = (requestId: string) =>
+const tooLarge = (requestId: string) =>
   new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 })
 /** 400 for a body that could not be read. */
 export const unreadable = (requestId: string) =>

@@ -19,19 +19,17 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Accounts } from "../auth/Accounts.ts"
 import { makeAuthorize } from "../auth/AuthorizationLive.ts"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
-import type { CatalogResponse } from "../catalog/CatalogSchema.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
 import { Metering } from "../metering/Metering.ts"
 import { recordLaneRequest } from "../observability/Metrics.ts"
 import { otlpEnabled } from "../observability/Otel.ts"
 import type { Plugin, PluginServices } from "../plugin/Plugin.ts"
-import { MAX_BODY_BYTES, pluginCall, type PluginRequest, callServices, tooLarge, unreadable } from "./DomainHandlers.ts"
+import { callServices, pluginCall, type PluginRequest, unreadable } from "./DomainHandlers.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { makeRequestGuard, type RouteTable } from "./Guard.ts"
 import { problemType } from "./Guides.ts"
 import { ServerLane } from "./NodeServer.ts"
-import { makeCatalogAnswer } from "./PlatformHandlers.ts"
 import { CurrentRequestInfo } from "./RequestContext.ts"
 
 /** The largest announced body the lane reads itself; a bigger one (up to the 1 MiB limit) goes the Effect way. */
@@ -48,9 +46,12 @@ export const bearerCredential = (header: string | undefined): string => {
   return header.slice(at)
 }
 
-/** The body of a lane request as text (its length is announced and within the lane's limit). */
+/**
+ * The body of a lane request as text. Its length is announced and at most LANE_MAX_BODY_BYTES
+ * (under the 1 MiB limit), and Node reads no more than the announced length.
+ */
 const bodyOf = (req: IncomingMessage): PluginRequest["body"] => (requestId) =>
-  Effect.callback<string, ReturnType<typeof tooLarge> | ReturnType<typeof unreadable>>((resume) => {
+  Effect.callback<string, ReturnType<typeof unreadable>>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
     const stop = () => {
@@ -60,9 +61,7 @@ const bodyOf = (req: IncomingMessage): PluginRequest["body"] => (requestId) =>
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
-      stop()
-      resume(Effect.fail(tooLarge(requestId)))
+      chunks.push(chunk)
     }
     const onEnd = () => {
       stop()
@@ -116,7 +115,7 @@ const laneBody = (req: IncomingMessage): boolean => {
  * Puts the lane's handler into the server's {@link ServerLane} for the routes of `plugins` and the
  * catalog; takes it out and waits for the requests it is answering when the server stops.
  */
-export const fastLaneLayer = (routes: RouteTable, plugins: ReadonlyArray<Plugin>, catalog: typeof CatalogResponse.Type) =>
+export const fastLaneLayer = (routes: RouteTable, plugins: ReadonlyArray<Plugin>, catalogAnswer: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
   Layer.effectDiscard(
     Effect.gen(function*() {
       const lane = yield* ServerLane
@@ -137,7 +136,6 @@ export const fastLaneLayer = (routes: RouteTable, plugins: ReadonlyArray<Plugin>
         const call = pluginCall(plugin, services)
         return [plugin.path, authorized((req) => call({ headers: req.headers as PluginRequest["headers"], body: bodyOf(req) }))] as const
       }))
-      const catalogAnswer = yield* makeCatalogAnswer(catalog)
       const healthz = Effect.succeed(HttpServerResponse.text(JSON.stringify({ status: "ok", hcc_cost: 0 }), { contentType: "application/json" }))
       const gets = new Map<string, Route>([["/v1/catalog", authorized(() => catalogAnswer)], ["/healthz", () => healthz]])
 

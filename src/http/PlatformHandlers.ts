@@ -39,12 +39,11 @@ export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
     })
   })
 
-/** Catalog (precomputed) and usage. */
-export const platformHandlers = (api: Api, catalog: typeof CatalogResponse.Type) =>
+/** Catalog (its answer from {@link makeCatalogAnswer}) and usage. */
+export const platformHandlers = (api: Api, catalogAnswer: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
   HttpApiBuilder.group(api, "platform", (handlers) =>
     Effect.gen(function*() {
       const metering = yield* Metering
-      const catalogAnswer = yield* makeCatalogAnswer(catalog)
       return handlers
         .handle("catalog", () => catalogAnswer)
         .handle("usage", () =>

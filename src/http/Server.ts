@@ -14,7 +14,7 @@ import { domainHandlers } from "./DomainHandlers.ts"
 import { fastLaneLayer } from "./FastLane.ts"
 import { guardLayer, MaxBodyLive, routeTable } from "./Guard.ts"
 import { GUIDES, guidePath, guidesLayer } from "./Guides.ts"
-import { platformHandlers, systemHandlers } from "./PlatformHandlers.ts"
+import { makeCatalogAnswer, platformHandlers, systemHandlers } from "./PlatformHandlers.ts"
 
 /** Path of the OpenAPI document. */
 export const OPENAPI_PATH = "/v1/openapi.json"
@@ -26,11 +26,12 @@ export const httpLayer = Layer.unwrap(
   Effect.gen(function*() {
     const { plugins } = yield* PluginRegistry
     const api = makeApi(plugins.map((l) => l.plugin), { version: SERVICE_VERSION })
-    const catalog = buildCatalog(plugins, SERVICE_VERSION)
+    // One catalog answer for both paths (the router's and the fast lane's).
+    const catalogAnswer = yield* makeCatalogAnswer(buildCatalog(plugins, SERVICE_VERSION))
     const routes = routeTable(api, [["GET", OPENAPI_PATH], ["GET", DOCS_PATH], ...GUIDES.map((g) => ["GET", guidePath(g.page)] as const)])
     const handlers = Layer.mergeAll(
       systemHandlers(api),
-      platformHandlers(api, catalog),
+      platformHandlers(api, catalogAnswer),
       domainHandlers(api, plugins.map((l) => l.plugin))
     ).pipe(Layer.provide(AuthorizationLive))
     const apiLayer = HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(Layer.provide(handlers))
@@ -39,6 +40,6 @@ export const httpLayer = Layer.unwrap(
       { disableLogger: true, disableListenLog: true }
     ).pipe(Layer.provide(MaxBodyLive))
     // The hot routes, answered before the router (FastLane.ts); what it leaves, the router serves.
-    return Layer.merge(served, fastLaneLayer(routes, plugins.map((l) => l.plugin), catalog))
+    return Layer.merge(served, fastLaneLayer(routes, plugins.map((l) => l.plugin), catalogAnswer))
   })
 )
