@@ -93,6 +93,45 @@ const rowsByKey = (keys: Int32Array, groups: number): ReadonlyArray<Int32Array> 
 }
 const perDatasetCache = new WeakMap<Dataset, PerDataset>()
 
+/** What perDataset keeps, given everyone's whole-window means (a plain function: see the note at cohortOf). */
+const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
+  const n = data.patients.count
+  const asOfYear = Number(data.asOf.slice(0, 4))
+  const ageSex = new Int32Array(n)
+  for (let p = 0; p < n; p++) {
+    const age = asOfYear - data.patients.birthYear.data[p]!
+    ageSex[p] = (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * 2 + data.patients.sex.data[p]!
+  }
+  const referenceSd = Float64Array.from(AXES, (_, a) => {
+    const cells = Array.from({ length: 6 }, cell)
+    for (let p = 0; p < n; p++) {
+      const m = wholeMeans[a * n + p]!
+      if (Number.isNaN(m)) continue
+      const c = cells[ageSex[p]!]!
+      c.n++
+      c.s += m
+      c.ss += m * m
+    }
+    const used = cells.filter((c) => c.n >= 2)
+    const df = used.reduce((t, c) => t + c.n - 1, 0)
+    return df > 0 ? Math.sqrt(used.reduce((t, c) => t + (c.n - 1) * variance(c), 0) / df) : Number.NaN
+  })
+  const drugs = data.vocabulary.drug.length
+  const withCondition = new Map([...data.patients.conditions].map(([code, col]) => {
+    let count = 0
+    for (let p = 0; p < n; p++) count += col.data[p] === 0 ? 0 : 1
+    return [code, count] as const
+  }))
+  return {
+    wholeMeans,
+    ageSex,
+    referenceSd,
+    coursesOf: rowsByKey(data.exposures.drug, drugs),
+    eventsOf: rowsByKey(data.adverseEvents.drug, drugs),
+    withCondition
+  }
+}
+
 const perDataset = (kernels: KernelsService, data: Dataset) =>
   Effect.gen(function*() {
     const cached = perDatasetCache.get(data)
@@ -105,42 +144,226 @@ const perDataset = (kernels: KernelsService, data: Dataset) =>
       new Int32Array(n).fill(data.months),
       new Uint8Array(n).fill(1)
     )
-    const asOfYear = Number(data.asOf.slice(0, 4))
-    const ageSex = Int32Array.from(data.patients.birthYear.data, (birthYear, p) => {
-      const age = asOfYear - birthYear
-      return (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * 2 + data.patients.sex.data[p]!
-    })
-    const referenceSd = Float64Array.from(AXES, (_, a) => {
-      const cells = Array.from({ length: 6 }, cell)
-      for (let p = 0; p < n; p++) {
-        const m = whole.mean[a * n + p]!
-        if (Number.isNaN(m)) continue
-        const c = cells[ageSex[p]!]!
-        c.n++
-        c.s += m
-        c.ss += m * m
-      }
-      const used = cells.filter((c) => c.n >= 2)
-      const df = used.reduce((t, c) => t + c.n - 1, 0)
-      return df > 0 ? Math.sqrt(used.reduce((t, c) => t + (c.n - 1) * variance(c), 0) / df) : Number.NaN
-    })
-    const drugs = data.vocabulary.drug.length
-    const withCondition = new Map([...data.patients.conditions].map(([code, col]) => {
-      let count = 0
-      for (let p = 0; p < n; p++) count += col.data[p] === 0 ? 0 : 1
-      return [code, count] as const
-    }))
-    const result: PerDataset = {
-      wholeMeans: whole.mean,
-      ageSex,
-      referenceSd,
-      coursesOf: rowsByKey(data.exposures.drug, drugs),
-      eventsOf: rowsByKey(data.adverseEvents.drug, drugs),
-      withCondition
-    }
+    const result = sharedOf(data, whole.mean)
     perDatasetCache.set(data, result)
     return result
   })
+
+/** The drug's cohort for an outcome type: who, over which months, with what adherence and events. */
+interface Cohort {
+  readonly size: number
+  /** The members in patient order. */
+  readonly members: Int32Array
+  /** 1 for a member. */
+  readonly inCohort: Uint8Array
+  /** 1 for a comparator: no course of the drug at all. */
+  readonly comparator: Uint8Array
+  readonly comparators: number
+  /** The patients with a course of the drug, each once (the only ones who are not comparators). */
+  readonly holders: ReadonlyArray<number>
+  /** Per member j: the exposure window [onFrom, onTo) and the months before the first course [0, preTo). */
+  readonly onFrom: Int32Array
+  readonly onTo: Int32Array
+  readonly preTo: Int32Array
+  /** Per patient (read for members only): mean adherence over their courses. */
+  readonly adherence: Float64Array
+  readonly events: number
+}
+
+// The loops below are plain functions, not steps of the Effect generator: V8 optimizes a hot loop
+// of a plain function while it runs (on-stack replacement), which it does not do inside a
+// generator, so a server's first questions no longer run these loops unoptimized.
+
+/** Exposure windows from the drug's courses, its adverse events in the window, the cohort and the comparators. */
+const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: (typeof OUTCOME_TYPES)[number]): Cohort => {
+  const n = data.patients.count
+  const last = data.months - 1
+  const windowStart = firstDayOfMonth(data.firstMonth)
+  // Exposure window per patient: the months its courses of the drug cover, within the panel.
+  const from = new Int32Array(n).fill(data.months)
+  const to = new Int32Array(n)
+  const firstStart = new Int32Array(n).fill(data.months)
+  const hasCourse = new Uint8Array(n)
+  const pdcSum = new Float64Array(n)
+  const courses = new Int32Array(n)
+  const holders: Array<number> = []
+  const ex = data.exposures
+  const asOfMonth = monthOfDay(data.asOfDay)
+  for (const i of shared.coursesOf[drug] ?? []) {
+    const p = ex.patient[i]!
+    if (hasCourse[p] === 0) holders.push(p)
+    hasCourse[p] = 1
+    const s = monthOfDay(ex.startDay[i]!) - data.firstMonth
+    const e = (Number.isNaN(ex.endDay[i]!) ? asOfMonth : monthOfDay(ex.endDay[i]!)) - data.firstMonth
+    if (e < 0 || s > last) continue
+    from[p] = Math.min(from[p]!, Math.max(s, 0))
+    to[p] = Math.max(to[p]!, Math.min(e, last) + 1)
+    firstStart[p] = Math.min(firstStart[p]!, s)
+    pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
+    courses[p] = courses[p]! + 1
+  }
+  // Adverse events of the drug in the window.
+  const events = new Int32Array(n)
+  const ae = data.adverseEvents
+  for (const i of shared.eventsOf[drug] ?? []) {
+    if (ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
+  }
+  // Cohort (by outcome type) and comparators (no course of the drug at all); the cohort also as a
+  // list in patient order (members[j]), so the kernel works and answers for it alone.
+  // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
+  const adherence = new Float64Array(n) // read for cohort members only
+  const inCohort = new Uint8Array(n)
+  const comparator = new Uint8Array(n)
+  const listed = new Int32Array(holders.length)
+  let size = 0
+  let comparators = 0
+  let eventCount = 0
+  for (let p = 0; p < n; p++) {
+    if (hasCourse[p] === 0) {
+      comparator[p] = 1
+      comparators++
+      continue
+    }
+    adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
+    const exposed = courses[p]! > 0 && to[p]! > from[p]!
+    const member = exposed &&
+      (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
+    if (member) {
+      inCohort[p] = 1
+      listed[size++] = p
+      eventCount += events[p]!
+    }
+  }
+  const members = listed.subarray(0, size)
+  const onFrom = new Int32Array(size)
+  const onTo = new Int32Array(size)
+  const preTo = new Int32Array(size)
+  for (let j = 0; j < size; j++) {
+    const p = members[j]!
+    onFrom[j] = from[p]!
+    onTo[j] = to[p]!
+    preTo[j] = Math.min(Math.max(firstStart[p]!, 0), data.months)
+  }
+  return { size, members, inCohort, comparator, comparators, holders, onFrom, onTo, preTo, adherence, events: eventCount }
+}
+
+/** The conditions clearly over-represented in the cohort (up to MAX_INDICATIONS), most first. */
+const indicationsOf = (data: Dataset, shared: PerDataset, cohort: Cohort) => {
+  const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Int32Array }> = []
+  // Comparators are everyone without a course: those with the condition are all who have it less
+  // the course holders who have it, so only the holders are visited.
+  for (const [code, col] of data.patients.conditions) {
+    let inCohort = 0
+    let holdersWith = 0
+    for (const p of cohort.holders) {
+      if (col.data[p] === 0) continue
+      inCohort += cohort.inCohort[p]!
+      holdersWith++
+    }
+    const inComparators = shared.withCondition.get(code)! - holdersWith
+    const share = cohort.size > 0 ? inCohort / cohort.size : 0
+    const ratio = share / Math.max(cohort.comparators > 0 ? inComparators / cohort.comparators : 0, 1e-9)
+    if (share >= INDICATION_MIN_SHARE && ratio >= INDICATION_MIN_RATIO) candidates.push({ code, ratio, flags: col.data })
+  }
+  return candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
+}
+
+/** Per axis and stratum the sums (n, Σ, Σ²) of the cohort's on-drug means and of the comparators' whole-window means; the cohort's slope sums; the (adherence, change) pairs. */
+interface StratumSums {
+  readonly exposedCells: Float64Array
+  readonly comparatorCells: Float64Array
+  /** Per axis: n, Σ, Σ² of the members' on-drug slopes. */
+  readonly slopes: Float64Array
+  readonly adh: ReadonlyArray<ReadonlyArray<number>>
+  readonly change: ReadonlyArray<ReadonlyArray<number>>
+}
+
+/**
+ * One pass over the patients for every axis; each sum still adds its patients in patient order.
+ * The comparators are grouped by stratum (a counting sort, each group in patient order) and summed
+ * one stratum and axis at a time, in locals.
+ */
+const stratumSums = (
+  data: Dataset,
+  shared: PerDataset,
+  cohort: Cohort,
+  flags: ReadonlyArray<Int32Array>,
+  axisIndex: Int32Array,
+  on: { readonly mean: Float64Array; readonly slope: Float64Array },
+  pre: { readonly mean: Float64Array }
+): StratumSums => {
+  const n = data.patients.count
+  const nAxes = axisIndex.length
+  const nStrata = (1 << flags.length) * 6
+  const cohortSize = cohort.size
+  const exposedCells = new Float64Array(nAxes * nStrata * 3)
+  const comparatorCells = new Float64Array(nAxes * nStrata * 3)
+  const slopes = new Float64Array(nAxes * 3)
+  const adh: Array<Array<number>> = Array.from({ length: nAxes }, () => [])
+  const change: Array<Array<number>> = Array.from({ length: nAxes }, () => [])
+  // Stratum per patient: indication bits (one flag column at a time) × 6 + age band × sex.
+  const stratumOf = Int32Array.from(shared.ageSex)
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i]!
+    const bit = 6 << i
+    for (let p = 0; p < n; p++) if (f[p] !== 0) stratumOf[p] = stratumOf[p]! + bit
+  }
+  const { inCohort, comparator, adherence } = cohort
+  const perStratum = new Int32Array(nStrata + 1)
+  for (let p = 0, j = 0; p < n; p++) {
+    if (comparator[p] === 1) {
+      perStratum[stratumOf[p]! + 1]!++
+      continue
+    }
+    if (inCohort[p] === 0) continue
+    const stratum = stratumOf[p]!
+    for (let k = 0; k < nAxes; k++) {
+      const at = k * cohortSize + j
+      const m = on.mean[at]!
+      if (Number.isNaN(m)) continue
+      const c = (k * nStrata + stratum) * 3
+      exposedCells[c]!++
+      exposedCells[c + 1]! += m
+      exposedCells[c + 2]! += m * m
+      const slope = on.slope[at]!
+      if (!Number.isNaN(slope)) {
+        slopes[k * 3]!++
+        slopes[k * 3 + 1]! += slope
+        slopes[k * 3 + 2]! += slope * slope
+      }
+      const before = pre.mean[at]!
+      if (!Number.isNaN(before)) {
+        adh[k]!.push(adherence[p]!)
+        change[k]!.push(m - before)
+      }
+    }
+    j++
+  }
+  for (let st = 0; st < nStrata; st++) perStratum[st + 1]! += perStratum[st]!
+  const byStratum = new Int32Array(cohort.comparators)
+  const next = perStratum.slice(0, nStrata)
+  for (let p = 0; p < n; p++) if (comparator[p] === 1) byStratum[next[stratumOf[p]!]!++] = p
+  for (let k = 0; k < nAxes; k++) {
+    const whole = shared.wholeMeans.subarray(axisIndex[k]! * n, (axisIndex[k]! + 1) * n)
+    for (let st = 0; st < nStrata; st++) {
+      let cn = 0
+      let cs = 0
+      let css = 0
+      for (let i = perStratum[st]!, end = perStratum[st + 1]!; i < end; i++) {
+        const m = whole[byStratum[i]!]!
+        if (m !== m) continue // NaN: no score
+        cn++
+        cs += m
+        css += m * m
+      }
+      const c = (k * nStrata + st) * 3
+      comparatorCells[c] = cn
+      comparatorCells[c + 1] = cs
+      comparatorCells[c + 2] = css
+    }
+  }
+  return { exposedCells, comparatorCells, slopes, adh, change }
+}
 
 /** Runs the analysis for one drug (index in vocabulary.drug) and outcome type over the target axes. */
 export const analyzeDrug = (
@@ -151,175 +374,17 @@ export const analyzeDrug = (
   axes: ReadonlyArray<Axis>
 ) =>
   Effect.gen(function*() {
-    const n = data.patients.count
-    const last = data.months - 1
-    const windowStart = firstDayOfMonth(data.firstMonth)
     const shared = yield* perDataset(kernels, data)
-
-    // Exposure window per patient: the months its courses of the drug cover, within the panel.
-    const from = new Int32Array(n).fill(data.months)
-    const to = new Int32Array(n)
-    const firstStart = new Int32Array(n).fill(data.months)
-    const hasCourse = new Uint8Array(n)
-    const pdcSum = new Float64Array(n)
-    const courses = new Int32Array(n)
-    // The patients with a course of the drug, each once (the only ones who are not comparators).
-    const holders: Array<number> = []
-    const ex = data.exposures
-    for (const i of shared.coursesOf[drug] ?? []) {
-      const p = ex.patient[i]!
-      if (hasCourse[p] === 0) holders.push(p)
-      hasCourse[p] = 1
-      const s = monthOfDay(ex.startDay[i]!) - data.firstMonth
-      const e = (Number.isNaN(ex.endDay[i]!) ? monthOfDay(data.asOfDay) : monthOfDay(ex.endDay[i]!)) - data.firstMonth
-      if (e < 0 || s > last) continue
-      from[p] = Math.min(from[p]!, Math.max(s, 0))
-      to[p] = Math.max(to[p]!, Math.min(e, last) + 1)
-      firstStart[p] = Math.min(firstStart[p]!, s)
-      pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
-      courses[p] = courses[p]! + 1
-    }
-    // Adverse events of the drug in the window.
-    const events = new Int32Array(n)
-    const ae = data.adverseEvents
-    for (const i of shared.eventsOf[drug] ?? []) {
-      if (ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
-    }
-
-    // Cohort (by outcome type) and comparators (no course of the drug at all); the cohort also as a
-    // list in patient order (members[j]), so the kernel works and answers for it alone.
-    // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
-    const adherence = new Float64Array(n) // read for cohort members only
-    const cohort = new Uint8Array(n)
-    const comparator = new Uint8Array(n)
-    const listed = new Int32Array(holders.length)
-    let cohortSize = 0
-    let comparators = 0
-    let eventCount = 0
-    for (let p = 0; p < n; p++) {
-      if (hasCourse[p] === 0) {
-        comparator[p] = 1
-        comparators++
-        continue
-      }
-      adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
-      const exposed = courses[p]! > 0 && to[p]! > from[p]!
-      const inCohort = exposed &&
-        (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
-      if (inCohort) {
-        cohort[p] = 1
-        listed[cohortSize++] = p
-        eventCount += events[p]!
-      }
-    }
-    const members = listed.subarray(0, cohortSize)
-
-    // Indications: the conditions clearly over-represented in the cohort (up to MAX_INDICATIONS).
-    const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Int32Array }> = []
-    // Comparators are everyone without a course: those with the condition are all who have it less
-    // the course holders who have it, so only the holders are visited.
-    for (const [code, col] of data.patients.conditions) {
-      let inCohort = 0
-      let holdersWith = 0
-      for (const p of holders) {
-        if (col.data[p] === 0) continue
-        inCohort += cohort[p]!
-        holdersWith++
-      }
-      const inComparators = shared.withCondition.get(code)! - holdersWith
-      const share = cohortSize > 0 ? inCohort / cohortSize : 0
-      const ratio = share / Math.max(comparators > 0 ? inComparators / comparators : 0, 1e-9)
-      if (share >= INDICATION_MIN_SHARE && ratio >= INDICATION_MIN_RATIO) candidates.push({ code, ratio, flags: col.data })
-    }
-    const indications = candidates.sort((a, b) => b.ratio - a.ratio || (a.code < b.code ? -1 : 1)).slice(0, MAX_INDICATIONS)
+    const cohort = cohortOf(data, shared, drug, outcomeType)
+    const cohortSize = cohort.size
+    const indications = indicationsOf(data, shared, cohort)
     const nStrata = (1 << indications.length) * 6
-    const flags = indications.map((i) => i.flags)
     // Per-patient axis statistics (WASM): the cohort over its exposure window and over the months
     // before its first course (for the change); comparators over the whole panel (per dataset).
-    const onFrom = new Int32Array(cohortSize)
-    const onTo = new Int32Array(cohortSize)
-    const preTo = new Int32Array(cohortSize)
-    for (let j = 0; j < cohortSize; j++) {
-      const p = members[j]!
-      onFrom[j] = from[p]!
-      onTo[j] = to[p]!
-      preTo[j] = Math.min(Math.max(firstStart[p]!, 0), data.months)
-    }
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
-    const on = yield* kernels.panelWindowsOf(data.panel, axisIndex, members, onFrom, onTo)
-    const pre = yield* kernels.panelWindowsOf(data.panel, axisIndex, members, new Int32Array(cohortSize), preTo)
-
-    // One pass over the patients for every axis: per axis and stratum the sums (n, Σ, Σ²) of the
-    // cohort's on-drug means and of the comparators' whole-window means; the cohort's slopes; and
-    // the (adherence, change) pairs. Each sum still adds its patients in patient order.
-    const nAxes = axes.length
-    const exposedCells = new Float64Array(nAxes * nStrata * 3)
-    const comparatorCells = new Float64Array(nAxes * nStrata * 3)
-    const slopes = new Float64Array(nAxes * 3)
-    const adh: Array<Array<number>> = axes.map(() => [])
-    const change: Array<Array<number>> = axes.map(() => [])
-    // The comparators are grouped by stratum (a counting sort, each group in patient order) and
-    // summed below one stratum and axis at a time, in locals.
-    const ageSex = shared.ageSex
-    const nFlags = flags.length
-    const stratumOf = new Int32Array(n)
-    const perStratum = new Int32Array(nStrata + 1)
-    for (let p = 0, j = 0; p < n; p++) {
-      const isCohort = cohort[p] === 1
-      if (!isCohort && comparator[p] === 0) continue
-      let bits = 0
-      for (let i = 0; i < nFlags; i++) if (flags[i]![p]! !== 0) bits |= 1 << i
-      const stratum = bits * 6 + ageSex[p]!
-      if (!isCohort) {
-        stratumOf[p] = stratum
-        perStratum[stratum + 1]!++
-        continue
-      }
-      for (let k = 0; k < nAxes; k++) {
-        const at = k * cohortSize + j
-        const m = on.mean[at]!
-        if (Number.isNaN(m)) continue
-        const c = (k * nStrata + stratum) * 3
-        exposedCells[c]!++
-        exposedCells[c + 1]! += m
-        exposedCells[c + 2]! += m * m
-        const slope = on.slope[at]!
-        if (!Number.isNaN(slope)) {
-          slopes[k * 3]!++
-          slopes[k * 3 + 1]! += slope
-          slopes[k * 3 + 2]! += slope * slope
-        }
-        const before = pre.mean[at]!
-        if (!Number.isNaN(before)) {
-          adh[k]!.push(adherence[p]!)
-          change[k]!.push(m - before)
-        }
-      }
-      j++
-    }
-    for (let st = 0; st < nStrata; st++) perStratum[st + 1]! += perStratum[st]!
-    const byStratum = new Int32Array(comparators)
-    const next = perStratum.slice(0, nStrata)
-    for (let p = 0; p < n; p++) if (comparator[p] === 1) byStratum[next[stratumOf[p]!]!++] = p
-    for (let k = 0; k < nAxes; k++) {
-      const whole = shared.wholeMeans.subarray(axisIndex[k]! * n, (axisIndex[k]! + 1) * n)
-      for (let st = 0; st < nStrata; st++) {
-        let cn = 0
-        let cs = 0
-        let css = 0
-        for (let i = perStratum[st]!, end = perStratum[st + 1]!; i < end; i++) {
-          const m = whole[byStratum[i]!]!
-          if (m !== m) continue // NaN: no score
-          cn++
-          cs += m
-          css += m * m
-        }
-        const c = (k * nStrata + st) * 3
-        comparatorCells[c] = cn
-        comparatorCells[c + 1] = cs
-        comparatorCells[c + 2] = css
-      }
-    }
+    const on = yield* kernels.panelWindowsOf(data.panel, axisIndex, cohort.members, cohort.onFrom, cohort.onTo)
+    const pre = yield* kernels.panelWindowsOf(data.panel, axisIndex, cohort.members, new Int32Array(cohortSize), cohort.preTo)
+    const { exposedCells, comparatorCells, slopes, adh, change } = stratumSums(data, shared, cohort, indications.map((i) => i.flags), axisIndex, on, pre)
 
     const result = new Map<Axis, AxisEffect>()
     for (const [k, axis] of axes.entries()) {
@@ -365,11 +430,11 @@ export const analyzeDrug = (
     }
     const analysis: DrugAnalysis = {
       cohortSize,
-      comparators,
+      comparators: cohort.comparators,
       indications: indications.map((i) => i.code),
-      events: eventCount,
-      eventRate: cohortSize > 0 ? eventCount / cohortSize : 0,
-      eventRateSe: cohortSize > 0 ? Math.sqrt(eventCount) / cohortSize : 0,
+      events: cohort.events,
+      eventRate: cohortSize > 0 ? cohort.events / cohortSize : 0,
+      eventRateSe: cohortSize > 0 ? Math.sqrt(cohort.events) / cohortSize : 0,
       axes: result
     }
     return analysis
