@@ -128,17 +128,58 @@ interface WindowStats {
   readonly negative: number
 }
 
+// O(patients) loops live in plain functions, not in Effect generators: V8 optimizes a running loop
+// (on-stack replacement) only outside a generator, so a fresh server's first questions would run
+// them unoptimized.
+
+/** The masked patients' indexes, in order. */
+const membersOf = (mask: Uint8Array): Int32Array => {
+  let count = 0
+  for (let p = 0; p < mask.length; p++) if (mask[p] !== 0) count++
+  const members = new Int32Array(count)
+  for (let p = 0, j = 0; p < mask.length; p++) if (mask[p] !== 0) members[j++] = p
+  return members
+}
+
+/** How many encounters of the masked patients started on or after firstDay (and by as_of). */
+const encountersFrom = (data: Dataset, offsets: Int32Array, mask: Uint8Array, firstDay: number): number => {
+  const start = data.encounters.startDay
+  let encounters = 0
+  for (let p = 0; p < data.patients.count; p++) {
+    if (mask[p] !== 1) continue
+    for (let i = offsets[p]!; i < offsets[p + 1]!; i++) if (start[i]! >= firstDay && start[i]! <= data.asOfDay) encounters++
+  }
+  return encounters
+}
+
+/** Adverse events of the drugs among the masked patients from firstDay to as_of: patients per drug and event type. */
+const adverseAmong = (data: Dataset, mask: Uint8Array, drugs: ReadonlyArray<string>, firstDay: number): Array<AdverseEvidence> => {
+  const ae = data.adverseEvents
+  const seen = new Map<string, Set<number>>()
+  for (let i = 0; i < ae.patient.length; i++) {
+    const p = ae.patient[i]!
+    if (mask[p] !== 1 || ae.day[i]! < firstDay || ae.day[i]! > data.asOfDay) continue
+    const drug = data.vocabulary.drug[ae.drug[i]!]!
+    if (!drugs.includes(drug)) continue
+    const k = `${drug}/${data.vocabulary.adverse_event[ae.eventType[i]!]}`
+    if (!seen.has(k)) seen.set(k, new Set())
+    seen.get(k)!.add(p)
+  }
+  const adverse: Array<AdverseEvidence> = []
+  for (const drug of drugs) {
+    for (const [k, patients] of [...seen].filter(([k]) => k.startsWith(`${drug}/`)).sort()) adverse.push({ drug, event: k.slice(drug.length + 1), patients: patients.size })
+  }
+  return adverse
+}
+
 /**
  * Per-axis level and slope summaries of the masked patients over the window (WASM panelWindowsOf,
  * for those patients only). `raw` holds their window statistics axis-major, patients in index order.
  */
 const windowStats = (kernels: KernelsService, data: Dataset, axes: ReadonlyArray<Axis>, mask: Uint8Array, w: Window) =>
   Effect.gen(function*() {
-    const n = data.patients.count
-    let count = 0
-    for (let p = 0; p < n; p++) if (mask[p] !== 0) count++
-    const members = new Int32Array(count)
-    for (let p = 0, j = 0; p < n; p++) if (mask[p] !== 0) members[j++] = p
+    const members = membersOf(mask)
+    const count = members.length
     const r = yield* kernels.panelWindowsOf(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), members, new Int32Array(count).fill(w.from), new Int32Array(count).fill(w.to))
     return {
       raw: r,
@@ -213,14 +254,7 @@ export const gatherEvidence = (
 
     // Encounters of the similar patients that started in the window.
     const firstDay = firstDayOfMonth(data.firstMonth + w.from)
-    const e = data.encounters
-    let encounters = 0
-    if (enough) {
-      for (let p = 0; p < n; p++) {
-        if (cohort.mask[p] !== 1) continue
-        for (let i = offsets[p]!; i < offsets[p + 1]!; i++) if (e.startDay[i]! >= firstDay && e.startDay[i]! <= data.asOfDay) encounters++
-      }
-    }
+    const encounters = enough ? encountersFrom(data, offsets, cohort.mask, firstDay) : 0
 
     // Named axes: the similar patients against everyone.
     const axes: Array<AxisEvidence> = []
@@ -258,23 +292,7 @@ export const gatherEvidence = (
     }
 
     // Adverse events of the named drugs among the similar patients, patients per drug and event type.
-    const adverse: Array<AdverseEvidence> = []
-    if (enough && u.drugs.length > 0) {
-      const ae = data.adverseEvents
-      const seen = new Map<string, Set<number>>()
-      for (let i = 0; i < ae.patient.length; i++) {
-        const p = ae.patient[i]!
-        if (cohort.mask[p] !== 1 || ae.day[i]! < firstDay || ae.day[i]! > data.asOfDay) continue
-        const drug = data.vocabulary.drug[ae.drug[i]!]!
-        if (!u.drugs.includes(drug)) continue
-        const k = `${drug}/${data.vocabulary.adverse_event[ae.eventType[i]!]}`
-        if (!seen.has(k)) seen.set(k, new Set())
-        seen.get(k)!.add(p)
-      }
-      for (const drug of u.drugs) {
-        for (const [k, patients] of [...seen].filter(([k]) => k.startsWith(`${drug}/`)).sort()) adverse.push({ drug, event: k.slice(drug.length + 1), patients: patients.size })
-      }
-    }
+    const adverse = enough && u.drugs.length > 0 ? adverseAmong(data, cohort.mask, u.drugs, firstDay) : []
 
     // Correlations of the requested axes across patients' window means (similar patients, or everyone when too few).
     const corrMask = enough ? cohort.mask : all

@@ -101,20 +101,29 @@ const base = (kernels: KernelsService, data: Dataset) =>
     const n = data.patients.count
     const asOfYear = Number(data.asOf.slice(0, 4))
     const age = Float64Array.from(data.patients.birthYear.data, (by) => asOfYear - by)
-    const observedFrom = new Float64Array(n).fill(Number.NaN)
-    const { data: panel, nMonths } = data.panel
-    for (let p = 0; p < n; p++) {
-      search: for (let m = 0; m < nMonths; m++) {
-        for (let a = 0; a < AXES.length; a++) {
-          if (!Number.isNaN(panel[(a * n + p) * nMonths + m]!)) {
-            observedFrom[p] = firstDayOfMonth(data.firstMonth + m)
-            break search
-          }
+    return { n, age, observedFrom: observedFromOf(data), windowMeans: yield* windowMeans(kernels, data, 0, data.panel.nMonths) } satisfies Base
+  })
+
+// The O(rows) loops of the fits are plain functions, not steps of an Effect generator: V8 optimizes
+// a running loop (on-stack replacement) only outside a generator.
+
+/** Per patient: the first day of the first month with any axis score (NaN: never scored). */
+const observedFromOf = (data: Dataset): Float64Array => {
+  const n = data.patients.count
+  const observedFrom = new Float64Array(n).fill(Number.NaN)
+  const { data: panel, nMonths } = data.panel
+  for (let p = 0; p < n; p++) {
+    search: for (let m = 0; m < nMonths; m++) {
+      for (let a = 0; a < AXES.length; a++) {
+        if (!Number.isNaN(panel[(a * n + p) * nMonths + m]!)) {
+          observedFrom[p] = firstDayOfMonth(data.firstMonth + m)
+          break search
         }
       }
     }
-    return { n, age, observedFrom, windowMeans: yield* windowMeans(kernels, data, 0, nMonths) } satisfies Base
-  })
+  }
+  return observedFrom
+}
 
 /** One patient's hospital stay after merging: first admission day and last discharge day. */
 export interface Stay {
@@ -391,20 +400,34 @@ export const auc = (prob: Float64Array, outcome: Float64Array): number => {
   return positives === 0 || negatives === 0 ? Number.NaN : (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives)
 }
 
+/** The recalibration fit's design (intercept, logit of the prediction), the Brier sum and the events. */
+const recalibrationDesign = (prob: Float64Array, outcome: Float64Array) => {
+  const n = prob.length
+  const x = new Float64Array(2 * n)
+  let brier = 0
+  let events = 0
+  for (let i = 0; i < n; i++) {
+    const q = Math.min(Math.max(prob[i]!, 1e-9), 1 - 1e-9)
+    x[2 * i] = 1
+    x[2 * i + 1] = Math.log(q / (1 - q))
+    brier += (prob[i]! - outcome[i]!) ** 2
+    events += outcome[i]!
+  }
+  return { x, brier, events }
+}
+
+/** Column means of a row-major n × p design, each row adding x / n in row order. */
+const columnMeans = (x: Float64Array, n: number, p: number): Float64Array => {
+  const means = new Float64Array(p)
+  for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) means[j]! += x[i * p + j]! / n
+  return means
+}
+
 /** Held-out metrics of predicted probabilities against 0/1 outcomes (recalibration fit in WASM). */
 const validate = (kernels: KernelsService, prob: Float64Array, outcome: Float64Array) =>
   Effect.gen(function*() {
     const n = prob.length
-    const x = new Float64Array(2 * n)
-    let brier = 0
-    let events = 0
-    for (let i = 0; i < n; i++) {
-      const q = Math.min(Math.max(prob[i]!, 1e-9), 1 - 1e-9)
-      x[2 * i] = 1
-      x[2 * i + 1] = Math.log(q / (1 - q))
-      brier += (prob[i]! - outcome[i]!) ** 2
-      events += outcome[i]!
-    }
+    const { x, brier, events } = recalibrationDesign(prob, outcome)
     const recalibration = yield* kernels.fitGlm(x, outcome, new Float64Array(n), n, 2, "logistic")
     return {
       rows: n,
@@ -442,8 +465,7 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
 
     const fit = yield* kernels.fitGlm(all.x, all.y, all.offset, all.n, all.p, family)
     const robust = clusterRobustCovariance(family, all.x, all.y, all.offset, all.n, all.p, fit.beta, fit.covariance, all.cluster)
-    const means = new Float64Array(all.p)
-    for (let i = 0; i < all.n; i++) for (let j = 0; j < all.p; j++) means[j]! += all.x[i * all.p + j]! / all.n
+    const means = columnMeans(all.x, all.n, all.p)
     return {
       riskType,
       family,
