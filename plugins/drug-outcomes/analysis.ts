@@ -6,7 +6,7 @@
  * O(patients) bookkeeping and arithmetic over at most 48 strata.
  */
 import { Effect } from "effect"
-import { ADHERENCE_THRESHOLD, atLeast, atMost, AXES, type Axis, type Dataset, firstDayOfMonth, type KernelsService, monthOfDay, oneSampleTP } from "../../src/plugin/Plugin.ts"
+import { ADHERENCE_THRESHOLD, atLeast, atMost, AXES, type Axis, type Dataset, firstDayOfMonth, Kernels, type KernelsService, monthOfDay, oneSampleTP, preparedPerDataset } from "../../src/plugin/Plugin.ts"
 import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 /** A condition is an indication of the drug when at least this share of the cohort has it… */
@@ -86,18 +86,23 @@ const rowsByKey = (keys: Int32Array, groups: number): ReadonlyArray<Int32Array> 
   const counts = new Int32Array(groups + 1)
   for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) counts[keys[i]! + 1]!++
   for (let g = 0; g < groups; g++) counts[g + 1]! += counts[g]!
-  const rows = new Int32Array(counts[groups]!)
+  const rows = new Int32Array(new SharedArrayBuffer(counts[groups]! * 4))
   const next = counts.slice(0, groups)
   for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) rows[next[keys[i]!]!++] = i
   return Array.from({ length: groups }, (_, g) => rows.subarray(counts[g]!, counts[g + 1]!))
 }
-const perDatasetCache = new WeakMap<Dataset, PerDataset>()
+/**
+ * Computed by the plugin's `prepare` as the dataset loads (once, then given to every compute thread:
+ * its large arrays are over SharedArrayBuffers), so no question pays for it; a caller that did not
+ * prepare (tests, benches) computes it on first use.
+ */
+const prepared = preparedPerDataset<PerDataset>("drug-outcomes per-dataset statistics", { shared: true })
 
 /** What perDataset keeps, given everyone's whole-window means (a plain function: see the note at cohortOf). */
 const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
   const n = data.patients.count
   const asOfYear = Number(data.asOf.slice(0, 4))
-  const ageSex = new Int32Array(n)
+  const ageSex = new Int32Array(new SharedArrayBuffer(n * 4))
   for (let p = 0; p < n; p++) {
     const age = asOfYear - data.patients.birthYear.data[p]!
     ageSex[p] = (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * 2 + data.patients.sex.data[p]!
@@ -122,8 +127,11 @@ const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
     for (let p = 0; p < n; p++) count += col.data[p] === 0 ? 0 : 1
     return [code, count] as const
   }))
+  // Over SharedArrayBuffers: one copy in the process however many compute threads read them.
+  const means = new Float64Array(new SharedArrayBuffer(wholeMeans.byteLength))
+  means.set(wholeMeans)
   return {
-    wholeMeans,
+    wholeMeans: means,
     ageSex,
     referenceSd,
     coursesOf: rowsByKey(data.exposures.drug, drugs),
@@ -132,10 +140,9 @@ const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
   }
 }
 
-const perDataset = (kernels: KernelsService, data: Dataset) =>
+/** Everyone's whole-window means (WASM), then what the requests share. */
+const computePerDataset = (kernels: KernelsService, data: Dataset) =>
   Effect.gen(function*() {
-    const cached = perDatasetCache.get(data)
-    if (cached !== undefined) return cached
     const n = data.patients.count
     const whole = yield* kernels.panelWindows(
       data.panel,
@@ -144,10 +151,17 @@ const perDataset = (kernels: KernelsService, data: Dataset) =>
       new Int32Array(n).fill(data.months),
       new Uint8Array(n).fill(1)
     )
-    const result = sharedOf(data, whole.mean)
-    perDatasetCache.set(data, result)
-    return result
+    return sharedOf(data, whole.mean)
   })
+
+/** The plugin's `prepare`. */
+export const prepareDrugOutcomes = (data: Dataset) =>
+  Effect.gen(function*() {
+    yield* prepared.store(data, computePerDataset(yield* Kernels, data))
+  })
+
+const perDataset = (kernels: KernelsService, data: Dataset) =>
+  Effect.andThen(prepared.store(data, computePerDataset(kernels, data)), Effect.orDie(prepared.get(data)))
 
 /** The drug's cohort for an outcome type: who, over which months, with what adherence and events. */
 interface Cohort {

@@ -1,6 +1,7 @@
 /** The drug-outcomes domain: what happens to patients on a drug, against comparable patients not on it. */
 import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
 import answers from "./example-answers.json" with { type: "json" }
+import { prepareDrugOutcomes } from "./analysis.ts"
 import { drugOutcomes } from "./handler.ts"
 import { DrugOutcomesRequest, DrugOutcomesResponse, OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
@@ -32,5 +33,6 @@ export default withAnswers(answers, definePlugin({
       expect: { drug: "metformin", outcome_type: "efficacy" }
     }
   ],
+  prepare: prepareDrugOutcomes,
   handler: drugOutcomes
 }))

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
+import { codesOf } from "../../src/health/vocabulary.ts"
 import { COLD } from "../support/questions.ts"
 import { fixtureDataDir, fixturePlugin, newAccount, runServerToExit, startServer, type TestServer, waitForLog, waitReady } from "../support/server.ts"
 
@@ -66,6 +67,25 @@ describe("compute threads (HCC_THREADS=2)", () => {
     expect(fitted.map((l) => `${String(l.thread)} ${String(l.risk_type)}`).sort()).toEqual(["1 health_decline", "1 hospitalization", "1 readmission"])
     // Thread 2 still ran the risk-model preparation, which found the models in place.
     expect(pooled.logLines().some((l) => l.msg === "dataset prepared" && l.thread === 2 && l.plugin === "risk-model")).toBe(true)
+  })
+
+  it("prepares drug-outcomes' per-dataset statistics before ready, once: new drugs' questions on both threads scan no one but their cohorts", async () => {
+    const line = await waitForLog(pooled, (l) => l.msg === "metrics listening", 30_000)
+    const calls = async (kernel: string) => {
+      const text = await (await fetch(`http://127.0.0.1:${String(line.port)}/metrics`)).text()
+      return Number(new RegExp(`^hcc_kernel_duration_seconds_count\\{kernel="${kernel}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0)
+    }
+    expect(pooled.logLines().filter((l) => l.msg === "dataset prepared" && l.plugin === "drug-outcomes").map((l) => l.thread).sort()).toEqual([1, 2])
+    // A thread's kernel timings ride on its next answer: the preparations' are brought in first.
+    const probes = await Promise.all(Array.from({ length: 16 }, () => post(pooled, "/v1/thread-probe", { min_age: 40 })))
+    expect(new Set(probes.map((a) => a.body.thread_id)).size).toBe(2)
+    const [everyone, cohorts] = [await calls("panelWindows"), await calls("panelWindowsOf")]
+    const questions = codesOf("drug").slice(0, 4).flatMap((drug) => ["efficacy", "adherence"].map((outcome_type) => ({ drug, outcome_type, population_size: "minimum_1" })))
+    const answers = await Promise.all(questions.map((q) => post(pooled, "/v1/drug-outcomes", q)))
+    expect(answers.map((a) => a.status)).toEqual(questions.map(() => 200))
+    // Each new (drug, outcome type) scans its cohort twice; everyone's whole-window means were prepared.
+    expect(await calls("panelWindowsOf")).toBe(cohorts + 2 * questions.length)
+    expect(await calls("panelWindows")).toBe(everyone)
   })
 
   it("answers every built-in example exactly as the HTTP thread does in process", async () => {
