@@ -9,6 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { relaxed, relaxedStatement } from "../db/Database.ts"
 
 /** How long a key and its answer are kept. */
 export const KEY_TTL_MS = 24 * 3_600_000
@@ -45,8 +46,12 @@ export class Idempotency extends Context.Service<Idempotency, {
       const forUpdate = sql.literal(sql.onDialectOrElse({ pg: () => "FOR UPDATE", orElse: () => "" }))
       const now = Effect.clockWith((c) => c.currentTimeMillis)
 
+      // A claim commits relaxed (no fsync inside SQLite's synchronous call, which would hold the
+      // event loop): the ledger's durable commit that charges the call flushes the write-ahead log,
+      // claim included, before the answer leaves; a claim lost to a crash before that charged
+      // nothing and stored nothing, so a retry simply runs again.
       const claim = (accountId: string, key: string, fingerprint: string) =>
-        sql.withTransaction(Effect.gen(function*() {
+        relaxed(sql, sql.withTransaction(Effect.gen(function*() {
           const nowMs = yield* now
           yield* sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND created_ms < ${nowMs - KEY_TTL_MS}`
           const inserted = yield* sql`INSERT INTO idempotency_keys (account_id, idem_key, fingerprint, state, lease_ms, created_ms)
@@ -62,10 +67,10 @@ export class Idempotency extends Context.Service<Idempotency, {
           if (Number(row.lease_ms) > nowMs) return { _tag: "InUse" } as Claim
           yield* sql`UPDATE idempotency_keys SET lease_ms = ${nowMs + LEASE_MS} WHERE account_id = ${accountId} AND idem_key = ${key}`
           return { _tag: "New" } as Claim
-        }))
+        })))
 
       const release = (accountId: string, key: string) =>
-        sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND state = 'running'`.pipe(
+        relaxedStatement(sql, sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND state = 'running'`).pipe(
           // Left in place, the claim lapses with its lease.
           Effect.catch((e) => Effect.logWarning("could not release an idempotency key", e)),
           Effect.asVoid
