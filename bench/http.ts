@@ -33,10 +33,13 @@ export interface HttpBenchOptions {
   readonly connections?: number
 }
 
+/** The temporary folders made by benchDir, removed (by one exit listener) when the bench process exits. */
+const benchDirs: Array<string> = []
+
 /** A fresh temporary folder for a bench's data, removed when the bench process exits. */
 export const benchDir = (prefix: string): string => {
   const dir = mkdtempSync(join(tmpdir(), prefix))
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  if (benchDirs.push(dir) === 1) process.once("exit", () => benchDirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
   return dir
 }
 
