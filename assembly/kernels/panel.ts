@@ -136,14 +136,14 @@ export function panelSums(
     let sn = 0.0
     let ss = 0.0
     let sq = 0.0
-    // Skipping rows: every PREFETCH_AHEAD selected patients, the rows of the next PREFETCH_AHEAD
+    // When skipping rows, every PREFETCH_AHEAD selected patients the rows of the next PREFETCH_AHEAD
     // after those are touched (a cursor a little ahead on the mask; ranks count selected patients).
     const axisBase = panel + <usize>(axis * nPatients) * rowBytes
     let cursor = 0
     let rank = 0
     let done = 0
     for (let p = 0; p < nPatients; p++) {
-      // Skipping rows: eight unselected patients at a time where the mask has a zero word.
+      // When skipping rows, eight unselected patients at a time where the mask has a zero word.
       if (!dense && (p & 7) == 0 && p + 8 <= nPatients && load<u64>(mask + <usize>p) == 0) {
         p += 7
         continue
@@ -322,8 +322,8 @@ export function panelWindowsOf(
     const axis = getI(axes, k)
     const axisBase = panel + <usize>(axis * nPatients) * rowBytes
     for (let j = 0; j < count; j++) {
-      // The row PREFETCH_AHEAD patients on, touched now: its cache misses overlap this patient's work
-      // (rows of a cohort are scattered, so the hardware does not fetch them ahead by itself).
+      // Every PREFETCH_AHEAD patients, the rows of the next PREFETCH_AHEAD after those are touched:
+      // their cache misses overlap (a cohort's rows are scattered; the hardware does not fetch them ahead).
       if ((j & (PREFETCH_AHEAD - 1)) == 0) {
         const end = min(j + 2 * PREFETCH_AHEAD, count)
         for (let a = j + PREFETCH_AHEAD; a < end; a++) touched ^= touchRow(axisBase + <usize>getI(patients, a) * rowBytes, rowBytes)
@@ -333,5 +333,3 @@ export function panelWindowsOf(
   }
   prefetchSink = touched
 }
-
-
