@@ -106,6 +106,82 @@ export function panelSums(
   }
 }
 
+// What rowSums leaves: over one row's present scores in its months, their count, the sums of their
+// months, of the scores, of the months squared and of month × score.
+let rowN = 0.0
+let rowT = 0.0
+let rowX = 0.0
+let rowTT = 0.0
+let rowTX = 0.0
+
+/**
+ * The sums of one row's present scores over months [from, to), two months a step and then the odd
+ * one (exact sums: the lanes' order gives the twin's bits); inlined into each scan, its flags
+ * constant there. keep = false (dense only) counts nothing; slopes: leave the five sums in
+ * rowN…rowTX; months: add each month's count and sum to monthCount / monthSum.
+ */
+@inline function rowSums(
+  row: usize, from: i32, to: i32, keep: bool, dense: bool, slopes: bool, months: bool, monthCount: usize, monthSum: usize
+): void {
+  const one = f64x2.splat(1.0)
+  const two = f64x2.splat(2.0)
+  // dense: all ones for a selected patient, all zeros otherwise (no branch in the loop below).
+  const kept = i64x2.splat(-(<i64>keep))
+  let vn = f64x2.splat(0.0)
+  let vt = f64x2.splat(0.0)
+  let vx = f64x2.splat(0.0)
+  let vtt = f64x2.splat(0.0)
+  let vtx = f64x2.splat(0.0)
+  let t = f64x2.replace_lane(f64x2.splat(<f64>from), 1, <f64>(from + 1))
+  let m = from
+  for (; m + 2 <= to; m += 2) {
+    const x = load2(row + (<usize>m << 2))
+    const present = dense ? v128.and(f64x2.eq(x, x), kept) : f64x2.eq(x, x)
+    const xz = v128.and(x, present)
+    const c = v128.and(one, present)
+    if (months) {
+      const at = <usize>m << 3
+      v128.store(monthCount + at, f64x2.add(v128.load(monthCount + at), c))
+      v128.store(monthSum + at, f64x2.add(v128.load(monthSum + at), xz))
+    }
+    if (slopes) {
+      const tz = v128.and(t, present)
+      vn = f64x2.add(vn, c)
+      vt = f64x2.add(vt, tz)
+      vx = f64x2.add(vx, xz)
+      vtt = f64x2.add(vtt, f64x2.mul(tz, tz))
+      vtx = f64x2.add(vtx, f64x2.mul(tz, xz))
+      t = f64x2.add(t, two)
+    }
+  }
+  let n = hsum(vn)
+  let st = hsum(vt)
+  let sx = hsum(vx)
+  let stt = hsum(vtt)
+  let stx = hsum(vtx)
+  for (; m < to; m++) {
+    const x = <f64>load<f32>(row + (<usize>m << 2))
+    if (isNaN(x) || !keep) continue
+    if (months) {
+      setF(monthCount, m, getF(monthCount, m) + 1.0)
+      setF(monthSum, m, getF(monthSum, m) + x)
+    }
+    if (slopes) {
+      const tm = <f64>m
+      n += 1.0
+      st += tm
+      sx += x
+      stt += tm * tm
+      stx += tm * x
+    }
+  }
+  rowN = n
+  rowT = st
+  rowX = sx
+  rowTT = stt
+  rowTX = stx
+}
+
 /**
  * The scan of panelTrend (slopes = true) and panelSums (slopes = false: outSlope unused); inlined
  * into each call, so each is its own loop. dense = every row read, unselected ones masked out
@@ -121,8 +197,6 @@ export function panelSums(
   const monthSum = scratch + (<usize>nMonths << 3)
   const rowBytes = <usize>nMonths << 2
   let touched: u32 = 0
-  const one = f64x2.splat(1.0)
-  const two = f64x2.splat(2.0)
   for (let i = 0; i < nAxes * nGroups; i++) {
     setF(outCount, i, 0.0)
     setF(outSum, i, 0.0)
@@ -167,55 +241,11 @@ export function panelSums(
         }
         done++
       }
-      // dense: all ones for a selected patient, all zeros otherwise (no branch in the loop below).
-      const kept = i64x2.splat(-(<i64>keep))
-      const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
-      let vn = f64x2.splat(0.0)
-      let vt = f64x2.splat(0.0)
-      let vx = f64x2.splat(0.0)
-      let vtt = f64x2.splat(0.0)
-      let vtx = f64x2.splat(0.0)
-      let t = f64x2.replace_lane(f64x2.splat(<f64>from), 1, <f64>(from + 1))
-      let m = from
-      for (; m + 2 <= to; m += 2) {
-        const x = load2(row + (<usize>m << 2))
-        const present = dense ? v128.and(f64x2.eq(x, x), kept) : f64x2.eq(x, x)
-        const xz = v128.and(x, present)
-        const c = v128.and(one, present)
-        const at = <usize>m << 3
-        v128.store(monthCount + at, f64x2.add(v128.load(monthCount + at), c))
-        v128.store(monthSum + at, f64x2.add(v128.load(monthSum + at), xz))
-        if (slopes) {
-          const tz = v128.and(t, present)
-          vn = f64x2.add(vn, c)
-          vt = f64x2.add(vt, tz)
-          vx = f64x2.add(vx, xz)
-          vtt = f64x2.add(vtt, f64x2.mul(tz, tz))
-          vtx = f64x2.add(vtx, f64x2.mul(tz, xz))
-          t = f64x2.add(t, two)
-        }
-      }
-      let n = hsum(vn)
-      let st = hsum(vt)
-      let sx = hsum(vx)
-      let stt = hsum(vtt)
-      let stx = hsum(vtx)
-      for (; m < to; m++) {
-        const x = <f64>load<f32>(row + (<usize>m << 2))
-        if (isNaN(x) || !keep) continue
-        setF(monthCount, m, getF(monthCount, m) + 1.0)
-        setF(monthSum, m, getF(monthSum, m) + x)
-        const tm = <f64>m
-        n += 1.0
-        st += tm
-        sx += x
-        stt += tm * tm
-        stx += tm * x
-      }
+      rowSums(axisBase + <usize>p * rowBytes, from, to, keep, dense, slopes, true, monthCount, monthSum)
       if (!slopes) continue
-      const denom = n * stt - st * st
-      if (n >= 3.0 && denom > 0.0) {
-        const slope = (n * stx - st * sx) / denom
+      const denom = rowN * rowTT - rowT * rowT
+      if (rowN >= 3.0 && denom > 0.0) {
+        const slope = (rowN * rowTX - rowT * rowX) / denom
         sn += 1.0
         ss += slope
         sq += slope * slope
@@ -245,49 +275,11 @@ export function panelSums(
   panel: usize, nPatients: i32, nMonths: i32, axis: i32, p: i32, from: i32, end: i32,
   outN: usize, outMean: usize, outSlope: usize, at: i32
 ): void {
-  const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
-  // Two months a step (exact sums: the lanes' order gives the twin's bits), then the odd one.
-  const one = f64x2.splat(1.0)
-  const two = f64x2.splat(2.0)
-  let vn = f64x2.splat(0.0)
-  let vt = f64x2.splat(0.0)
-  let vx = f64x2.splat(0.0)
-  let vtt = f64x2.splat(0.0)
-  let vtx = f64x2.splat(0.0)
-  let t = f64x2.replace_lane(f64x2.splat(<f64>from), 1, <f64>(from + 1))
-  let m = from
-  for (; m + 2 <= end; m += 2) {
-    const x = load2(row + (<usize>m << 2))
-    const present = f64x2.eq(x, x)
-    const xz = v128.and(x, present)
-    const tz = v128.and(t, present)
-    vn = f64x2.add(vn, v128.and(one, present))
-    vt = f64x2.add(vt, tz)
-    vx = f64x2.add(vx, xz)
-    vtt = f64x2.add(vtt, f64x2.mul(tz, tz))
-    vtx = f64x2.add(vtx, f64x2.mul(tz, xz))
-    t = f64x2.add(t, two)
-  }
-  let n = hsum(vn)
-  let st = hsum(vt)
-  let sx = hsum(vx)
-  let stt = hsum(vtt)
-  let stx = hsum(vtx)
-  if (m < end) {
-    const x = <f64>load<f32>(row + (<usize>m << 2))
-    if (!isNaN(x)) {
-      const tm = <f64>m
-      n += 1.0
-      st += tm
-      sx += x
-      stt += tm * tm
-      stx += tm * x
-    }
-  }
-  const denom = n * stt - st * st
-  setF(outN, at, n)
-  setF(outMean, at, n > 0.0 ? sx / n : NaN)
-  setF(outSlope, at, n >= 3.0 && denom > 0.0 ? (n * stx - st * sx) / denom : NaN)
+  rowSums(panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2), from, end, true, false, true, false, 0, 0)
+  const denom = rowN * rowTT - rowT * rowT
+  setF(outN, at, rowN)
+  setF(outMean, at, rowN > 0.0 ? rowX / rowN : NaN)
+  setF(outSlope, at, rowN >= 3.0 && denom > 0.0 ? (rowN * rowTX - rowT * rowX) / denom : NaN)
 }
 
 /**
