@@ -77,9 +77,10 @@ const inverted = (mask: Uint8Array): Uint8Array => {
 
 /**
  * Each month's count and sum of a cohort's present scores per axis (axes × months, like panelSums
- * with one group per month): from a scan of the cohort, or — when everyone else is under a tenth
- * of the patients, which panelSums scans by skipping rows, far faster than reading every row — of
- * everyone else, taken from everyone's totals (exact: the same bits as scanning the cohort).
+ * with one group per month): from a scan of the cohort, or — when everyone else is under a seventh
+ * of the patients, which panelSums scans by skipping rows (its own switch: docs/core.md), faster
+ * than reading every row — of everyone else, taken from everyone's totals (exact: the same bits as
+ * scanning the cohort).
  */
 export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, axisIndex: Int32Array) =>
   Effect.gen(function*() {
@@ -87,7 +88,7 @@ export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, a
     const prepared = yield* perDataset.get(data)
     const n = data.patients.count
     const months = data.months
-    const complement = (n - size) * 10 < n && n <= EXACT_SUMS_MAX_PATIENTS
+    const complement = (n - size) * 7 < n && n <= EXACT_SUMS_MAX_PATIENTS
     const scanned = complement ? inverted(mask) : mask
     const sums = yield* Effect.orDie(kernels.panelSums(data.panel, axisIndex, 0, months, Int32Array.from({ length: months }, (_, m) => m), months, scanned))
     if (!complement) return sums

@@ -13,7 +13,7 @@ import { Kernels } from "../../src/kernels/Kernels.ts"
 import { cohortMonthSums, preparePopulation } from "../../plugins/population/handler.ts"
 
 describe("population's month sums", () => {
-  it("equal panelTrend's for a cohort of nearly everyone, a dense one and a sparse one", async () => {
+  it("equal panelTrend's for a cohort of nearly everyone, of all but an eighth, a dense one and a sparse one", async () => {
     const dir = inject("fixtureDir")
     const checked = await Effect.runPromise(
       Effect.gen(function*() {
@@ -26,6 +26,8 @@ describe("population's month sums", () => {
         const axes = Int32Array.of(0, 3, 7)
         const cohorts = {
           nearlyEveryone: Uint8Array.from({ length: n }, (_, p) => (p % 37 === 0 ? 0 : 1)),
+          // Everyone else an eighth: between a tenth and a seventh, taken as the complement too.
+          mostOfThem: Uint8Array.from({ length: n }, (_, p) => (p % 8 === 0 ? 0 : 1)),
           dense: Uint8Array.from({ length: n }, (_, p) => (p % 3 === 0 ? 1 : 0)),
           sparse: Uint8Array.from({ length: n }, (_, p) => (p % 50 === 0 ? 1 : 0))
         }
@@ -39,6 +41,6 @@ describe("population's month sums", () => {
         return Object.keys(cohorts).length
       }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
     )
-    expect(checked).toBe(3)
+    expect(checked).toBe(4)
   })
 })
