@@ -5,9 +5,11 @@
  * committed — and only then the 200. Any failure after the reservation releases it.
  */
 import { Effect, Exit, Layer, Schema } from "effect"
+import { constVoid } from "effect/Function"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
 import { HttpApiBuilder } from "effect/http-api"
+import type { Principal } from "../auth/Accounts.ts"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { ComputePool } from "../compute/ComputePool.ts"
 import { datasetMeta } from "../catalog/CatalogSchema.ts"
@@ -16,11 +18,11 @@ import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
 import { Metering } from "../metering/Metering.ts"
 import { leafValues, redactedFailure } from "../log/redact.ts"
 import { createHash } from "node:crypto"
-import type { Plugin } from "../plugin/Plugin.ts"
+import type { Plugin, PluginServices } from "../plugin/Plugin.ts"
 import type { makeApi } from "./Api.ts"
 import { fieldIssues } from "./issues.ts"
 import { BadRequest, InternalError, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
-import { RequestContext } from "./RequestContext.ts"
+import { RequestContext, type RequestInfo } from "./RequestContext.ts"
 import { domainProblem, isJsonContentType, keyInUse, keyReused, limitsUnavailable, rateLimited } from "./respond.ts"
 
 /** Maximum request body, in bytes (decisions §2). */
@@ -90,125 +92,167 @@ const tooLarge = (requestId: string) =>
 export const unreadable = (requestId: string) =>
   new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 })
 
-/** One plugin's charged call, for a request from either path; needs the caller as `CurrentPrincipal`. */
+/**
+ * One plugin's charged call, for a request from either path, made by `principal`. Its success path
+ * is a short chain of flatMaps, not generators: it runs on every charged request (issue 18, goal 5).
+ */
 export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool }: CallServices) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
     errors: "all"
   })
   const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
+  const annotations = { plugin: plugin.name }
 
-  const answer = (text: string, requestId: string) =>
-    Effect.gen(function*() {
-      const json = yield* Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: () =>
-          new BadRequest({
-            code: "malformed_json",
-            detail: text.trim() === "" ? "The body is empty; send a JSON object." : "The body is not valid JSON.",
-            request_id: requestId,
-            hcc_cost: 0
-          })
-      })
-      const input = yield* decode(json).pipe(
-        Effect.catch((e) => {
-          const { issues, onlyUnknown } = fieldIssues(e.issue)
-          return new BadRequest({
-            code: onlyUnknown ? "unknown_field" : "invalid_request",
-            detail: onlyUnknown
-              ? `The body has ${issues.length === 1 ? "a field" : "fields"} this endpoint does not define.`
-              : "The body does not match the request schema; see errors.",
-            errors: issues,
-            request_id: requestId,
-            hcc_cost: 0
-          })
-        })
-      )
-      const inProcess = Effect.flatMap(plugin.handler(input), (value) =>
-        encode(value).pipe(
-          Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
-          Effect.orDie
-        ))
-      // On a compute thread (ComputePool.ts) once the threads have the dataset: it decodes, runs the
-      // handler and encodes there. Until then here, as without threads (a plugin that needs no data
-      // answers; one that reads the dataset gets its 503).
-      const computed = pool.threads > 0
-        ? Effect.flatMap(Effect.exit(health.dataset), (loaded) => Exit.isSuccess(loaded) ? pool.run(plugin.name, json) : inProcess)
-        : inProcess
-      const encoded = yield* computed.pipe(
-        Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)),
-        Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId))
-      )
-      return { ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }
-    }).pipe(Effect.annotateLogs({ plugin: plugin.name }))
-
-  return (request: PluginRequest) =>
-    Effect.gen(function*() {
-      const info = yield* RequestContext
-      const principal = yield* CurrentPrincipal
-      if (!isJsonContentType(request.headers["content-type"])) {
-        return yield* new UnsupportedMediaType({
-          code: "unsupported_media_type",
-          detail: "Send the body as Content-Type: application/json.",
-          request_id: info.requestId,
+  /** The body as JSON, or the 400 for a body that is not JSON. */
+  const parse = (text: string, requestId: string): Effect.Effect<unknown, BadRequest> => {
+    try {
+      return Effect.succeed(JSON.parse(text) as unknown)
+    } catch {
+      return Effect.fail(
+        new BadRequest({
+          code: "malformed_json",
+          detail: text.trim() === "" ? "The body is empty; send a JSON object." : "The body is not valid JSON.",
+          request_id: requestId,
           hcc_cost: 0
         })
+      )
+    }
+  }
+
+  /** The 400 for a body the request schema rejects, every issue with its JSON pointer. */
+  const invalid = (e: Schema.SchemaError, requestId: string) => {
+    const { issues, onlyUnknown } = fieldIssues(e.issue)
+    return Effect.fail(
+      new BadRequest({
+        code: onlyUnknown ? "unknown_field" : "invalid_request",
+        detail: onlyUnknown
+          ? `The body has ${issues.length === 1 ? "a field" : "fields"} this endpoint does not define.`
+          : "The body does not match the request schema; see errors.",
+        errors: issues,
+        request_id: requestId,
+        hcc_cost: 0
+      })
+    )
+  }
+
+  const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
+  const inProcess = (input: unknown) => Effect.flatMap(plugin.handler(input), (value) => Effect.catch(encode(value), rejected))
+
+  /** The answer's body (with `hcc_cost`), computed here or on a compute thread. */
+  const answer = (text: string, requestId: string) =>
+    Effect.flatMap(parse(text, requestId), (json) =>
+      Effect.flatMap(Effect.catch(decode(json), (e) => invalid(e, requestId)), (input) => {
+        // On a compute thread (ComputePool.ts) once the threads have the dataset: it decodes, runs the
+        // handler and encodes there. Until then here, as without threads (a plugin that needs no data
+        // answers; one that reads the dataset gets its 503).
+        const computed = pool.threads > 0
+          ? Effect.flatMap(Effect.exit(health.dataset), (loaded) => Exit.isSuccess(loaded) ? pool.run(plugin.name, json) : inProcess(input))
+          : inProcess(input)
+        return computed.pipe(
+          Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)),
+          Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId)),
+          Effect.map((encoded): Record<string, unknown> => ({ ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }))
+        )
+      })).pipe(Effect.annotateLogs(annotations))
+
+  /** The 200: what the answer is based on (the catalog's dataset, in brief) in its headers. */
+  const answered = (bodyText: string) =>
+    Effect.map(Effect.exit(health.dataset), (data) => {
+      const meta = Exit.isSuccess(data) ? datasetMeta(data.value.info, data.value.patients.count) : undefined
+      return HttpServerResponse.text(bodyText, {
+        contentType: "application/json",
+        headers: meta === undefined ? {} : { "hcc-dataset-as-of": meta.as_of, "hcc-dataset-source": meta.source }
+      })
+    })
+
+  /**
+   * Reserves a daily unit, answers, commits the charge (with the answer under `key`, if any) and
+   * only then gives the 200. `queued` is told once the charge is handed to the ledger.
+   */
+  const charged = (principal: Principal, info: RequestInfo, text: string, key: string | undefined, queued: () => void) =>
+    Effect.flatMap(
+      Effect.catchTags(metering.reserve(principal), { LimitExceeded: rateLimited, SqlError: limitsUnavailable }),
+      (reservation) =>
+        Effect.flatMap(
+          Effect.onExit(answer(text, info.requestId), (exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation))),
+          (body) => {
+            const bodyText = JSON.stringify(body)
+            queued()
+            return Effect.flatMap(
+              Effect.catchTag(
+                metering.commit(reservation, {
+                  principal,
+                  endpoint: plugin.path,
+                  hccCost: plugin.hcc_cost,
+                  status: 200,
+                  requestId: info.requestId,
+                  idempotency: key === undefined ? undefined : { key, status: 200, body: bodyText }
+                }),
+                "SqlError",
+                (e) =>
+                  Effect.andThen(
+                    Effect.andThen(Effect.logError("usage ledger write failed", e), key === undefined ? Effect.void : idempotency.release(principal.account.id, key)),
+                    new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
+                  )
+              ),
+              () => {
+                info.hccCost = plugin.hcc_cost
+                return answered(bodyText)
+              }
+            )
+          }
+        )
+    )
+
+  /** A charged call with an Idempotency-Key: a retry gets the stored answer. */
+  const keyed = (principal: Principal, info: RequestInfo, text: string, key: string) =>
+    Effect.flatMap(
+      Effect.catchTag(idempotency.claim(principal.account.id, key, fingerprintOf(plugin.path, text)), "SqlError", limitsUnavailable),
+      (claim): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices> => {
+        if (claim._tag === "Replay") {
+          return Effect.succeed(HttpServerResponse.text(claim.body, { status: claim.status, contentType: "application/json", headers: { "idempotent-replayed": "true" } }))
+        }
+        if (claim._tag === "InUse") return keyInUse
+        if (claim._tag === "Reused") return keyReused
+        // A request that fails before its charge is queued gives its key back (errors are not stored:
+        // a retry runs again); once queued, the ledger's transaction stores the answer with the charge.
+        let committing = false
+        return Effect.onExit(
+          charged(principal, info, text, key, () => {
+            committing = true
+          }),
+          (exit) => (Exit.isSuccess(exit) || committing ? Effect.void : idempotency.release(principal.account.id, key))
+        )
+      }
+    )
+
+  return (request: PluginRequest, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices> =>
+    Effect.flatMap(RequestContext, (info): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices> => {
+      if (!isJsonContentType(request.headers["content-type"])) {
+        return Effect.fail(
+          new UnsupportedMediaType({
+            code: "unsupported_media_type",
+            detail: "Send the body as Content-Type: application/json.",
+            request_id: info.requestId,
+            hcc_cost: 0
+          })
+        )
       }
       const key = request.headers["idempotency-key"]
       if (key !== undefined && !KEY_PATTERN.test(key)) {
-        return yield* new BadRequest({
-          code: "invalid_request",
-          detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
-          request_id: info.requestId,
-          hcc_cost: 0
-        })
+        return Effect.fail(
+          new BadRequest({
+            code: "invalid_request",
+            detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
+            request_id: info.requestId,
+            hcc_cost: 0
+          })
+        )
       }
       // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
-      const text = yield* request.body(info.requestId)
-      if (key !== undefined) {
-        const claim = yield* idempotency.claim(principal.account.id, key, fingerprintOf(plugin.path, text)).pipe(Effect.catchTag("SqlError", limitsUnavailable))
-        if (claim._tag === "Replay") {
-          return HttpServerResponse.text(claim.body, { status: claim.status, contentType: "application/json", headers: { "idempotent-replayed": "true" } })
-        }
-        if (claim._tag === "InUse") return yield* keyInUse
-        if (claim._tag === "Reused") return yield* keyReused
-      }
-      let committing = false
-      const run = Effect.gen(function*() {
-        const reservation = yield* metering.reserve(principal).pipe(Effect.catchTags({ LimitExceeded: rateLimited, SqlError: limitsUnavailable }))
-        const body = yield* answer(text, info.requestId).pipe(
-          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation)))
-        )
-        const bodyText = JSON.stringify(body)
-        committing = true
-        yield* metering.commit(reservation, {
-          principal,
-          endpoint: plugin.path,
-          hccCost: plugin.hcc_cost,
-          status: 200,
-          requestId: info.requestId,
-          idempotency: key === undefined ? undefined : { key, status: 200, body: bodyText }
-        }).pipe(
-          Effect.catchTag("SqlError", (e) =>
-            Effect.andThen(
-              Effect.andThen(Effect.logError("usage ledger write failed", e), key === undefined ? Effect.void : idempotency.release(principal.account.id, key)),
-              new Unavailable({ code: "unavailable", detail: "The call could not be recorded; it was not charged. Retry shortly.", request_id: info.requestId, hcc_cost: 0 })
-            ))
-        )
-        info.hccCost = plugin.hcc_cost
-        // What the answer is based on (the catalog's dataset, in brief).
-        const data = yield* Effect.option(health.dataset)
-        const meta = data._tag === "Some" ? datasetMeta(data.value.info, data.value.patients.count) : undefined
-        return HttpServerResponse.text(bodyText, {
-          contentType: "application/json",
-          headers: meta === undefined ? {} : { "hcc-dataset-as-of": meta.as_of, "hcc-dataset-source": meta.source }
-        })
-      })
-      // A request that fails before its charge is queued gives its key back (errors are not stored:
-      // a retry runs again); once queued, the ledger's transaction stores the answer with the charge.
-      return yield* key === undefined
-        ? run
-        : run.pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) || committing ? Effect.void : idempotency.release(principal.account.id, key))))
+      return Effect.flatMap(request.body(info.requestId), (text) =>
+        key === undefined ? charged(principal, info, text, undefined, constVoid) : keyed(principal, info, text, key))
     })
 }
 
@@ -226,7 +270,7 @@ export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: Readonl
       for (const plugin of plugins) {
         const call = pluginCall(plugin, services)
         h = h.handleRaw(plugin.name, ({ request }: { readonly request: HttpServerRequest }) =>
-          call({ headers: request.headers, body: (requestId) => readBody(request, requestId) }))
+          Effect.flatMap(CurrentPrincipal, (principal) => call({ headers: request.headers, body: (requestId) => readBody(request, requestId) }, principal)))
       }
       return h
     })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData | ComputePool>

@@ -18,7 +18,7 @@ import { HttpServerResponse } from "effect/http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Accounts } from "../auth/Accounts.ts"
 import { makeAuthorize } from "../auth/AuthorizationLive.ts"
-import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
+import type { Principal } from "../auth/Accounts.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
 import { Metering } from "../metering/Metering.ts"
@@ -130,11 +130,11 @@ export const fastLaneLayer = (routes: RouteTable, plugins: ReadonlyArray<Plugin>
       const context = yield* Effect.context<PluginServices>()
 
       type Route = (req: IncomingMessage) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices>
-      const authorized = (answer: (req: IncomingMessage) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, CurrentPrincipal | PluginServices>): Route => (req) =>
-        Effect.flatMap(authorize(bearerCredential(req.headers.authorization)), (principal) => Effect.provideService(answer(req), CurrentPrincipal, principal))
+      const authorized = (answer: (req: IncomingMessage, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices>): Route => (req) =>
+        Effect.flatMap(authorize(bearerCredential(req.headers.authorization)), (principal) => answer(req, principal))
       const posts = new Map<string, Route>(plugins.map((plugin) => {
         const call = pluginCall(plugin, services)
-        return [plugin.path, authorized((req) => call({ headers: req.headers as PluginRequest["headers"], body: bodyOf(req) }))] as const
+        return [plugin.path, authorized((req, principal) => call({ headers: req.headers as PluginRequest["headers"], body: bodyOf(req) }, principal))] as const
       }))
       const healthz = Effect.succeed(HttpServerResponse.text(JSON.stringify({ status: "ok", hcc_cost: 0 }), { contentType: "application/json" }))
       const gets = new Map<string, Route>([["/v1/catalog", authorized(() => catalogAnswer)], ["/healthz", () => healthz]])

@@ -1,7 +1,7 @@
 /**
  * The usage ledger: one row per charged call, durable before the response is sent.
  *
- * Concurrent requests queue their rows; one writer fiber takes everything queued and writes it in a
+ * Concurrent requests add their rows to the open batch; one writer fiber takes it and writes it in a
  * single transaction (ledger rows plus the per-day totals), then releases every waiting request.
  * Group commit keeps one fsync per commit while its cost is shared by every request in the batch,
  * and that fsync runs off the event loop (Database.durableTransaction): on SQLite the batch commits
@@ -33,8 +33,9 @@ export interface LedgerEntry {
   readonly idempotency?: { readonly key: string; readonly status: number; readonly body: string } | undefined
 }
 
-interface Pending {
-  readonly entry: LedgerEntry
+/** Rows written in one transaction, and the one Deferred every request among them waits on. */
+interface Batch {
+  readonly entries: Array<LedgerEntry>
   readonly done: Deferred.Deferred<void, SqlError.SqlError>
 }
 
@@ -51,11 +52,13 @@ export class Ledger extends Context.Service<Ledger, {
     Ledger,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const queue = yield* Queue.unbounded<Pending>()
+      // Batches in the order they were opened; the newest takes rows until the writer starts on it.
+      const batches = yield* Queue.unbounded<Batch>()
+      let filling: Batch | undefined
 
-      const writeBatch = (batch: ReadonlyArray<Pending>) => {
+      const writeBatch = (batch: ReadonlyArray<LedgerEntry>) => {
         const totals = new Map<string, { accountId: string; day: string; queries: number; cost: number }>()
-        for (const { entry } of batch) {
+        for (const entry of batch) {
           const key = `${entry.accountId}\u0000${entry.day}`
           const t = totals.get(key)
           if (t === undefined) totals.set(key, { accountId: entry.accountId, day: entry.day, queries: 1, cost: entry.hccCost })
@@ -64,7 +67,7 @@ export class Ledger extends Context.Service<Ledger, {
             t.cost += entry.hccCost
           }
         }
-        const rows: Array<Record<string, unknown>> = batch.map(({ entry }) => ({
+        const rows: Array<Record<string, unknown>> = batch.map((entry) => ({
           account_id: entry.accountId,
           token_id: entry.tokenId,
           endpoint: entry.endpoint,
@@ -75,7 +78,7 @@ export class Ledger extends Context.Service<Ledger, {
           at: entry.at
         }))
         if (!Arr.isReadonlyArrayNonEmpty(rows)) return Effect.void
-        const reservations = batch.flatMap(({ entry }) => (entry.reservationId === undefined ? [] : [entry.reservationId]))
+        const reservations = batch.flatMap((entry) => (entry.reservationId === undefined ? [] : [entry.reservationId]))
         return durableTransaction(
           sql,
           Effect.gen(function*() {
@@ -88,7 +91,7 @@ export class Ledger extends Context.Service<Ledger, {
                   hcc_cost = usage_daily.hcc_cost + excluded.hcc_cost`
             }
             if (reservations.length > 0) yield* sql`DELETE FROM usage_reservations WHERE ${sql.in("id", reservations)}`
-            for (const { entry } of batch) {
+            for (const entry of batch) {
               if (entry.idempotency === undefined) continue
               yield* sql`UPDATE idempotency_keys SET state = 'done', status = ${entry.idempotency.status}, body = ${entry.idempotency.body}
                 WHERE account_id = ${entry.accountId} AND idem_key = ${entry.idempotency.key}`
@@ -98,17 +101,27 @@ export class Ledger extends Context.Service<Ledger, {
       }
 
       const writer = Effect.gen(function*() {
-        const batch = yield* Queue.takeBetween(queue, 1, MAX_BATCH)
+        const batch = yield* Queue.take(batches)
+        if (filling === batch) filling = undefined
         const started = performance.now()
-        const exit = yield* Effect.exit(writeBatch(batch))
-        if (exit._tag === "Success") recordLedgerCommit((performance.now() - started) / 1000, batch.length)
-        for (const p of batch) yield* Deferred.done(p.done, exit)
+        const exit = yield* Effect.exit(writeBatch(batch.entries))
+        if (exit._tag === "Success") recordLedgerCommit((performance.now() - started) / 1000, batch.entries.length)
+        yield* Deferred.done(batch.done, exit)
       }).pipe(Effect.forever)
       yield* Effect.forkScoped(writer)
 
+      // One Deferred per batch rather than per row: a request costs a push and a wait.
       const append = (entry: LedgerEntry) =>
-        Effect.flatMap(Deferred.make<void, SqlError.SqlError>(), (done) =>
-          Effect.andThen(Queue.offer(queue, { entry, done }), Deferred.await(done)))
+        Effect.suspend(() => {
+          let batch = filling
+          if (batch === undefined || batch.entries.length >= MAX_BATCH) {
+            batch = { entries: [], done: Deferred.makeUnsafe<void, SqlError.SqlError>() }
+            filling = batch
+            Queue.offerUnsafe(batches, batch)
+          }
+          batch.entries.push(entry)
+          return Deferred.await(batch.done)
+        })
 
       return Ledger.of({ append })
     })

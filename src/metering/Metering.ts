@@ -14,7 +14,7 @@
  * clock on SQLite; a wall-clock step on a server changes neither. An account's day never moves
  * back, so even a stepped database clock cannot hand out a second daily quota.
  */
-import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
+import { Array as Arr, Clock, Context, Effect, Layer, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
@@ -209,27 +209,31 @@ export class Metering extends Context.Service<Metering, {
           Effect.asVoid
         )
 
+      // A chain of flatMaps, not a generator: it runs on every charged call.
       const commit = (reservation: Reservation, call: Call) =>
-        Effect.gen(function*() {
-          yield* ledger.append({
-            accountId: call.principal.account.id,
-            tokenId: call.principal.tokenId,
-            endpoint: call.endpoint,
-            hccCost: call.hccCost,
-            status: call.status,
-            requestId: call.requestId,
-            day: reservation.day,
-            at: new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString(),
-            reservationId: reservation.id,
-            idempotency: call.idempotency
-          })
-          forget(reservation)
-          const s = seenOf(reservation.accountId)
-          if (s.day === reservation.day) {
-            s.daily.used++
-            s.daily.cost += call.hccCost
-          }
-        }).pipe(Effect.tapError(() => release(reservation)))
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.map(
+            ledger.append({
+              accountId: call.principal.account.id,
+              tokenId: call.principal.tokenId,
+              endpoint: call.endpoint,
+              hccCost: call.hccCost,
+              status: call.status,
+              requestId: call.requestId,
+              day: reservation.day,
+              at: new Date(now).toISOString(),
+              reservationId: reservation.id,
+              idempotency: call.idempotency
+            }),
+            () => {
+              forget(reservation)
+              const s = seenOf(reservation.accountId)
+              if (s.day === reservation.day) {
+                s.daily.used++
+                s.daily.cost += call.hccCost
+              }
+            }
+          )).pipe(Effect.tapError(() => release(reservation)))
 
       const limitState = (name: "burst" | "daily", quota: number, windowSeconds: number, used: number, remaining: number, resetSeconds: number): LimitState => ({
         name,
