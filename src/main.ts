@@ -21,7 +21,7 @@ import { DatasetPreparations } from "./health/HealthData.ts"
 import * as HealthDataLive from "./health/HealthDataLive.ts"
 import { Readiness } from "./http/Readiness.ts"
 import * as ComputePool from "./compute/ComputePool.ts"
-import { httpLayer } from "./http/Server.ts"
+import { DocsAssetsPreloaded, httpLayer } from "./http/Server.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import * as Leases from "./db/Leases.ts"
 import { LimiterStore } from "./db/LimiterStore.ts"
@@ -106,7 +106,8 @@ const PreparationsLive = Layer.effect(
 /** The whole service as one layer, given a configuration layer. */
 export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
   Layer.mergeAll(httpLayer, ListeningLog, MetricsServer.layer).pipe(
-    Layer.provide(NodeServerLive),
+    // The docs page's assets are compiled before the server listens (Server.ts).
+    Layer.provide(NodeServerLive.pipe(Layer.provide(DocsAssetsPreloaded))),
     Layer.provide(DemoAccountLive),
     Layer.provide(DatabaseLog),
     Layer.provideMerge(StateLive),

@@ -21,6 +21,23 @@ export const OPENAPI_PATH = "/v1/openapi.json"
 /** Path of the human-readable reference (Swagger UI, bundled: no CDN). */
 export const DOCS_PATH = "/docs"
 
+/**
+ * The module with the docs page's bundled Swagger UI: about 2 MB of JavaScript, which effect's
+ * HttpApiSwagger imports (`./internal/httpApiSwagger.js`, not exported by the package) when its
+ * route is added — after the server listens.
+ */
+export const DOCS_ASSETS_URL = new URL("./internal/httpApiSwagger.js", import.meta.resolve("effect/http-api/HttpApiSwagger")).href
+
+/**
+ * Compiles the docs page's assets before the server listens: compiled after, they held the event
+ * loop for 30-50 ms while the first /readyz probes waited (issue 18, goal 1). Loaded by the file's
+ * URL, the one HttpApiSwagger's own import resolves to, that import then finds the module in the
+ * cache. Should a later effect move the file, the preload does nothing and the page still works.
+ */
+export const DocsAssetsPreloaded = Layer.effectDiscard(
+  Effect.tryPromise(() => import(DOCS_ASSETS_URL)).pipe(Effect.ignore)
+)
+
 /** The routes and handlers for whatever the registry loaded; needs an HttpServer to serve on. */
 export const httpLayer = Layer.unwrap(
   Effect.gen(function*() {
