@@ -1,7 +1,7 @@
 /**
  * The usage ledger: one row per charged call, durable before the response is sent.
  *
- * Concurrent requests add their rows to the open batch; one writer fiber takes it and writes it in a
+ * Concurrent requests add their rows to the open batch (Coalescer.ts); one fiber writes it in a
  * single transaction (ledger rows plus the per-day totals), then releases every waiting request.
  * Group commit keeps one fsync per commit while its cost is shared by every request in the batch,
  * and that fsync runs off the event loop (Database.durableTransaction): on SQLite the batch commits
@@ -10,10 +10,11 @@
  * reservations the rows confirm, so a unit is counted either as reserved or as used, never both
  * and never neither — and marks the calls' idempotency keys done with their answers.
  */
-import { Array as Arr, Context, Deferred, Effect, Layer, Queue } from "effect"
+import { Array as Arr, Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { durableTransaction } from "../db/Database.ts"
 import { recordLedgerCommit } from "../observability/Metrics.ts"
+import * as Coalescer from "./Coalescer.ts"
 
 /** One charged call. */
 export interface LedgerEntry {
@@ -33,12 +34,6 @@ export interface LedgerEntry {
   readonly idempotency?: { readonly key: string; readonly status: number; readonly body: string } | undefined
 }
 
-/** Rows written in one transaction, and the one Deferred every request among them waits on. */
-interface Batch {
-  readonly entries: Array<LedgerEntry>
-  readonly done: Deferred.Deferred<void, SqlError.SqlError>
-}
-
 /** Most rows written in one transaction. */
 const MAX_BATCH = 512
 
@@ -47,15 +42,11 @@ export class Ledger extends Context.Service<Ledger, {
   /** Resolves once the row (and its day total) is committed. */
   readonly append: (entry: LedgerEntry) => Effect.Effect<void, SqlError.SqlError>
 }>()("hcc/Ledger") {
-  /** SQL ledger with a group-commit writer fiber that lives as long as the layer. */
+  /** SQL ledger whose group commits run as fibers of the layer's scope. */
   static readonly layer = Layer.effect(
     Ledger,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      // Batches in the order they were opened; the newest takes rows until the writer starts on it.
-      const batches = yield* Queue.unbounded<Batch>()
-      let filling: Batch | undefined
-
       const writeBatch = (batch: ReadonlyArray<LedgerEntry>) => {
         const totals = new Map<string, { accountId: string; day: string; queries: number; cost: number }>()
         for (const entry of batch) {
@@ -100,28 +91,16 @@ export class Ledger extends Context.Service<Ledger, {
         )
       }
 
-      const writer = Effect.gen(function*() {
-        const batch = yield* Queue.take(batches)
-        if (filling === batch) filling = undefined
+      // Group commit: while one batch commits, the rows that arrive wait and go together in the next.
+      const commit = Coalescer.make(yield* Effect.scope, (_: string, batch: ReadonlyArray<LedgerEntry>) => {
         const started = performance.now()
-        const exit = yield* Effect.exit(writeBatch(batch.entries))
-        if (exit._tag === "Success") recordLedgerCommit((performance.now() - started) / 1000, batch.entries.length)
-        yield* Deferred.done(batch.done, exit)
-      }).pipe(Effect.forever)
-      yield* Effect.forkScoped(writer)
+        return writeBatch(batch).pipe(
+          Effect.tap(() => Effect.sync(() => recordLedgerCommit((performance.now() - started) / 1000, batch.length))),
+          Effect.as(batch)
+        )
+      }, { maxBatch: MAX_BATCH })
 
-      // One Deferred per batch rather than per row: a request costs a push and a wait.
-      const append = (entry: LedgerEntry) =>
-        Effect.suspend(() => {
-          let batch = filling
-          if (batch === undefined || batch.entries.length >= MAX_BATCH) {
-            batch = { entries: [], done: Deferred.makeUnsafe<void, SqlError.SqlError>() }
-            filling = batch
-            Queue.offerUnsafe(batches, batch)
-          }
-          batch.entries.push(entry)
-          return Deferred.await(batch.done)
-        })
+      const append = (entry: LedgerEntry) => Effect.asVoid(commit("ledger", entry))
 
       return Ledger.of({ append })
     })
