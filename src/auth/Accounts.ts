@@ -7,7 +7,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { randomInt } from "node:crypto"
 import { type Tier, TIERS } from "../metering/Tiers.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import { relaxed } from "../db/Database.ts"
+import { transaction } from "../db/Database.ts"
 import { PrincipalCache } from "./PrincipalCache.ts"
 import * as Token from "./Token.ts"
 
@@ -240,8 +240,8 @@ export class Accounts extends Context.Service<Accounts, {
       const flush = () => {
         const batch = [...pending]
         pending.clear()
-        runFork(Effect.ignore(relaxed(sql, sql.withTransaction(Effect.forEach(batch, ([tokenId, at]) =>
-          sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`, { discard: true })))))
+        runFork(Effect.ignore(transaction(sql, "relaxed", (exec) => Effect.forEach(batch, ([tokenId, at]) =>
+          exec(sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`), { discard: true }))))
       }
       const touch = (tokenId: string, now: number): void => {
         const last = lastWritten.get(tokenId)

@@ -15,7 +15,7 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql"
 import { readFileSync } from "node:fs"
-import { LimiterSql, relaxed } from "./Database.ts"
+import { type Exec, LimiterSql, transaction } from "./Database.ts"
 
 /** One account's limiter row. */
 export interface LimiterRow {
@@ -50,13 +50,13 @@ interface StoredRow {
 /** The limiter row lock and the limiter clock. */
 export class LimiterStore extends Context.Service<LimiterStore, {
   /**
-   * Runs `f` in a transaction that holds the account's limiter row, with the row and the limiter
-   * time; writes back the row `f` returns when it differs. Other processes deciding for the same
-   * account wait; other accounts do not.
+   * Runs `f` in a (relaxed) transaction that holds the account's limiter row, with the row, the
+   * limiter time and the transaction's `exec` for its own statements; writes back the row `f`
+   * returns when it differs. Other processes deciding for the same account wait; other accounts do not.
    */
   readonly locked: <A, E, R>(
     accountId: string,
-    f: (row: LimiterRow, nowMs: number) => Effect.Effect<readonly [A, LimiterRow], E, R>
+    f: (row: LimiterRow, nowMs: number, exec: Exec) => Effect.Effect<readonly [A, LimiterRow], E, R>
   ) => Effect.Effect<A, E | SqlError.SqlError, R>
   /** The account's row without a lock (for reports), with the limiter time. */
   readonly peek: (accountId: string) => Effect.Effect<{ readonly row: LimiterRow; readonly nowMs: number }, SqlError.SqlError>
@@ -98,24 +98,23 @@ export class LimiterStore extends Context.Service<LimiterStore, {
       const rowOf = (stored: StoredRow | undefined): LimiterRow =>
         stored === undefined ? empty : { burst: stored.burst, clockMs: stored.clock_ms, day: stored.day }
 
-      const locked = <A, E, R>(accountId: string, f: (row: LimiterRow, nowMs: number) => Effect.Effect<readonly [A, LimiterRow], E, R>) =>
-        relaxed(sql, sql.withTransaction(
+      const locked = <A, E, R>(accountId: string, f: (row: LimiterRow, nowMs: number, exec: Exec) => Effect.Effect<readonly [A, LimiterRow], E, R>) =>
+        transaction(sql, "relaxed", (exec) =>
           Effect.gen(function*() {
-            let [stored] = yield* select(accountId, true)
+            let [stored] = yield* exec(select(accountId, true))
             if (stored === undefined) {
-              yield* sql`INSERT INTO limiter_state (account_id, burst, clock_ms, day) VALUES (${accountId}, '', 0, '')
-                ON CONFLICT (account_id) DO NOTHING`
-              ;[stored] = yield* select(accountId, true)
+              yield* exec(sql`INSERT INTO limiter_state (account_id, burst, clock_ms, day) VALUES (${accountId}, '', 0, '')
+                ON CONFLICT (account_id) DO NOTHING`)
+              ;[stored] = yield* exec(select(accountId, true))
             }
             const row = rowOf(stored)
-            const [result, next] = yield* f(row, yield* timeOf(stored))
+            const [result, next] = yield* f(row, yield* timeOf(stored), exec)
             if (next.burst !== row.burst || next.clockMs !== row.clockMs || next.day !== row.day) {
-              yield* sql`UPDATE limiter_state SET burst = ${next.burst}, clock_ms = ${next.clockMs}, day = ${next.day}
-                WHERE account_id = ${accountId}`
+              yield* exec(sql`UPDATE limiter_state SET burst = ${next.burst}, clock_ms = ${next.clockMs}, day = ${next.day}
+                WHERE account_id = ${accountId}`)
             }
             return result
-          })
-        ))
+          }))
 
       const peek = (accountId: string) =>
         Effect.gen(function*() {

@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import { relaxed, relaxedStatement } from "../db/Database.ts"
+import { transaction } from "../db/Database.ts"
 
 /** How long a key and its answer are kept. */
 export const KEY_TTL_MS = 24 * 3_600_000
@@ -51,26 +51,26 @@ export class Idempotency extends Context.Service<Idempotency, {
       // claim included, before the answer leaves; a claim lost to a crash before that charged
       // nothing and stored nothing, so a retry simply runs again.
       const claim = (accountId: string, key: string, fingerprint: string) =>
-        relaxed(sql, sql.withTransaction(Effect.gen(function*() {
+        transaction(sql, "relaxed", (exec) => Effect.gen(function*() {
           const nowMs = yield* now
-          yield* sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND created_ms < ${nowMs - KEY_TTL_MS}`
-          const inserted = yield* sql`INSERT INTO idempotency_keys (account_id, idem_key, fingerprint, state, lease_ms, created_ms)
+          yield* exec(sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND created_ms < ${nowMs - KEY_TTL_MS}`)
+          const inserted = yield* exec(sql`INSERT INTO idempotency_keys (account_id, idem_key, fingerprint, state, lease_ms, created_ms)
             VALUES (${accountId}, ${key}, ${fingerprint}, 'running', ${nowMs + LEASE_MS}, ${nowMs})
-            ON CONFLICT (account_id, idem_key) DO NOTHING RETURNING idem_key`
+            ON CONFLICT (account_id, idem_key) DO NOTHING RETURNING idem_key`)
           if (inserted.length > 0) return { _tag: "New" } as Claim
-          const rows = yield* sql<Row>`SELECT fingerprint, state, lease_ms, status, body FROM idempotency_keys
-            WHERE account_id = ${accountId} AND idem_key = ${key} ${forUpdate}`
+          const rows = yield* exec(sql<Row>`SELECT fingerprint, state, lease_ms, status, body FROM idempotency_keys
+            WHERE account_id = ${accountId} AND idem_key = ${key} ${forUpdate}`)
           const row = rows[0]
           if (row === undefined) return { _tag: "InUse" } as Claim // deleted between the statements: retry
           if (row.fingerprint !== fingerprint) return { _tag: "Reused" } as Claim
           if (row.state === "done") return { _tag: "Replay", status: Number(row.status), body: row.body ?? "" } as Claim
           if (Number(row.lease_ms) > nowMs) return { _tag: "InUse" } as Claim
-          yield* sql`UPDATE idempotency_keys SET lease_ms = ${nowMs + LEASE_MS} WHERE account_id = ${accountId} AND idem_key = ${key}`
+          yield* exec(sql`UPDATE idempotency_keys SET lease_ms = ${nowMs + LEASE_MS} WHERE account_id = ${accountId} AND idem_key = ${key}`)
           return { _tag: "New" } as Claim
-        })))
+        }))
 
       const release = (accountId: string, key: string) =>
-        relaxedStatement(sql, sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND state = 'running'`).pipe(
+        transaction(sql, "relaxed", (exec) => exec(sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND state = 'running'`)).pipe(
           // Left in place, the claim lapses with its lease.
           Effect.catch((e) => Effect.logWarning("could not release an idempotency key", e)),
           Effect.asVoid

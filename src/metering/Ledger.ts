@@ -4,7 +4,7 @@
  * Concurrent requests add their rows to the open batch (Coalescer.ts); one fiber writes it in a
  * single transaction (ledger rows plus the per-day totals), then releases every waiting request.
  * Group commit keeps one fsync per commit while its cost is shared by every request in the batch,
- * and that fsync runs off the event loop (Database.durableTransaction): on SQLite the batch commits
+ * and that fsync runs off the event loop (Database.transaction, durable): on SQLite the batch commits
  * relaxed and the write-ahead log is then flushed by an asynchronous fdatasync, so the requests wait
  * for the disk and the event loop does not. The same transaction deletes the daily
  * reservations the rows confirm, so a unit is counted either as reserved or as used, never both
@@ -12,7 +12,7 @@
  */
 import { Array as Arr, Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import { durableTransaction } from "../db/Database.ts"
+import { transaction } from "../db/Database.ts"
 import { recordLedgerCommit } from "../observability/Metrics.ts"
 import * as Coalescer from "./Coalescer.ts"
 
@@ -70,25 +70,23 @@ export class Ledger extends Context.Service<Ledger, {
         }))
         if (!Arr.isReadonlyArrayNonEmpty(rows)) return Effect.void
         const reservations = batch.flatMap((entry) => (entry.reservationId === undefined ? [] : [entry.reservationId]))
-        return durableTransaction(
-          sql,
+        return transaction(sql, "durable", (exec) =>
           Effect.gen(function*() {
-            yield* sql`INSERT INTO usage_ledger ${sql.insert(rows)}`
+            yield* exec(sql`INSERT INTO usage_ledger ${sql.insert(rows)}`)
             for (const t of totals.values()) {
-              yield* sql`INSERT INTO usage_daily (account_id, day, queries, hcc_cost)
+              yield* exec(sql`INSERT INTO usage_daily (account_id, day, queries, hcc_cost)
                 VALUES (${t.accountId}, ${t.day}, ${t.queries}, ${t.cost})
                 ON CONFLICT (account_id, day) DO UPDATE SET
                   queries = usage_daily.queries + excluded.queries,
-                  hcc_cost = usage_daily.hcc_cost + excluded.hcc_cost`
+                  hcc_cost = usage_daily.hcc_cost + excluded.hcc_cost`)
             }
-            if (reservations.length > 0) yield* sql`DELETE FROM usage_reservations WHERE ${sql.in("id", reservations)}`
+            if (reservations.length > 0) yield* exec(sql`DELETE FROM usage_reservations WHERE ${sql.in("id", reservations)}`)
             for (const entry of batch) {
               if (entry.idempotency === undefined) continue
-              yield* sql`UPDATE idempotency_keys SET state = 'done', status = ${entry.idempotency.status}, body = ${entry.idempotency.body}
-                WHERE account_id = ${entry.accountId} AND idem_key = ${entry.idempotency.key}`
+              yield* exec(sql`UPDATE idempotency_keys SET state = 'done', status = ${entry.idempotency.status}, body = ${entry.idempotency.body}
+                WHERE account_id = ${entry.accountId} AND idem_key = ${entry.idempotency.key}`)
             }
-          })
-        )
+          }))
       }
 
       // Group commit: while one batch commits, the rows that arrive wait and go together in the next.

@@ -18,7 +18,7 @@ import { Array as Arr, Clock, Context, Effect, Layer, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
-import { LimiterSql, relaxedStatement } from "../db/Database.ts"
+import { type Exec, execAlone, LimiterSql, transaction } from "../db/Database.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import * as BurstBuckets from "./BurstBuckets.ts"
 import * as Coalescer from "./Coalescer.ts"
@@ -158,25 +158,25 @@ export class Metering extends Context.Service<Metering, {
         })
       }
 
-      const counts = (accountId: string, day: string, nowMs: number) =>
+      const counts = (exec: Exec, accountId: string, day: string, nowMs: number) =>
         Effect.map(
-          sql<{ readonly used: number | null; readonly cost: number | null; readonly held: number }>`SELECT
+          exec(sql<{ readonly used: number | null; readonly cost: number | null; readonly held: number }>`SELECT
             (SELECT queries FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS used,
             (SELECT hcc_cost FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS cost,
-            (SELECT COUNT(*) FROM usage_reservations WHERE account_id = ${accountId} AND day = ${day} AND expires_ms > ${nowMs}) AS held`,
+            (SELECT COUNT(*) FROM usage_reservations WHERE account_id = ${accountId} AND day = ${day} AND expires_ms > ${nowMs}) AS held`),
           ([r]) => ({ used: r?.used ?? 0, cost: r?.cost ?? 0, held: r?.held ?? 0 })
         )
 
       // Daily: one count per batch; each request in arrival order gets a unit while used + held < limit.
       const decideDaily = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) =>
-        store.locked(accountId, (row, nowMs) =>
+        store.locked(accountId, (row, nowMs, exec) =>
           Effect.gen(function*() {
             const day = laterDay(row.day, utcDay(nowMs))
-            const c = yield* counts(accountId, day, nowMs)
+            const c = yield* counts(exec, accountId, day, nowMs)
             let held = c.held
             const ids = limits.map((limit) => (c.used + held < limit ? (held++, randomUUID()) : undefined))
             const rows: Array<Record<string, unknown>> = ids.flatMap((id) => (id === undefined ? [] : [{ id, account_id: accountId, day, expires_ms: nowMs + RESERVATION_LEASE_MS }]))
-            if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO usage_reservations ${sql.insert(rows)}`
+            if (Arr.isReadonlyArrayNonEmpty(rows)) yield* exec(sql`INSERT INTO usage_reservations ${sql.insert(rows)}`)
             return [ids.map((id) => ({ id, day, nowMs, used: c.used, cost: c.cost, held })), { ...row, day }] as const
           })))
 
@@ -202,7 +202,7 @@ export class Metering extends Context.Service<Metering, {
       }
 
       const release = (reservation: Reservation) =>
-        reservation.id === undefined ? Effect.void : relaxedStatement(sql, sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`).pipe(
+        reservation.id === undefined ? Effect.void : transaction(sql, "relaxed", (exec) => exec(sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`)).pipe(
           Effect.tap(() => Effect.sync(() => forget(reservation))),
           // A reservation that cannot be deleted now expires with its lease; the caller's answer stands.
           Effect.catch((e) => Effect.logWarning("could not release a daily reservation", e)),
@@ -264,7 +264,7 @@ export class Metering extends Context.Service<Metering, {
           const buckets = BurstBuckets.current(BurstBuckets.parse(row.burst), row.clockMs, nowMs)
           const b = BurstBuckets.state(buckets, limits.burst, nowMs)
           const day = laterDay(row.day, utcDay(nowMs))
-          const c = yield* counts(principal.account.id, day, nowMs)
+          const c = yield* counts(execAlone, principal.account.id, day, nowMs)
           return snapshotOf(principal, {
             burst: b,
             day,
