@@ -73,7 +73,7 @@ const directs = new WeakMap<SqlClient.SqlClient, DirectTransaction>()
  * another connection writes; committed with `synchronous = NORMAL`) and runs `body`'s statements
  * straight on their prepared statements: effect/sql's transaction costs ~25 µs and ~26 KB of
  * allocation (scopes, context merges, spans) beside SQLite's ~12 µs, and the limiter and the ledger
- * run one or more per charged call. `body` runs its statements through `exec` only: a statement
+ * run one or more per charged call. It is traced as one `sql.transaction` span (no span per statement). `body` runs its statements through `exec` only: a statement
  * run through the client inside it would wait for the connection `body` holds (it fails at once
  * instead, naming the mistake). Rolled back if `body` fails or is interrupted.
  */
@@ -232,8 +232,10 @@ export const make = (options: SqliteOptions) =>
         return toSqlError("commit")(cause)
       }
     })
+    // One span per transaction, under the caller's (effect/sql's would add one per statement).
+    const spanOptions = { kind: "internal", attributes: { "db.system.name": "sqlite" } } as const
     directs.set(client, (body) =>
-      semaphore.withPermit(Effect.uninterruptibleMask((restore) =>
+      Effect.useSpan("sql.transaction", spanOptions, () => semaphore.withPermit(Effect.uninterruptibleMask((restore) =>
         Effect.andThen(
           begin,
           Effect.withFiber((fiber) => {
@@ -251,7 +253,7 @@ export const make = (options: SqliteOptions) =>
             })
           })
         )
-      )))
+      ))))
     if (options.filename !== ":memory:" && durable === "FULL") {
       // The log is opened at the first flush (it exists once something was committed) and kept open:
       // SQLite resets it in place and deletes it only when the last connection closes, so this
