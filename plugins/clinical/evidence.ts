@@ -7,7 +7,7 @@
  * the WASM core. Definitions: docs/analytics.md#clinical.
  */
 import { Effect, Schema } from "effect"
-import { atLeast, atMost, AXES, type Axis, below, type Dataset, datasetCache, firstDayOfMonth, formatDate, formatMonth, type HealthDataService, type KernelsService, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import { atLeast, atMost, AXES, type Axis, below, type Dataset, datasetCache, firstDayOfMonth, formatDate, formatMonth, type HealthDataService, type KernelsService, oneSampleTP, pairKey, primed, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
 import knowledge from "./interactions.json" with { type: "json" }
 import type { Direction, Understanding } from "./understand.ts"
 
@@ -132,14 +132,23 @@ interface WindowStats {
 // (on-stack replacement) only outside a generator, so a fresh server's first questions would run
 // them unoptimized.
 
-/** The masked patients' indexes, in order. */
-const membersOf = (mask: Uint8Array): Int32Array => {
+// Each loop's function ends with its loop (or is primed): src/plugin/hotLoops.ts says why.
+
+/** How many patients the mask holds. */
+const memberCount = (mask: Uint8Array): number => {
   let count = 0
   for (let p = 0; p < mask.length; p++) if (mask[p] !== 0) count++
-  const members = new Int32Array(count)
+  return count
+}
+
+/** The masked patients' indexes, in order, into `members` (memberCount long). */
+const fillMembers = (mask: Uint8Array, members: Int32Array): Int32Array => {
   for (let p = 0, j = 0; p < mask.length; p++) if (mask[p] !== 0) members[j++] = p
   return members
 }
+
+/** The masked patients' indexes, in order. */
+const membersOf = (mask: Uint8Array): Int32Array => fillMembers(mask, new Int32Array(memberCount(mask)))
 
 /** How many encounters of the masked patients started on or after firstDay (and by as_of). */
 const encountersFrom = (data: Dataset, offsets: Int32Array, mask: Uint8Array, firstDay: number): number => {
@@ -181,33 +190,32 @@ const windowStats = (kernels: KernelsService, data: Dataset, axes: ReadonlyArray
     const members = membersOf(mask)
     const count = members.length
     const r = yield* kernels.panelWindowsOf(data.panel, Int32Array.from(axes, (a) => AXES.indexOf(a)), members, new Int32Array(count).fill(w.from), new Int32Array(count).fill(w.to))
-    return {
-      raw: r,
-      count,
-      stats: axes.map((_, k) => {
-        let levelSum = 0
-        let levelN = 0
-        let cnt = 0
-        let sum = 0
-        let sumSq = 0
-        let negative = 0
-        for (let j = 0; j < count; j++) {
-          const m = r.mean[k * count + j]!
-          if (!Number.isNaN(m)) {
-            levelSum += m
-            levelN++
-          }
-          const s = r.slope[k * count + j]!
-          if (Number.isNaN(s)) continue
-          cnt++
-          sum += s
-          sumSq += s * s
-          if (below(s, 0)) negative++
-        }
-        return { level: levelN === 0 ? Number.NaN : levelSum / levelN, n: cnt, sum, sumSq, negative } satisfies WindowStats
-      })
-    }
+    return { raw: r, count, stats: axes.map((_, k) => axisWindowStats(r.mean, r.slope, k * count, count)) }
   })
+
+/** One axis's summary from its `count` patients' window means and slopes, which start at `at`. */
+const axisWindowStats = primed((mean: Float64Array, slope: Float64Array, at: number, count: number): WindowStats => {
+  let levelSum = 0
+  let levelN = 0
+  let cnt = 0
+  let sum = 0
+  let sumSq = 0
+  let negative = 0
+  for (let j = at; j < at + count; j++) {
+    const m = mean[j]!
+    if (!Number.isNaN(m)) {
+      levelSum += m
+      levelN++
+    }
+    const s = slope[j]!
+    if (Number.isNaN(s)) continue
+    cnt++
+    sum += s
+    sumSq += s * s
+    if (below(s, 0)) negative++
+  }
+  return { level: levelN === 0 ? Number.NaN : levelSum / levelN, n: cnt, sum, sumSq, negative }
+}, Float64Array.of(1), Float64Array.of(-0.5), 0, 1)
 
 /** Student t quantile of a 95 % interval with df degrees of freedom, by bisection on the two-sided p. */
 const t95 = (df: number) => {

@@ -7,7 +7,7 @@
  * Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, type Dataset, datasetCache, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, preparedPerDataset, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, type Dataset, datasetCache, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, preparedPerDataset, primed, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
 import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 /** Smallest cohort reported (CMS cell-size suppression policy: no cell of 1–10 beneficiaries). */
@@ -68,12 +68,31 @@ export const preparePopulation = (data: Dataset) =>
     })
   )
 
-/** 1 where mask is 0 and 0 where it is not (a plain function: V8 optimizes its loop while it runs, which it does not in a generator). */
-const inverted = (mask: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(mask.length)
+/** 1 where mask is 0 and 0 where it is not, into `out` (a plain function ending with its loop: see hotLoops.ts). */
+const invertInto = (mask: Uint8Array, out: Uint8Array): Uint8Array => {
   for (let p = 0; p < mask.length; p++) out[p] = mask[p] === 0 ? 1 : 0
   return out
 }
+
+/**
+ * The masked patients' present slopes in `column`: their count, Σ and Σ² into `out` from `at` (in
+ * patient order). Primed: its results are stored after its loop (hotLoops.ts).
+ */
+const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float64Array, at: number): void => {
+  let count = 0
+  let sum = 0
+  let squares = 0
+  for (let p = 0; p < column.length; p++) {
+    const slope = column[p]!
+    if (mask[p] === 0 || slope !== slope) continue // not in the cohort, or no slope (NaN)
+    count += 1
+    sum += slope
+    squares += slope * slope
+  }
+  out[at] = count
+  out[at + 1] = sum
+  out[at + 2] = squares
+}, Float64Array.of(0.5), Uint8Array.of(1), new Float64Array(3), 0)
 
 /**
  * Each month's count and sum of a cohort's present scores per axis (axes × months, like panelSums
@@ -89,7 +108,7 @@ export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, a
     const n = data.patients.count
     const months = data.months
     const complement = (n - size) * 7 < n && n <= EXACT_SUMS_MAX_PATIENTS
-    const scanned = complement ? inverted(mask) : mask
+    const scanned = complement ? invertInto(mask, new Uint8Array(n)) : mask
     const sums = yield* Effect.orDie(kernels.panelSums(data.panel, axisIndex, 0, months, Int32Array.from({ length: months }, (_, m) => m), months, scanned))
     if (!complement) return sums
     for (let k = 0; k < axisIndex.length; k++) {
@@ -155,22 +174,7 @@ const compute = (request: typeof PopulationRequest.Type) =>
     // The cohort's slopes per axis: count, Σ, Σ², in patient order.
     const perPatient = prepared.slopes
     const slopeSums = new Float64Array(axes.length * 3)
-    axes.forEach((axis, k) => {
-      const column = perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n)
-      let count = 0
-      let sum = 0
-      let squares = 0
-      for (let p = 0; p < n; p++) {
-        const slope = column[p]!
-        if (mask[p] === 0 || slope !== slope) continue // not in the cohort, or no slope (NaN)
-        count += 1
-        sum += slope
-        squares += slope * slope
-      }
-      slopeSums[k * 3] = count
-      slopeSums[k * 3 + 1] = sum
-      slopeSums[k * 3 + 2] = squares
-    })
+    axes.forEach((axis, k) => slopeMoments(perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n), mask, slopeSums, k * 3))
 
     const key = GRANULARITY_KEYS[request.granularity]
     const periods: Array<typeof PopulationResponse.Type["periods"][number]> = []

@@ -14,7 +14,7 @@ import type { Dataset, HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "1.2.0"
+export const PLUGIN_API_VERSION = "1.3.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -220,5 +220,6 @@ export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, can
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
+export { primed } from "./hotLoops.ts"
 export { above, atLeast, atMost, below, SCORE_TOLERANCE } from "../kernels/thresholds.ts"
 export { datasetCache, preparedPerDataset, type PreparedOptions } from "./cache.ts"

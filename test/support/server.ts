@@ -80,6 +80,8 @@ export interface ServerOptions {
   readonly databaseUrl?: string | undefined
   /** Extra arguments: when given, the server runs as `hcc serve <args>` instead of `node src/main.ts`. */
   readonly serveArgs?: ReadonlyArray<string>
+  /** Options for node itself (e.g. V8 flags), before the script. */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 /** Starts `node src/main.ts` with the given environment; rejects if it exits before listening. */
@@ -87,7 +89,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
   const dataDir = options.dataDir ?? tempDataDir()
   const target: DbTarget = { dataDir, databaseUrl: options.databaseUrl }
   const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: ROOT,
     // A small default population keeps start-up cheap for tests that do not query the data.
     env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000" }), ...options.env },
