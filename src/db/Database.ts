@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { Reactivity } from "effect/reactivity"
-import { SqlClient, SqlError } from "effect/sql"
+import { SqlClient, SqlError, type Statement } from "effect/sql"
 import { PgTypes } from "@effect/sql-pg"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
@@ -127,6 +127,14 @@ export const transaction = <A, E, R>(
   if (direct === undefined) return sql.withTransaction(body(execAlone))
   return durability === "relaxed" ? direct(body) : Effect.tap(direct(body), () => SqliteClient.flushWal(sql))
 }
+
+/**
+ * One statement that need not wait for the disk: on SQLite a relaxed transaction of its own (an
+ * autocommit statement would fsync), elsewhere the statement alone (one round trip; the limiter's
+ * PostgreSQL pool commits without waiting for the flush anyway).
+ */
+export const relaxedStatement = <A extends object>(sql: SqlClient.SqlClient, statement: Statement.Statement<A>): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
+  SqliteClient.directTransaction(sql) === undefined ? statement : transaction(sql, "relaxed", (exec) => exec(statement))
 
 /** What a bulk-inserted column holds (picks PostgreSQL's array type for it). */
 export type BulkColumnKind = "integer" | "real" | "text"

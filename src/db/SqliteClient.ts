@@ -73,9 +73,11 @@ const directs = new WeakMap<SqlClient.SqlClient, DirectTransaction>()
  * another connection writes; committed with `synchronous = NORMAL`) and runs `body`'s statements
  * straight on their prepared statements: effect/sql's transaction costs ~25 µs and ~26 KB of
  * allocation (scopes, context merges, spans) beside SQLite's ~12 µs, and the limiter and the ledger
- * run one or more per charged call. It is traced as one `sql.transaction` span (no span per statement). `body` runs its statements through `exec` only: a statement
- * run through the client inside it would wait for the connection `body` holds (it fails at once
- * instead, naming the mistake). Rolled back if `body` fails or is interrupted.
+ * run one or more per charged call. It is traced as one `sql.transaction` span (no span per
+ * statement). `body` runs its statements through `exec` only: a statement run through the client
+ * inside it would wait for the connection `body` holds (it fails at once instead, naming the
+ * mistake). Rolled back if `body` fails or is interrupted; waiting for another connection's write
+ * lock (up to `busyTimeoutMs`) is not interruptible, so a transaction is never left open.
  */
 export const directTransaction = (sql: SqlClient.SqlClient): DirectTransaction | undefined => directs.get(sql)
 

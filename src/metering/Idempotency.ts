@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import { transaction } from "../db/Database.ts"
+import { relaxedStatement, transaction } from "../db/Database.ts"
 
 /** How long a key and its answer are kept. */
 export const KEY_TTL_MS = 24 * 3_600_000
@@ -70,7 +70,7 @@ export class Idempotency extends Context.Service<Idempotency, {
         }))
 
       const release = (accountId: string, key: string) =>
-        transaction(sql, "relaxed", (exec) => exec(sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND state = 'running'`)).pipe(
+        relaxedStatement(sql, sql`DELETE FROM idempotency_keys WHERE account_id = ${accountId} AND idem_key = ${key} AND state = 'running'`).pipe(
           // Left in place, the claim lapses with its lease.
           Effect.catch((e) => Effect.logWarning("could not release an idempotency key", e)),
           Effect.asVoid

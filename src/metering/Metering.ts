@@ -18,7 +18,7 @@ import { Array as Arr, Clock, Context, Effect, Layer, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
-import { type Exec, execAlone, LimiterSql, transaction } from "../db/Database.ts"
+import { type Exec, execAlone, LimiterSql, relaxedStatement } from "../db/Database.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import * as BurstBuckets from "./BurstBuckets.ts"
 import * as Coalescer from "./Coalescer.ts"
@@ -202,7 +202,7 @@ export class Metering extends Context.Service<Metering, {
       }
 
       const release = (reservation: Reservation) =>
-        reservation.id === undefined ? Effect.void : transaction(sql, "relaxed", (exec) => exec(sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`)).pipe(
+        reservation.id === undefined ? Effect.void : relaxedStatement(sql, sql`DELETE FROM usage_reservations WHERE id = ${reservation.id}`).pipe(
           Effect.tap(() => Effect.sync(() => forget(reservation))),
           // A reservation that cannot be deleted now expires with its lease; the caller's answer stands.
           Effect.catch((e) => Effect.logWarning("could not release a daily reservation", e)),
