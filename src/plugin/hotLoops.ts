@@ -10,7 +10,7 @@
  * one such loop — population's per-axis slope sums — made 250 MB/s of garbage on each compute
  * thread, 93 % of what the thread allocated.
  *
- * Two ways out, both used here: end a loop's function with `return` of a local (nothing after the
+ * Two ways out, both used by the built-in plugins: end a loop's function with `return` of a local (nothing after the
  * loop needs feedback then), or — for a loop with several results — call the function on a tiny
  * input first, so that every line of it has run by the time its loop gets long: {@link primed}.
  */
