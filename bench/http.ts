@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { type SteadyResult, steadyLoad } from "./steady.ts"
+import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -43,10 +44,10 @@ export const benchDir = (prefix: string): string => {
   return dir
 }
 
-/** Starts a server process and resolves once it logs its port. */
-export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; early: string }> =>
+/** Starts a server process (with the server's node flags unless told otherwise) and resolves once it logs its port. */
+export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>, nodeArgs: ReadonlyArray<string> = SERVER_NODE_FLAGS): Promise<{ child: ChildProcess; port: number; early: string }> =>
   new Promise((res, rej) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
     let buffered = ""
     const onData = (d: Buffer) => {
       buffered += d.toString()
@@ -97,7 +98,7 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   const serviceUrl = `http://127.0.0.1:${service.port}`
   const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
   const catalog = await (await fetch(`${serviceUrl}/v1/catalog`, { headers })).text()
-  const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog })
+  const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog }, []) // plain node: the baseline
   const bareUrl = `http://127.0.0.1:${bare.port}`
   const body = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => Math.round(50 + 30 * Math.sin(i / 3)) / 10) })
   try {

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -39,7 +40,7 @@ export const measureLoad = async (patients: number): Promise<LoadBenchRow> => {
     if (gen.status !== 0) throw new Error(gen.stderr)
     const generateSeconds = (performance.now() - g0) / 1000
     const t0 = performance.now()
-    const child = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, "src/main.ts")], {
       env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"]
     })

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { OUTCOME_TYPES as DRUG_OUTCOMES } from "../plugins/drug-outcomes/schema.ts"
 import { codesOf } from "../src/health/vocabulary.ts"
+import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -123,7 +124,7 @@ interface Heard {
 
 const startService = async (dataDir: string, threads: number) => {
   const heard: Heard = {}
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, "src/main.ts")], {
+  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, "src/main.ts")], {
     cwd: ROOT,
     env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads), HCC_METRICS_PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"]

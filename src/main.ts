@@ -32,6 +32,7 @@ import * as MetricsServer from "./observability/MetricsServer.ts"
 import * as Otel from "./observability/Otel.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
+import { missingServerFlags } from "./nodeFlags.ts"
 
 /** Accounts, ledger, metering, readiness, compute core (and threads) and health data over the migrated state database. */
 export const StateLive = HealthDataLive.layer.pipe(
@@ -136,10 +137,15 @@ export const serveWith = (
       ...(options.threads === undefined ? {} : { threads: options.threads })
     }
     const workers = options.workers ?? config.workers
+    // A cluster worker gets the flags from the supervisor; a process started without them says so.
+    const missing = isWorker() ? [] : missingServerFlags()
+    const flagsNote = missing.length === 0 ? Effect.void : Effect.logWarning("started without the server's node flags").pipe(
+      Effect.annotateLogs({ missing: missing.join(" "), start_with: ["node", ...process.execArgv, ...missing, ...process.argv.slice(1)].join(" "), see: "docs/deploy.md" })
+    )
     const run = workers > 1 && !isWorker()
       ? Effect.scoped(Effect.andThen(MetricsServer.primary(config), supervise(workers, config.shutdownGraceSeconds)))
       : Layer.launch(ServiceLive(Layer.succeed(AppConfig, config)))
-    return yield* run.pipe(Effect.provide(JsonLogger.layer(config.logLevel)))
+    return yield* Effect.andThen(flagsNote, run).pipe(Effect.provide(JsonLogger.layer(config.logLevel)))
   }).pipe(
     Effect.provide(AppConfig.layer),
     Effect.onExit((exit) => {

@@ -10,6 +10,7 @@
  */
 import { Effect } from "effect"
 import cluster, { type Worker } from "node:cluster"
+import { missingServerFlags } from "../nodeFlags.ts"
 
 /** Pause before a dead worker is replaced, so a crash loop cannot spin. */
 export const RESTART_DELAY_MS = 1000
@@ -28,6 +29,8 @@ export const supervise = (workers: number, graceSeconds: number): Effect.Effect<
   Effect.gen(function*() {
     const listened = new WeakSet<Worker>()
     let stopping = false
+    // Every worker runs with the server's node flags, whether or not this process was started with them.
+    cluster.setupPrimary({ execArgv: [...process.execArgv, ...missingServerFlags()] })
     const fork = () => cluster.fork()
     const runFork = Effect.runForkWith(yield* Effect.context<never>())
     yield* Effect.logInfo("starting workers").pipe(Effect.annotateLogs({ workers }))

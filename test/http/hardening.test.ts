@@ -12,7 +12,8 @@ import { Agent, request as httpRequest } from "node:http"
 import { connect, type Socket } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, fixturePlugin, newAccount, ROOT, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
+import { call, commandLine, fixturePlugin, newAccount, ROOT, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 const portOf = (server: TestServer) => Number(new URL(server.url).port)
 
@@ -99,6 +100,9 @@ describe("npm start in a container", () => {
     for (let i = 0; i < 600 && !out.includes('"msg":"listening"'); i++) await new Promise((r) => setTimeout(r, 50))
     const pid = Number(/"pid":(\d+)/.exec(out.split("\n").find((l) => l.includes('"msg":"listening"')) ?? "")?.[1])
     expect(pid).toBeGreaterThan(0)
+    // It runs node with the server's flags (src/nodeFlags.ts), so it does not warn of their absence.
+    expect(commandLine(pid)).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]))
+    expect(out).not.toContain("started without the server's node flags")
     child.kill("SIGTERM")
     expect(await exited).toBe(0)
     // The node process itself is gone, and said so.

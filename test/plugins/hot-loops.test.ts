@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { OUTCOME_TYPES } from "../../plugins/drug-outcomes/schema.ts"
 import { codesOf } from "../../src/health/vocabulary.ts"
 import { call, fixtureDataDir, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), nodeArgs: ["--trace-deopt"], env: { HCC_THREADS: "0" } })
+  server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), nodeArgs: [...SERVER_NODE_FLAGS, "--trace-deopt"], env: { HCC_THREADS: "0" } })
   await waitReady(server)
 })
 afterAll(async () => {

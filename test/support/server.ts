@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import type { DbTarget } from "./db.ts"
+import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../..")
 
@@ -61,6 +62,9 @@ export const fixtureDataDir = (fixtureDir: string): string => {
   return dir
 }
 
+/** A process's command line, as the kernel has it (Linux). */
+export const commandLine = (pid: number): ReadonlyArray<string> => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "")
+
 /** Makes a fresh data folder. */
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "hcc-test-"))
 
@@ -80,7 +84,7 @@ export interface ServerOptions {
   readonly databaseUrl?: string | undefined
   /** Extra arguments: when given, the server runs as `hcc serve <args>` instead of `node src/main.ts`. */
   readonly serveArgs?: ReadonlyArray<string>
-  /** Options for node itself (e.g. V8 flags), before the script. */
+  /** Options for node itself (e.g. V8 flags), before the script; by default the server's own (src/nodeFlags.ts), as `npm start` passes them. */
   readonly nodeArgs?: ReadonlyArray<string>
 }
 
@@ -89,7 +93,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
   const dataDir = options.dataDir ?? tempDataDir()
   const target: DbTarget = { dataDir, databaseUrl: options.databaseUrl }
   const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? SERVER_NODE_FLAGS), ...args], {
     cwd: ROOT,
     // A small default population keeps start-up cheap for tests that do not query the data.
     env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000" }), ...options.env },
