@@ -12,8 +12,8 @@
  * and under cold load each compute thread starts about five full collections a second (V8's soft
  * trigger: the old generation still well under its limit, a few MB allocated since the last one).
  * Measured on 2 cores, 50k patients, the cold mix (docs/benchmarks.md, eleventh session): with 2
- * compute threads +10–20 % requests per second and the HTTP thread's event-loop lag p99 ~6.5 →
- * ~4.5 ms; without compute threads +3 %.
+ * compute threads +11 to +28 % requests per second (median +16 %) and the HTTP thread's event-loop
+ * lag p99 6.3–8.2 → 3.3–5.2 ms; without compute threads +1 to +6 %.
  */
 export const SERVER_NODE_FLAGS: ReadonlyArray<string> = ["--single-threaded-gc"]
 
