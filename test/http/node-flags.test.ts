@@ -3,9 +3,9 @@
  * (hardening.test.ts checks the process it starts), `--workers` passes them to every worker even
  * when the primary was started without them, and a process started without them says so once.
  */
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
-import { join } from "node:path"
 import { commandLine, ROOT, startServer } from "../support/server.ts"
 
 const warnings = (lines: ReadonlyArray<Record<string, unknown>>) => lines.filter((l) => l.msg === "started without the server's node flags")
