@@ -13,7 +13,8 @@
  * trigger: the old generation still well under its limit, a few MB allocated since the last one).
  * Measured on 2 cores, 50k patients, the cold mix (docs/benchmarks.md, eleventh session): with 2
  * compute threads +11 to +28 % requests per second (median +16 %) and the HTTP thread's event-loop
- * lag p99 6.3–8.2 → 3.3–5.2 ms; without compute threads +1 to +6 %.
+ * lag p99 6.3–8.2 → 3.3–5.2 ms; without compute threads +1 to +6 %. Its cost: garbage made in bulk
+ * is swept later — the first start from SQL at 1 M patients is ready with ~660 MiB more resident.
  */
 export const SERVER_NODE_FLAGS: ReadonlyArray<string> = ["--single-threaded-gc"]
 
