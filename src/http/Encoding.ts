@@ -67,16 +67,29 @@ export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | u
   return undefined
 }
 
+/**
+ * The output piece zlib writes a per-request answer into. Node's default piece is 16 KiB, cut
+ * from its shared 64 KiB buffer pool, for answers that compress to a few hundred bytes: under the
+ * cold mix that used up ~6 MB of pool slabs a second, which V8 counts as external memory until a
+ * GC frees them, and it made V8 start a full collection of the HTTP thread's heap about once a
+ * second (5-10 ms pauses; docs/benchmarks.md, twelfth session). A 2 KiB piece takes what a small
+ * answer needs; a larger answer takes several pieces, joined once.
+ */
+export const ANSWER_CHUNK_BYTES = 2048
+
 const compress = (body: HttpBody.Uint8Array, coding: "br" | "gzip", cache: boolean): Uint8Array => {
   const d: Derived = cache ? derived(body) : {}
   const bytes = body.body
+  // Static bodies (compressed once per process) keep zlib's default piece.
+  const chunkSize = cache ? undefined : ANSWER_CHUNK_BYTES
   if (coding === "br") {
     // Static bodies once at the best ratio; per-request answers at a fast level.
     return (d.br ??= brotliCompressSync(bytes, {
+      chunkSize,
       params: { [constants.BROTLI_PARAM_QUALITY]: cache ? 9 : 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength }
     }))
   }
-  return (d.gzip ??= gzipSync(bytes, { level: cache ? 9 : 6 }))
+  return (d.gzip ??= gzipSync(bytes, { level: cache ? 9 : 6, chunkSize }))
 }
 
 const addVary = (res: HttpServerResponse.HttpServerResponse, value: string) => {

@@ -3,9 +3,11 @@
  * Cache-Control / 304 on the catalog, the OpenAPI document and /docs — over raw HTTP, so the bytes
  * on the wire are what is checked.
  */
+import { HttpServerResponse } from "effect/http"
 import { request as httpRequest } from "node:http"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ANSWER_CHUNK_BYTES, encodeResponse } from "../../src/http/Encoding.ts"
 import { startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer
@@ -78,5 +80,37 @@ describe("ETag and 304", () => {
     const stale = await get(path, { ...headers, "if-none-match": '"something-else"' })
     expect(stale.status).toBe(200)
     expect(stale.body.equals(first.body)).toBe(true)
+  })
+})
+
+describe("a per-request answer's compressed bytes", () => {
+  // Answers the size of cold population and clinical answers (1.6-1.8 KB), and one of many pieces.
+  const answer = (n: number, salt: number) => JSON.stringify({ months: Array.from({ length: n }, (_, i) => ({ month: `2026-${i}`, mean: (i + salt) / 7, n: i * 13 })), hcc_cost: 2 })
+  const decoders = { gzip: gunzipSync, br: brotliDecompressSync } as const
+  const encode = (text: string, coding: "gzip" | "br") => {
+    const encoded = encodeResponse(HttpServerResponse.text(text, { contentType: "application/json" }), { method: "POST", path: "/v1/population", headers: { "accept-encoding": coding } })
+    expect(encoded.headers["content-encoding"]).toBe(coding)
+    const body = encoded.body as { readonly _tag: string; readonly body: Uint8Array }
+    expect(body._tag).toBe("Uint8Array")
+    return body.body
+  }
+
+  it.each(["gzip", "br"] as const)("%s: 32 small answers take a few KiB each of Node's shared buffer pool, not zlib's 16 KiB piece each", (coding) => {
+    // Each answer's bytes are a slice of the pool slab zlib wrote them into. With zlib's 16 KiB
+    // pieces, 32 answers fill 11-12 slabs of 64 KiB (3-4 with ANSWER_CHUNK_BYTES), which V8 counts
+    // as external memory until a GC.
+    // (Decoded only afterwards: decoding takes pool space too.)
+    const texts = Array.from({ length: 32 }, (_, i) => answer(40, i))
+    const bytes = texts.map((text) => encode(text, coding))
+    expect(Buffer.poolSize).toBeGreaterThanOrEqual(32 * ANSWER_CHUNK_BYTES)
+    expect(new Set(bytes.map((b) => b.buffer)).size).toBeLessThanOrEqual(5)
+    bytes.forEach((b, i) => expect(decoders[coding](b).toString("utf8")).toBe(texts[i]))
+  })
+
+  it.each(["gzip", "br"] as const)("%s: an answer larger than one piece is joined whole", (coding) => {
+    const text = answer(4000, 1)
+    const bytes = encode(text, coding)
+    expect(bytes.byteLength).toBeGreaterThan(ANSWER_CHUNK_BYTES)
+    expect(decoders[coding](bytes).toString("utf8")).toBe(text)
   })
 })
