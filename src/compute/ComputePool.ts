@@ -86,6 +86,8 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
     const waiting: Array<(t: Thread) => void> = []
     /** The dataset handed to the threads, and (once thread 1 has prepared) its shared preparations' values. */
     let handOut: { readonly dataset: Dataset; readonly regions: ReadonlyArray<{ start: number; end: number }>; prepared?: Readonly<Record<string, unknown>> } | undefined
+    /** Whether the warning that the idle class could not be set was logged (once per pool). */
+    let warnedPriority = false
     let onReady: (() => void) | undefined
     let onFailed: ((message: string) => void) | undefined
     let closing = false
@@ -123,7 +125,11 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
               handOut.prepared = message.prepared
               for (const other of threads) if (other !== t) sendDataset(other)
             }
-            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority === undefined ? {} : { tid: message.priority.tid, nice: message.priority.nice }) })))
+            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority ?? {}) })))
+            if (init.priority === "idle" && message.priority?.policy === "normal" && !warnedPriority) {
+              warnedPriority = true
+              log(Effect.logWarning("compute threads could not be put in Linux's idle scheduling class; they run at nice +10").pipe(Effect.annotateLogs({ reason: "chrt (util-linux or BusyBox) is missing or was refused", see: "docs/deploy.md" })))
+            }
             onReady?.()
             while (waiting.length > 0 && t.ready) waiting.shift()!(t)
             return
@@ -245,7 +251,7 @@ export const layer: Layer.Layer<Kernels | ComputePool | CoreArena, KernelError, 
       try: () => new Arena(instantiateCore()),
       catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
     })
-    const pool = config.threads > 0 ? yield* makePool(config.threads, { specifiers: config.plugins, logLevel: config.logLevel }, arena) : inProcess
+    const pool = config.threads > 0 ? yield* makePool(config.threads, { specifiers: config.plugins, logLevel: config.logLevel, priority: config.computePriority }, arena) : inProcess
     return Context.make(Kernels, timed(makeWasm(arena))).pipe(Context.add(ComputePool, pool), Context.add(CoreArena, arena))
   })
 )

@@ -13,6 +13,16 @@ export interface ThreadInit {
   readonly logLevel: AppSettings["logLevel"]
   /** 1-based thread number (the `thread` annotation of its log lines). */
   readonly thread: number
+  /** HCC_COMPUTE_PRIORITY: whether to put the thread in Linux's SCHED_IDLE class. */
+  readonly priority: AppSettings["computePriority"]
+}
+
+/** A compute thread's priority as Linux reports it for the thread (/proc/thread-self/stat). */
+export interface ThreadPriority {
+  readonly tid: number
+  readonly nice: number
+  /** SCHED_IDLE, or the normal class (SCHED_OTHER) where the idle class could not be set or was not asked for. */
+  readonly policy: "idle" | "normal"
 }
 
 /** A domain error as it crosses threads (the fields of DomainError). */
@@ -58,8 +68,8 @@ export type FromThread =
     readonly _tag: "ready"
     readonly heapMiB: number
     readonly seconds: number
-    /** The thread's system id and nice value, where its priority could be lowered (Linux). */
-    readonly priority?: { readonly tid: number; readonly nice: number }
+    /** The thread's system id, nice value and scheduling class, where its priority could be lowered (Linux). */
+    readonly priority?: ThreadPriority
     readonly prepared?: Readonly<Record<string, unknown>>
   }
   | { readonly _tag: "failed"; readonly message: string }

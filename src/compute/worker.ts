@@ -9,7 +9,8 @@
 // Compiled schemas, as on the HTTP thread (main.ts).
 import "effect/schema/SchemaJITCompiler/enable"
 import { Cause, Effect, Exit, type Fiber, Layer, ManagedRuntime, References, Schema } from "effect"
-import { readlinkSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { readFileSync, readlinkSync } from "node:fs"
 import { getPriority, setPriority } from "node:os"
 import { getHeapStatistics } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
@@ -23,7 +24,7 @@ import * as JsonLogger from "../log/JsonLogger.ts"
 import { adoptSharedPreparations, sharedPreparationsOf } from "../plugin/cache.ts"
 import { DomainError, type Plugin } from "../plugin/Plugin.ts"
 import { loadPlugins } from "../plugin/PluginRegistry.ts"
-import type { FromThread, ThreadInit, ToThread } from "./protocol.ts"
+import type { FromThread, ThreadInit, ThreadPriority, ToThread } from "./protocol.ts"
 
 /**
  * How much lower than the HTTP thread's a compute thread's CPU priority is (Linux nice steps; a
@@ -33,21 +34,39 @@ import type { FromThread, ThreadInit, ToThread } from "./protocol.ts"
  */
 const NICE_STEPS = 10
 
-/** Lowers this thread's priority; its thread id and resulting nice value, or undefined where that is not possible. */
-const lowerPriority = (): { readonly tid: number; readonly nice: number } | undefined => {
+/** Linux's SCHED_IDLE (sched.h), as a thread's policy reads in /proc. */
+const SCHED_IDLE = 5
+
+/** This thread's nice value (field 19) and scheduling policy (field 41) from /proc/thread-self/stat. */
+const currentPriority = (tid: number): ThreadPriority => {
+  const stat = readFileSync("/proc/thread-self/stat", "utf8")
+  // Fields from the 3rd on, after the command name (which may hold spaces and parentheses).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return { tid, nice: Number(fields[16]), policy: Number(fields[38]) === SCHED_IDLE ? "idle" : "normal" }
+}
+
+/**
+ * Lowers this thread's priority: nice +10, then (HCC_COMPUTE_PRIORITY=idle) the SCHED_IDLE class,
+ * in which Linux hands the core to a waking normal thread — the HTTP thread — at once instead of
+ * after the compute thread's time slice (docs/deploy.md). Node has no call for a thread's class,
+ * so `chrt` (util-linux, or BusyBox) sets it, once per thread. Returns what Linux then reports, or
+ * undefined where there is no /proc (not Linux).
+ */
+const lowerPriority = (wanted: ThreadInit["priority"]): ThreadPriority | undefined => {
   try {
     const tid = Number(readlinkSync("/proc/thread-self").split("/").at(-1))
     if (!Number.isInteger(tid) || tid <= 0) return undefined
     setPriority(tid, Math.min(19, getPriority(tid) + NICE_STEPS))
-    return { tid, nice: getPriority(tid) }
+    if (wanted === "idle") spawnSync("chrt", ["-i", "-p", "0", String(tid)], { stdio: "ignore", timeout: 5000 })
+    return currentPriority(tid)
   } catch {
     return undefined
   }
 }
-const priority = lowerPriority()
 
 const port = parentPort!
 const init = workerData as ThreadInit
+const priority = lowerPriority(init.priority)
 const post = (message: FromThread) => port.postMessage(message)
 
 /** Kernel times recorded since the last answer was posted (sent with the next one). */

@@ -28,6 +28,7 @@ export const ENV_VARS = [
   "HCC_METRICS_PORT",
   "HCC_METRICS_HOST",
   "HCC_THREADS",
+  "HCC_COMPUTE_PRIORITY",
   "HCC_SNAPSHOT",
   "HCC_FAST_LANE"
 ] as const
@@ -74,6 +75,11 @@ export interface AppSettings {
   readonly metricsHost: string
   /** Compute threads per process answering the analytic endpoints; 0 = on the HTTP thread itself. */
   readonly threads: number
+  /**
+   * How the compute threads yield the CPU to the HTTP thread (Linux): `idle` = the SCHED_IDLE class
+   * (set with util-linux's or BusyBox's `chrt`; nice +10 where that fails), `nice` = nice +10 only.
+   */
+  readonly computePriority: "idle" | "nice"
   /** Whether the loaded dataset's columns are kept in `$HCC_DATA_DIR/dataset.snapshot` and read from there on the next start. */
   readonly snapshot: boolean
   /** Whether the hot routes (plugin POSTs, catalog, /healthz) are answered by the fast lane (src/http/FastLane.ts) rather than the Effect router. */
@@ -148,6 +154,7 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
     Config.withDefault("0"),
     Config.map((text) => parseThreads(text, availableParallelism()) ?? 0)
   ),
+  computePriority: Config.Literals(["idle", "nice"], "HCC_COMPUTE_PRIORITY").pipe(Config.withDefault("idle" as const)),
   snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
   fastLane: Config.Literals(["on", "off"], "HCC_FAST_LANE").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on"))
 })
@@ -178,6 +185,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       metricsPort: undefined,
       metricsHost: "127.0.0.1",
       threads: 0,
+      computePriority: "idle",
       snapshot: true,
       fastLane: true,
       ...settings

@@ -4,7 +4,9 @@
  * cold questions no cache has seen, domain errors, a plugin's defect — and the work really runs on
  * the threads, every one of them.
  */
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import { codesOf } from "../../src/health/vocabulary.ts"
@@ -31,6 +33,17 @@ afterAll(async () => {
   await Promise.all([inProcess?.stop(), pooled?.stop()])
 })
 
+/** Linux scheduling policies (sched.h) as /proc/<pid>/task/<tid>/stat gives them. */
+const SCHED_OTHER = 0
+const SCHED_IDLE = 5
+
+/** A thread's nice value (field 19) and scheduling policy (field 41). */
+const priorityOf = (statPath: string) => {
+  const stat = readFileSync(statPath, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return { nice: Number(fields[16]), policy: Number(fields[38]) }
+}
+
 const post = async (server: TestServer, path: string, body: unknown) => {
   const res = await fetch(`${server.url}${path}`, {
     method: "POST",
@@ -49,17 +62,18 @@ describe("compute threads (HCC_THREADS=2)", () => {
     expect(inProcess.logLines().some((l) => l.msg === "compute thread ready")).toBe(false)
   })
 
-  it("runs the compute threads at a lower CPU priority than the HTTP thread (nice +10 on Linux)", async () => {
+  it("runs the compute threads in Linux's idle scheduling class, at nice +10 (HCC_COMPUTE_PRIORITY=idle, the default)", () => {
     const pid = pooled.logLines().find((l) => l.msg === "listening")!.pid as number
-    const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])
-    const http = niceOf(readFileSync(`/proc/${pid}/stat`, "utf8"))
+    const http = priorityOf(`/proc/${pid}/stat`)
+    expect(http.policy).toBe(SCHED_OTHER)
     const ready = pooled.logLines().filter((l) => l.msg === "compute thread ready")
     expect(ready.length).toBeGreaterThanOrEqual(2)
     for (const line of ready.slice(0, 2)) {
-      const nice = niceOf(readFileSync(`/proc/${pid}/task/${String(line.tid)}/stat`, "utf8"))
-      expect(line.nice).toBe(nice)
-      expect(nice).toBe(Math.min(19, http + 10))
+      const thread = priorityOf(`/proc/${pid}/task/${String(line.tid)}/stat`)
+      expect(thread).toEqual({ nice: Math.min(19, http.nice + 10), policy: SCHED_IDLE })
+      expect([line.nice, line.policy]).toEqual([thread.nice, "idle"])
     }
+    expect(pooled.logLines().some((l) => l.level === "warn" && String(l.msg).includes("idle scheduling class"))).toBe(false)
   })
 
   it("fits the risk models once per process: thread 1 fits, thread 2 gets a copy (a shared preparation)", async () => {
@@ -209,4 +223,41 @@ describe("choosing the number of compute threads", () => {
     expect(run.status).toBe(1)
     expect(run.stdout).toContain("HCC_THREADS")
   })
+})
+
+describe("HCC_COMPUTE_PRIORITY", () => {
+  const threadPriorities = (server: TestServer) => {
+    const pid = server.logLines().find((l) => l.msg === "listening")!.pid as number
+    return server.logLines().filter((l) => l.msg === "compute thread ready").map((l) => ({ logged: [l.nice, l.policy], actual: priorityOf(`/proc/${pid}/task/${String(l.tid)}/stat`), http: priorityOf(`/proc/${pid}/stat`) }))
+  }
+  const warned = (server: TestServer) => server.logLines().filter((l) => l.level === "warn" && String(l.msg).includes("idle scheduling class"))
+
+  it("nice: the normal class at nice +10, no warning", async () => {
+    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "1", HCC_COMPUTE_PRIORITY: "nice" } })
+    try {
+      await waitReady(server)
+      const [t] = threadPriorities(server)
+      expect(t!.actual).toEqual({ nice: Math.min(19, t!.http.nice + 10), policy: SCHED_OTHER })
+      expect(t!.logged).toEqual([t!.actual.nice, "normal"])
+      expect(warned(server)).toEqual([])
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+
+  it("idle without chrt on the PATH: nice +10 still, and one warning that says why and where to read", async () => {
+    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", PATH: mkdtempSync(join(tmpdir(), "hcc-no-chrt-")) } })
+    try {
+      await waitReady(server)
+      const threads = threadPriorities(server)
+      expect(threads.length).toBe(2)
+      for (const t of threads) {
+        expect(t.actual).toEqual({ nice: Math.min(19, t.http.nice + 10), policy: SCHED_OTHER })
+        expect(t.logged).toEqual([t.actual.nice, "normal"])
+      }
+      expect(warned(server).map((l) => [l.reason, l.see])).toEqual([["chrt (util-linux or BusyBox) is missing or was refused", "docs/deploy.md"]])
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
 })
