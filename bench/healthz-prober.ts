@@ -8,8 +8,8 @@
  */
 import { Agent, get } from "node:http"
 
-/** The probes' latency summary, ms. */
-export interface ProbeSummary {
+/** A latency summary (ms): count, p50, p99, max. */
+export interface LatencySummary {
   readonly n: number
   readonly p50: number
   readonly p99: number
@@ -19,8 +19,14 @@ export interface ProbeSummary {
 const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 
+/** Count, p50, p99 and max of some latencies (ms). */
+export const summary = (values: ReadonlyArray<number>): LatencySummary => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN }
+}
+
 /** Probes `base`/healthz every 10 ms for `seconds`. */
-export const probe = async (base: string, seconds: number): Promise<ProbeSummary> => {
+export const probe = async (base: string, seconds: number): Promise<LatencySummary> => {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   const times: Array<number> = []
   const once = () =>
@@ -43,8 +49,7 @@ export const probe = async (base: string, seconds: number): Promise<ProbeSummary
   } finally {
     agent.destroy()
   }
-  const sorted = times.sort((a, b) => a - b)
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN }
+  return summary(times)
 }
 
 if (import.meta.main) {

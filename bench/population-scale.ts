@@ -21,7 +21,7 @@ import { join, resolve } from "node:path"
 import { OUTCOME_TYPES as DRUG_OUTCOMES } from "../plugins/drug-outcomes/schema.ts"
 import { codesOf } from "../src/health/vocabulary.ts"
 import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
-import type { ProbeSummary } from "./healthz-prober.ts"
+import { type LatencySummary, summary } from "./healthz-prober.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -81,13 +81,6 @@ const coldQuestions = (vocab: { readonly drugs: ReadonlyArray<string>; readonly 
 
 const rssMiB = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024)
 
-const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
-
-const summary = (values: ReadonlyArray<number>) => {
-  const s = [...values].sort((a, b) => a - b)
-  return { n: s.length, p50: quantile(s, 0.5), p99: quantile(s, 0.99), max: s.at(-1) ?? Number.NaN }
-}
 
 const cli = (dataDir: string, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8" })
@@ -108,14 +101,14 @@ interface StartRow {
 
 /** One service run at one size and thread count. */
 export interface ScaleRow extends StartRow {
-  readonly cold: Record<string, { n: number; p50: number; p99: number; max: number }>
+  readonly cold: Record<string, LatencySummary>
   readonly mixed: {
     readonly reqPerSec: number
     readonly errors: number
     /** Probed by a process of its own (bench/healthz-prober.ts), as a health checker would. */
-    readonly healthz: ProbeSummary
+    readonly healthz: LatencySummary
     /** Probed from the load clients' own process: adds that busy process's event-loop delay. */
-    readonly healthzInClients: { n: number; p50: number; p99: number; max: number }
+    readonly healthzInClients: LatencySummary
     /** The server's own event-loop delay meanwhile (its /metrics, ms): what the HTTP thread did, apart from the client's and the scheduler's share of /healthz's time. */
     readonly loopDelay: { readonly p99: number; readonly max: number }
   }
@@ -169,11 +162,11 @@ const warmClient = () =>
 
 /** Runs bench/healthz-prober.ts against `base` for `seconds`, in a process of its own. */
 const probeApart = (base: string, seconds: number) =>
-  new Promise<ProbeSummary>((resolve, reject) => {
+  new Promise<LatencySummary>((resolve, reject) => {
     const prober = spawn(process.execPath, [join(ROOT, "bench/healthz-prober.ts"), base, String(seconds)], { stdio: ["ignore", "pipe", "inherit"] })
     let out = ""
     prober.stdout!.setEncoding("utf8").on("data", (d: string) => out += d)
-    prober.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as ProbeSummary) : reject(new Error(`the /healthz prober exited (${code})`))))
+    prober.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as LatencySummary) : reject(new Error(`the /healthz prober exited (${code})`))))
   })
 
 /** Polls /readyz every 10 ms until 200: the slowest answer meanwhile. */
