@@ -29,8 +29,9 @@ import type { FromThread, ThreadInit, ThreadPriority, ToThread } from "./protoco
 /**
  * How much lower than the HTTP thread's a compute thread's CPU priority is (Linux nice steps; a
  * thread's nice value is its own there): when cold work keeps every core busy, the HTTP thread —
- * probes, cached answers, auth, the ledger — still gets a core at once, and the compute threads
- * use whatever it leaves.
+ * probes, cached answers, auth, the ledger — gets about ten times a compute thread's share of a
+ * core, though it may wait for the end of a compute thread's time slice (the idle class below
+ * does not make it wait).
  */
 const NICE_STEPS = 10
 
