@@ -128,7 +128,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
             log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority ?? {}) })))
             if (init.priority === "idle" && message.priority?.policy === "normal" && !warnedPriority) {
               warnedPriority = true
-              log(Effect.logWarning("compute threads could not be put in Linux's idle scheduling class; they run at nice +10").pipe(Effect.annotateLogs({ reason: "chrt (util-linux or BusyBox) is missing or was refused", see: "docs/deploy.md" })))
+              log(Effect.logWarning("compute threads could not be put in Linux's idle scheduling class; they run at nice +10").pipe(Effect.annotateLogs({ reason: "chrt (util-linux) is missing, or refused the change", see: "docs/deploy.md" })))
             }
             onReady?.()
             while (waiting.length > 0 && t.ready) waiting.shift()!(t)

@@ -50,7 +50,7 @@ const currentPriority = (tid: number): ThreadPriority => {
  * Lowers this thread's priority: nice +10, then (HCC_COMPUTE_PRIORITY=idle) the SCHED_IDLE class,
  * in which Linux hands the core to a waking normal thread — the HTTP thread — at once instead of
  * after the compute thread's time slice (docs/deploy.md). Node has no call for a thread's class,
- * so `chrt` (util-linux, or BusyBox) sets it, once per thread. Returns what Linux then reports, or
+ * so util-linux's `chrt` sets it, once per thread. Returns what Linux then reports, or
  * undefined where there is no /proc (not Linux).
  */
 const lowerPriority = (wanted: ThreadInit["priority"]): ThreadPriority | undefined => {

@@ -77,7 +77,7 @@ export interface AppSettings {
   readonly threads: number
   /**
    * How the compute threads yield the CPU to the HTTP thread (Linux): `idle` = the SCHED_IDLE class
-   * (set with util-linux's or BusyBox's `chrt`; nice +10 where that fails), `nice` = nice +10 only.
+   * (set with util-linux's `chrt`; nice +10 where that fails), `nice` = nice +10 only.
    */
   readonly computePriority: "idle" | "nice"
   /** Whether the loaded dataset's columns are kept in `$HCC_DATA_DIR/dataset.snapshot` and read from there on the next start. */

@@ -255,7 +255,7 @@ describe("HCC_COMPUTE_PRIORITY", () => {
         expect(t.actual).toEqual({ nice: Math.min(19, t.http.nice + 10), policy: SCHED_OTHER })
         expect(t.logged).toEqual([t.actual.nice, "normal"])
       }
-      expect(warned(server).map((l) => [l.reason, l.see])).toEqual([["chrt (util-linux or BusyBox) is missing or was refused", "docs/deploy.md"]])
+      expect(warned(server).map((l) => [l.reason, l.see])).toEqual([["chrt (util-linux) is missing, or refused the change", "docs/deploy.md"]])
     } finally {
       await server.stop()
     }
