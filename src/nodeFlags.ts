@@ -8,7 +8,8 @@
  * `--single-threaded-gc`: each isolate collects its own garbage on its own thread. By default V8
  * marks and sweeps on a pool of helper threads shared by every isolate of the process and running
  * at the normal priority, so a compute thread's collections are done at the HTTP thread's priority
- * (despite the compute thread's nice +10, src/compute/worker.ts), competing with it for the cores —
+ * (despite the compute thread's lower priority, src/compute/worker.ts), competing with it for the
+ * cores —
  * and under cold load each compute thread starts about five full collections a second (V8's soft
  * trigger: the old generation still well under its limit, a few MB allocated since the last one).
  * Measured on 2 cores, 50k patients, the cold mix (docs/benchmarks.md, eleventh session): with 2
