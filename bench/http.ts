@@ -2,7 +2,10 @@
  * `npm run bench:http`: the platform (bearer auth, burst limit, daily reservation, durable ledger,
  * request log) against a bare node:http endpoint doing the same work, side by side in one run.
  * The service uses an Unlimited account whose burst limit does not bind, so the limiter's cost is
- * measured, not its refusals. Prints req/s and latency percentiles and the ratios.
+ * measured, not its refusals. Prints req/s, latency percentiles, the server process's CPU per
+ * request and the ratios: bare and service are measured in turn for several rounds (this machine's
+ * speed drifts between minutes; within a round both sides see the same machine), and the table
+ * gives the median round and the median of the rounds' ratios, with every round's ratio below it.
  *
  * `runHttpBench` is exported for test harnesses; this file is also the CLI.
  */
@@ -24,6 +27,8 @@ export interface BenchRow {
   readonly p99: number
   readonly non2xx: number
   readonly errors: number
+  /** CPU time of the server process (every thread) per answered request, µs; undefined where /proc is not there to read. */
+  readonly cpuMicrosPerRequest?: number | undefined
 }
 
 /** Options of a run. */
@@ -32,7 +37,22 @@ export interface HttpBenchOptions {
   readonly seconds?: number
   /** Concurrent connections. */
   readonly connections?: number
+  /** Rounds of bare and service measured in turn (the table gives each target's median round). Default 3. */
+  readonly rounds?: number
 }
+
+/** CPU seconds (user + system, every thread) a process has used, from /proc; undefined elsewhere. */
+const cpuSecondsOf = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100 on Linux)
+  } catch {
+    return undefined
+  }
+}
+
+/** The median of some numbers (the lower middle of an even count). */
+const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
 
 /** The temporary folders made by benchDir, removed (by one exit listener) when the bench process exits. */
 const benchDirs: Array<string> = []
@@ -72,11 +92,19 @@ export const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
   return JSON.parse(r.stdout) as Record<string, string>
 }
 
-/** Warm-up, then one measured autocannon run. */
-export const measure = async (name: string, options: Parameters<typeof autocannon>[0], seconds: number): Promise<BenchRow> => {
-  await autocannon({ ...options, duration: Math.max(1, Math.round(seconds / 4)) }) // warm-up (JIT, caches)
+/** Warm-up (unless `warm: false`), then one measured autocannon run; with `serverPid`, the server's CPU per request too. */
+export const measure = async (
+  name: string,
+  options: Parameters<typeof autocannon>[0],
+  seconds: number,
+  extra: { readonly warm?: boolean; readonly serverPid?: number | undefined } = {}
+): Promise<BenchRow> => {
+  if (extra.warm !== false) await autocannon({ ...options, duration: Math.max(1, Math.round(seconds / 4)) }) // warm-up (JIT, caches)
+  const cpuBefore = cpuSecondsOf(extra.serverPid)
   const r = await autocannon({ ...options, duration: seconds })
-  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }
+  const cpuAfter = cpuSecondsOf(extra.serverPid)
+  const cpuMicrosPerRequest = cpuBefore === undefined || cpuAfter === undefined || r.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests.total
+  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuMicrosPerRequest }
 }
 
 /** Runs both servers and all four measurements; returns the rows (service rows carry their ratio to the bare one). */
@@ -101,15 +129,42 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog }, []) // plain node: the baseline
   const bareUrl = `http://127.0.0.1:${bare.port}`
   const body = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => Math.round(50 + 30 * Math.sin(i / 3)) / 10) })
+  const rounds = Math.max(1, options.rounds ?? 3)
   try {
-    const rows: Array<BenchRow> = []
     const common = { connections, headers }
-    rows.push(await measure("bare node:http  GET  /v1/catalog", { ...common, url: `${bareUrl}/v1/catalog` }, seconds))
-    rows.push(await measure("service         GET  /v1/catalog", { ...common, url: `${serviceUrl}/v1/catalog` }, seconds))
-    rows.push(await measure("bare node:http  POST /v1/series-stats", { ...common, url: `${bareUrl}/v1/series-stats`, method: "POST", body }, seconds))
-    rows.push(await measure("service         POST /v1/series-stats", { ...common, url: `${serviceUrl}/v1/series-stats`, method: "POST", body }, seconds))
+    // Bare and service in turn, `rounds` times, the order swapped every round: this machine's speed
+    // drifts between minutes, and a drift then moves both sides of a round's ratio alike.
+    const pair = async (path: string, post: boolean) => {
+      const target = (base: string) => ({ ...common, url: `${base}${path}`, ...(post ? { method: "POST" as const, body } : {}) })
+      const label = `${post ? "POST" : "GET "} ${path}`
+      const bareRounds: Array<BenchRow> = []
+      const serviceRounds: Array<BenchRow> = []
+      for (let round = 0; round < rounds; round++) {
+        const bareFirst = round % 2 === 0
+        for (const side of bareFirst ? ["bare", "service"] as const : ["service", "bare"] as const) {
+          const row = side === "bare"
+            ? await measure(`bare node:http  ${label}`, target(bareUrl), seconds, { warm: round === 0, serverPid: bare.child.pid })
+            : await measure(`service         ${label}`, target(serviceUrl), seconds, { warm: round === 0, serverPid: service.child.pid })
+          ;(side === "bare" ? bareRounds : serviceRounds).push(row)
+        }
+      }
+      const ratios = serviceRounds.map((r, i) => r.reqPerSec / bareRounds[i]!.reqPerSec)
+      // Each side's median round by req/s (its latency and CPU figures are that round's).
+      const middle = (rows: ReadonlyArray<BenchRow>) => rows.find((r) => r.reqPerSec === median(rows.map((x) => x.reqPerSec)))!
+      return { bare: middle(bareRounds), service: middle(serviceRounds), ratios }
+    }
+    const catalog = await pair("/v1/catalog", false)
+    const charged = await pair("/v1/series-stats", true)
     const usage = await (await fetch(`${serviceUrl}/v1/usage`, { headers })).json() as { queries_today: number }
-    return { rows, ledgerRows: usage.queries_today, connections, seconds }
+    return {
+      rows: [catalog.bare, catalog.service, charged.bare, charged.service],
+      /** Service ÷ bare req/s in each round, in order. */
+      roundRatios: { catalog: catalog.ratios, charged: charged.ratios },
+      ledgerRows: usage.queries_today,
+      connections,
+      seconds,
+      rounds
+    }
   } finally {
     service.child.kill("SIGTERM")
     bare.child.kill("SIGTERM")
@@ -119,17 +174,22 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
 /** Formats the result as the table printed by the CLI (and pasted into docs/benchmarks.md). */
 export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>): string => {
   const [bareCat, svcCat, barePost, svcPost] = result.rows
-  const line = (r: BenchRow, base?: BenchRow) =>
-    `| ${r.name} | ${Math.round(r.reqPerSec).toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${base === undefined ? "1.00 (baseline)" : (r.reqPerSec / base.reqPerSec).toFixed(2)} | ${r.non2xx + r.errors} |`
+  const { catalog, charged } = result.roundRatios
+  const cpu = (r: BenchRow) => (r.cpuMicrosPerRequest === undefined ? "n/a" : r.cpuMicrosPerRequest.toFixed(1))
+  const line = (r: BenchRow, ratios?: ReadonlyArray<number>) =>
+    `| ${r.name} | ${Math.round(r.reqPerSec).toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${cpu(r)} | ${ratios === undefined ? "1.00 (baseline)" : median(ratios).toFixed(2)} | ${r.non2xx + r.errors} |`
+  const list = (ratios: ReadonlyArray<number>) => ratios.map((x) => x.toFixed(2)).join(", ")
   return [
-    `${result.connections} connections, ${result.seconds} s per target after a warm-up; node ${process.version}; ledger rows written: ${result.ledgerRows}`,
+    `${result.connections} connections, ${result.seconds} s per measurement after a warm-up, ${result.rounds} rounds of bare and service in turn (each row: that side's median round; the ratio: the median of the rounds' ratios); node ${process.version}; ledger rows written: ${result.ledgerRows}`,
     "",
-    "| target | req/s | p50 ms | p99 ms | ratio to bare | non-2xx + errors |",
-    "|---|---|---|---|---|---|",
+    "| target | req/s | p50 ms | p99 ms | server CPU µs per request | ratio to bare | non-2xx + errors |",
+    "|---|---|---|---|---|---|---|",
     line(bareCat!),
-    line(svcCat!, bareCat),
+    line(svcCat!, catalog),
     line(barePost!),
-    line(svcPost!, barePost)
+    line(svcPost!, charged),
+    "",
+    `Ratio to bare by round: catalog ${list(catalog)}; charged POST ${list(charged)}.`
   ].join("\n")
 }
 
@@ -202,10 +262,11 @@ const fixedRateSideBySide = async (seconds: number) => {
 if (import.meta.main) {
   const fixedOnly = process.argv.includes("--fixed-rate")
   const seconds = Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? process.env.BENCH_SECONDS ?? 10)
+  const rounds = Number(process.argv.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 3)
   if (fixedOnly) {
     await fixedRateSideBySide(seconds)
   } else {
-    runHttpBench({ seconds }).then(async (r) => {
+    runHttpBench({ seconds, rounds }).then(async (r) => {
       console.log(formatHttpBench(r))
       console.log("")
       const { formatScaleBench, runScaleBench } = await import("./scale.ts")
