@@ -129,7 +129,8 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog }, []) // plain node: the baseline
   const bareUrl = `http://127.0.0.1:${bare.port}`
   const body = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => Math.round(50 + 30 * Math.sin(i / 3)) / 10) })
-  const rounds = Math.max(1, options.rounds ?? 3)
+  const rounds = options.rounds ?? 3
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`runHttpBench: rounds must be a whole number, 1 or more (got ${rounds})`)
   try {
     const common = { connections, headers }
     // Bare and service in turn, `rounds` times, the order swapped every round: this machine's speed
@@ -263,6 +264,10 @@ if (import.meta.main) {
   const fixedOnly = process.argv.includes("--fixed-rate")
   const seconds = Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? process.env.BENCH_SECONDS ?? 10)
   const rounds = Number(process.argv.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 3)
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error("bench:http: --rounds=N takes a whole number of rounds, 1 or more (default 3)")
+    process.exit(2)
+  }
   if (fixedOnly) {
     await fixedRateSideBySide(seconds)
   } else {
