@@ -107,9 +107,14 @@ export const measure = async (
   return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuMicrosPerRequest }
 }
 
-/** Runs both servers and all four measurements; returns the rows (service rows carry their ratio to the bare one). */
+/**
+ * Runs both servers and measures each pair (catalog, charged POST) `rounds` times in turn; returns
+ * each side's median round as the rows, and the service-to-bare ratio of every round.
+ */
 export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   const seconds = options.seconds ?? 10
+  const rounds = options.rounds ?? 3
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`runHttpBench: rounds must be a whole number, 1 or more (got ${rounds})`)
   const connections = options.connections ?? 50
   const dataDir = benchDir("hcc-bench-")
   const service = await startProcess([join(ROOT, "src/main.ts")], {
@@ -129,8 +134,6 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog }, []) // plain node: the baseline
   const bareUrl = `http://127.0.0.1:${bare.port}`
   const body = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => Math.round(50 + 30 * Math.sin(i / 3)) / 10) })
-  const rounds = options.rounds ?? 3
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`runHttpBench: rounds must be a whole number, 1 or more (got ${rounds})`)
   try {
     const common = { connections, headers }
     // Bare and service in turn, `rounds` times, the order swapped every round: this machine's speed
