@@ -98,7 +98,7 @@ const rowsByKey = (keys: Int32Array, groups: number): ReadonlyArray<Int32Array> 
  */
 const prepared = preparedPerDataset<PerDataset>("drug-outcomes per-dataset statistics", { shared: true })
 
-/** What perDataset keeps, given everyone's whole-window means (a plain function: see the note at cohortOf). */
+/** What perDataset keeps, given everyone's whole-window means (a plain function: see the note before exposureOf). */
 const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
   const n = data.patients.count
   const asOfYear = Number(data.asOf.slice(0, 4))
@@ -186,21 +186,36 @@ interface Cohort {
 
 // The loops below are plain functions, not steps of the Effect generator: V8 optimizes a hot loop
 // of a plain function while it runs (on-stack replacement), which it does not do inside a
-// generator, so a server's first questions no longer run these loops unoptimized.
+// generator, so a server's first questions no longer run these loops unoptimized. Each loop is in
+// a function of its own that ends with it and returns a local: V8 compiles a long loop while it
+// runs, before the code after it has run, and code after it would then bail out on every later
+// question (src/plugin/hotLoops.ts).
 
-/** Exposure windows from the drug's courses, its adverse events in the window, the cohort and the comparators. */
-const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: (typeof OUTCOME_TYPES)[number]): Cohort => {
+/** Per patient, from the drug's courses: the months they cover, the first start, the adherence sum and count; the holders. */
+interface Exposure {
+  readonly from: Int32Array
+  readonly to: Int32Array
+  readonly firstStart: Int32Array
+  readonly hasCourse: Uint8Array
+  readonly pdcSum: Float64Array
+  readonly courses: Int32Array
+  readonly holders: Array<number>
+}
+
+/** Exposure windows from the drug's courses, within the panel. */
+const exposureOf = (data: Dataset, shared: PerDataset, drug: number): Exposure => {
   const n = data.patients.count
   const last = data.months - 1
-  const windowStart = firstDayOfMonth(data.firstMonth)
-  // Exposure window per patient: the months its courses of the drug cover, within the panel.
-  const from = new Int32Array(n).fill(data.months)
-  const to = new Int32Array(n)
-  const firstStart = new Int32Array(n).fill(data.months)
-  const hasCourse = new Uint8Array(n)
-  const pdcSum = new Float64Array(n)
-  const courses = new Int32Array(n)
-  const holders: Array<number> = []
+  const x: Exposure = {
+    from: new Int32Array(n).fill(data.months),
+    to: new Int32Array(n),
+    firstStart: new Int32Array(n).fill(data.months),
+    hasCourse: new Uint8Array(n),
+    pdcSum: new Float64Array(n),
+    courses: new Int32Array(n),
+    holders: []
+  }
+  const { from, to, firstStart, hasCourse, pdcSum, courses, holders } = x
   const ex = data.exposures
   const asOfMonth = monthOfDay(data.asOfDay)
   for (const i of shared.coursesOf[drug] ?? []) {
@@ -216,26 +231,50 @@ const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: 
     pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
     courses[p] = courses[p]! + 1
   }
-  // Adverse events of the drug in the window.
-  const events = new Int32Array(n)
+  return x
+}
+
+/** Per patient: the drug's adverse events in the window. */
+const drugEventsOf = (data: Dataset, shared: PerDataset, drug: number): Int32Array => {
+  const events = new Int32Array(data.patients.count)
+  const windowStart = firstDayOfMonth(data.firstMonth)
   const ae = data.adverseEvents
   for (const i of shared.eventsOf[drug] ?? []) {
     if (ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
   }
-  // Cohort (by outcome type) and comparators (no course of the drug at all); the cohort also as a
-  // list in patient order (members[j]), so the kernel works and answers for it alone.
+  return events
+}
+
+/** The cohort (by outcome type) and the comparators; `counts` = [members, comparators, the members' events]. */
+interface Membership {
+  readonly adherence: Float64Array
+  readonly inCohort: Uint8Array
+  readonly comparator: Uint8Array
+  /** The members in patient order, in the first counts[0] places. */
+  readonly listed: Int32Array
+  readonly counts: Int32Array
+}
+
+/**
+ * Cohort and comparators (no course of the drug at all); the cohort also as a list in patient
+ * order, so the kernel works and answers for it alone. The counts are kept in `counts` as the
+ * loop goes, so nothing follows it.
+ */
+const membershipOf = (n: number, x: Exposure, events: Int32Array, outcomeType: (typeof OUTCOME_TYPES)[number]): Membership => {
+  const m: Membership = {
+    adherence: new Float64Array(n), // read for cohort members only
+    inCohort: new Uint8Array(n),
+    comparator: new Uint8Array(n),
+    listed: new Int32Array(x.holders.length),
+    counts: new Int32Array(3)
+  }
+  const { adherence, inCohort, comparator, listed, counts } = m
+  const { from, to, hasCourse, pdcSum, courses } = x
   // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
-  const adherence = new Float64Array(n) // read for cohort members only
-  const inCohort = new Uint8Array(n)
-  const comparator = new Uint8Array(n)
-  const listed = new Int32Array(holders.length)
-  let size = 0
-  let comparators = 0
-  let eventCount = 0
   for (let p = 0; p < n; p++) {
     if (hasCourse[p] === 0) {
       comparator[p] = 1
-      comparators++
+      counts[1]!++
       continue
     }
     adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
@@ -244,21 +283,48 @@ const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: 
       (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
     if (member) {
       inCohort[p] = 1
-      listed[size++] = p
-      eventCount += events[p]!
+      listed[counts[0]!++] = p
+      counts[2]! += events[p]!
     }
   }
-  const members = listed.subarray(0, size)
-  const onFrom = new Int32Array(size)
-  const onTo = new Int32Array(size)
-  const preTo = new Int32Array(size)
+  return m
+}
+
+/** Per member j: the exposure window [onFrom, onTo) and the months before the first course [0, preTo). */
+const windowsOf = (members: Int32Array, x: Exposure, months: number) => {
+  const size = members.length
+  const w = { onFrom: new Int32Array(size), onTo: new Int32Array(size), preTo: new Int32Array(size) }
+  const { onFrom, onTo, preTo } = w
   for (let j = 0; j < size; j++) {
     const p = members[j]!
-    onFrom[j] = from[p]!
-    onTo[j] = to[p]!
-    preTo[j] = Math.min(Math.max(firstStart[p]!, 0), data.months)
+    onFrom[j] = x.from[p]!
+    onTo[j] = x.to[p]!
+    preTo[j] = Math.min(Math.max(x.firstStart[p]!, 0), months)
   }
-  return { size, members, inCohort, comparator, comparators, holders, onFrom, onTo, preTo, adherence, events: eventCount }
+  return w
+}
+
+/** Exposure windows from the drug's courses, its adverse events in the window, the cohort and the comparators. */
+const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: (typeof OUTCOME_TYPES)[number]): Cohort => {
+  const x = exposureOf(data, shared, drug)
+  const events = drugEventsOf(data, shared, drug)
+  const m = membershipOf(data.patients.count, x, events, outcomeType)
+  const size = m.counts[0]!
+  const members = m.listed.subarray(0, size)
+  const w = windowsOf(members, x, data.months)
+  return {
+    size,
+    members,
+    inCohort: m.inCohort,
+    comparator: m.comparator,
+    comparators: m.counts[1]!,
+    holders: x.holders,
+    onFrom: w.onFrom,
+    onTo: w.onTo,
+    preTo: w.preTo,
+    adherence: m.adherence,
+    events: m.counts[2]!
+  }
 }
 
 /** The conditions clearly over-represented in the cohort (up to MAX_INDICATIONS), most first. */
