@@ -73,8 +73,12 @@ export const startPostgres = async (): Promise<{ readonly url: string; readonly 
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     stop: async () => {
-      await pg.stop()
-      unhook()
+      try {
+        await pg.stop()
+      } finally {
+        // Even when the stop fails: the hook would end the run with exit code 0, hiding that failure too.
+        unhook()
+      }
       rmSync(dir, { recursive: true, force: true })
     }
   }
