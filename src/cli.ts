@@ -10,7 +10,9 @@
  * called wrongly (one line and a hint, not the whole help); `--log-level` sets the level of the log
  * lines (on stderr, except `serve`, whose log is its output).
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// Module by module: the package's index also loads its Redis client (~150 ms of every start).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
 import { type Account, AccountNotFound, type AccountChanges, Accounts, DuplicateAccountName, type TokenInfo, TokenNotFound } from "./auth/Accounts.ts"

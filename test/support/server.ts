@@ -21,6 +21,8 @@ export interface TestServer extends DbTarget {
   readonly demoToken: string
   /** Everything the process has written to stdout so far. */
   readonly stdout: () => string
+  /** Everything the server has written to stderr so far. */
+  readonly stderr: () => string
   /** Parsed JSON log lines so far. */
   readonly logLines: () => ReadonlyArray<Record<string, unknown>>
   /** Sends a signal and resolves with the exit code. */
@@ -118,6 +120,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
           databaseUrl: options.databaseUrl,
           demoToken: existsSync(demoFile) ? readFileSync(demoFile, "utf8").trim() : "",
           stdout: () => out,
+          stderr: () => err,
           logLines,
           stop: (signal = "SIGTERM") => {
             if (child.exitCode === null) child.kill(signal)
