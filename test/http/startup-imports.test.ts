@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
 import { ROOT, startServer } from "../support/server.ts"
 
 const REPORTER = join(ROOT, "test/fixtures/harness/report-packages.ts")
@@ -19,7 +20,7 @@ describe("packages loaded at start", () => {
   })
 
   it("the server loads @effect/platform-node but not the Redis client", async () => {
-    const server = await startServer({ nodeArgs: ["--single-threaded-gc", "--import", REPORTER] })
+    const server = await startServer({ nodeArgs: [...SERVER_NODE_FLAGS, "--import", REPORTER] })
     try {
       const packages = loaded(server.stderr())
       expect(packages).toContain("@effect/platform-node")
