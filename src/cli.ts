@@ -416,7 +416,10 @@ export const problemOf = (e: unknown): CliProblem | undefined => {
   if (e instanceof DuplicateAccountName) return fail("Conflict", "duplicate_account_name", e.message)
   if (e instanceof ImportRejected) return fail("Import rejected", "import_rejected", `nothing was imported: ${e.total} problem${e.total === 1 ? "" : "s"}`, { errors: e.problems })
   if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError") {
-    return fail("Database error", "database_error", `the database failed: ${(e as { message?: string }).message ?? "unknown error"}`)
+    // The operation ("execute") and the engine's own words ("no such table: x").
+    const { message, reason } = e as { readonly message?: string; readonly reason?: { readonly cause?: { readonly message?: unknown } } }
+    const cause = typeof reason?.cause?.message === "string" ? `: ${reason.cause.message}` : ""
+    return fail("Database error", "database_error", `the database failed: ${message ?? "unknown error"}${cause}`)
   }
   return fail("Failed", "failed", e instanceof Error ? e.message : String(e))
 }

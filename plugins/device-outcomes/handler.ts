@@ -4,7 +4,7 @@
  * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
-import { closest, datasetCache, fail, HealthData, Kernels, parseMonths, roundTo } from "../../src/plugin/Plugin.ts"
+import { closest, datasetCache, fail, HealthData, Kernels, parseMonths, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
 import { implantsInPeriod, poolMetric, studyEstimates } from "./pooling.ts"
 import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 
@@ -24,7 +24,8 @@ const compute = (request: typeof DeviceOutcomesRequest.Type) =>
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset
     const devices = data.vocabulary.device
-    const device = devices.indexOf(request.device_category)
+    const code = resolveCode(data, "device", request.device_category)
+    const device = code === undefined ? -1 : devices.indexOf(code)
     if (device < 0) {
       return yield* fail("unknown_device", `No device category named '${request.device_category}' in the dataset.`, {
         suggestions: closest(request.device_category, devices)

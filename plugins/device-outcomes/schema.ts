@@ -4,7 +4,7 @@ import { Code, distinctNonEmpty, Months } from "../../src/plugin/Plugin.ts"
 
 /** The request body. */
 export const DeviceOutcomesRequest = Schema.Struct({
-  device_category: Code.annotate({ description: "Device category code (catalog vocabulary `device`), e.g. knee_implant" }),
+  device_category: Code.annotate({ description: "Device category code (catalog vocabulary `device`), e.g. knee_implant, or a standard code of an implant procedure or device type, e.g. snomed:609588000" }),
   outcome_metrics: distinctNonEmpty(Code).annotate({
     description: "Metric codes (catalog vocabulary `device_metric`); `*_rate` metrics are proportions of implants with the event"
   }),

@@ -6,17 +6,19 @@
  * O(patients) bookkeeping and arithmetic over at most 48 strata.
  */
 import { Effect } from "effect"
-import { ADHERENCE_THRESHOLD, atLeast, atMost, AXES, type Axis, type Dataset, firstDayOfMonth, Kernels, type KernelsService, monthOfDay, oneSampleTP, preparedPerDataset, primed } from "../../src/plugin/Plugin.ts"
+import { ADHERENCE_THRESHOLD, atLeast, atMost, AXES, type Axis, type Dataset, firstDayOfMonth, Kernels, type KernelsService, monthOfDay, oneSampleTP, preparedPerDataset, primed, SEXES } from "../../src/plugin/Plugin.ts"
 import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 /** A condition is an indication of the drug when at least this share of the cohort has it… */
 export const INDICATION_MIN_SHARE = 0.05
 /** …and it is at least this many times as common in the cohort as among the unexposed. */
 export const INDICATION_MIN_RATIO = 1.5
-/** At most this many indications (the most over-represented) define strata: 2^k × 3 age bands × 2 sexes. */
+/** At most this many indications (the most over-represented) define strata: 2^k × 3 age bands × 4 sexes (female, male, other, unknown). */
 export const MAX_INDICATIONS = 3
 /** Age bands of the strata (age at as_of): under 45, 45–64, 65 and over. */
 export const AGE_BANDS = [45, 65] as const
+/** Age band × sex strata. */
+const AGE_SEX_STRATA = (AGE_BANDS.length + 1) * SEXES.length
 /** A mean slope smaller than this (points per month, 0.12 a year) is `stable` whatever its p-value. */
 export const TREND_MIN_SLOPE = 0.01
 /** Significance level of the trend test. */
@@ -29,8 +31,9 @@ export interface AxisEffect {
   readonly se: number
   /** difference ÷ the axis's reference SD (PerDataset.referenceSd): Cohen's d on one scale for every drug. */
   readonly standardized: number
+  /** NaN when fewer than 3 patients have a known adherence and a score before and during the drug. */
   readonly correlation: number
-  /** Patients with a before and an on-drug score (the correlation's n). */
+  /** Patients with a known adherence and a before and an on-drug score (the correlation's n). */
   readonly correlationN: number
   readonly meanSlope: number
   readonly trendP: number
@@ -44,6 +47,8 @@ export interface DrugAnalysis {
   /** The conditions used as indication strata, most over-represented first. */
   readonly indications: ReadonlyArray<string>
   readonly events: number
+  /** Courses of the drug whose adherence is known (dispensing records), of all its courses in the window. */
+  readonly adherenceKnown: number
   readonly eventRate: number
   readonly eventRateSe: number
   readonly axes: ReadonlyMap<Axis, AxisEffect>
@@ -65,11 +70,11 @@ const variance = (c: Cell) => (c.n >= 2 ? Math.max(0, (c.ss - (c.s * c.s) / c.n)
 interface PerDataset {
   /** 8 × patients, axis-major (AXES order). */
   readonly wholeMeans: Float64Array
-  /** Age band (AGE_BANDS) × 2 + sex. */
+  /** Age band (AGE_BANDS) × SEXES.length + sex. */
   readonly ageSex: Int32Array
   /**
    * Per axis (AXES order): the SD of every patient's whole-window mean score within their age band
-   * × sex stratum, pooled over the 6 strata — the denominator of every drug's efficacy_score, so the
+   * × sex stratum, pooled over the strata — the denominator of every drug's efficacy_score, so the
    * same effect in points is the same d whatever the drug, its exposure windows or its indications.
    */
   readonly referenceSd: Float64Array
@@ -105,10 +110,10 @@ const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
   const ageSex = new Int32Array(new SharedArrayBuffer(n * 4))
   for (let p = 0; p < n; p++) {
     const age = asOfYear - data.patients.birthYear.data[p]!
-    ageSex[p] = (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * 2 + data.patients.sex.data[p]!
+    ageSex[p] = (age < AGE_BANDS[0] ? 0 : age < AGE_BANDS[1] ? 1 : 2) * SEXES.length + data.patients.sex.data[p]!
   }
   const referenceSd = Float64Array.from(AXES, (_, a) => {
-    const cells = Array.from({ length: 6 }, cell)
+    const cells = Array.from({ length: AGE_SEX_STRATA }, cell)
     for (let p = 0; p < n; p++) {
       const m = wholeMeans[a * n + p]!
       if (Number.isNaN(m)) continue
@@ -179,9 +184,10 @@ interface Cohort {
   readonly onFrom: Int32Array
   readonly onTo: Int32Array
   readonly preTo: Int32Array
-  /** Per patient (read for members only): mean adherence over their courses. */
+  /** Per patient (read for members only): mean adherence over their courses whose adherence is known; NaN when none is. */
   readonly adherence: Float64Array
   readonly events: number
+  readonly adherenceKnown: number
 }
 
 // The loops below are plain functions, not steps of the Effect generator: V8 optimizes a hot loop
@@ -191,7 +197,7 @@ interface Cohort {
 // runs, before the code after it has run, and code after it would then bail out on every later
 // question (src/plugin/hotLoops.ts).
 
-/** Per patient, from the drug's courses: the months they cover, the first start, the adherence sum and count; the holders. */
+/** Per patient, from the drug's courses: the months they cover, the first start, the adherence sum and count (of courses with a known adherence); the holders. */
 interface Exposure {
   readonly from: Int32Array
   readonly to: Int32Array
@@ -199,7 +205,10 @@ interface Exposure {
   readonly hasCourse: Uint8Array
   readonly pdcSum: Float64Array
   readonly courses: Int32Array
+  readonly pdcCount: Int32Array
   readonly holders: Array<number>
+  /** [courses in the window, of which with a known adherence]. */
+  readonly known: Int32Array
 }
 
 /** Exposure windows from the drug's courses, within the panel. */
@@ -213,9 +222,11 @@ const exposureOf = (data: Dataset, shared: PerDataset, drug: number): Exposure =
     hasCourse: new Uint8Array(n),
     pdcSum: new Float64Array(n),
     courses: new Int32Array(n),
-    holders: []
+    pdcCount: new Int32Array(n),
+    holders: [],
+    known: new Int32Array(2)
   }
-  const { from, to, firstStart, hasCourse, pdcSum, courses, holders } = x
+  const { from, to, firstStart, hasCourse, pdcSum, courses, pdcCount, holders, known } = x
   const ex = data.exposures
   const asOfMonth = monthOfDay(data.asOfDay)
   for (const i of shared.coursesOf[drug] ?? []) {
@@ -228,8 +239,15 @@ const exposureOf = (data: Dataset, shared: PerDataset, drug: number): Exposure =
     from[p] = Math.min(from[p]!, Math.max(s, 0))
     to[p] = Math.max(to[p]!, Math.min(e, last) + 1)
     firstStart[p] = Math.min(firstStart[p]!, s)
-    pdcSum[p] = pdcSum[p]! + ex.adherence[i]!
     courses[p] = courses[p]! + 1
+    known[0]!++
+    // Unknown adherence (no dispensing records) is left out, never taken as full.
+    const pdc = ex.adherence[i]!
+    if (pdc === pdc) {
+      pdcSum[p] = pdcSum[p]! + pdc
+      pdcCount[p] = pdcCount[p]! + 1
+      known[1]!++
+    }
   }
   return x
 }
@@ -269,7 +287,7 @@ const membershipOf = (n: number, x: Exposure, events: Int32Array, outcomeType: (
     counts: new Int32Array(3)
   }
   const { adherence, inCohort, comparator, listed, counts } = m
-  const { from, to, hasCourse, pdcSum, courses } = x
+  const { from, to, hasCourse, pdcSum, courses, pdcCount } = x
   // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
   for (let p = 0; p < n; p++) {
     if (hasCourse[p] === 0) {
@@ -277,7 +295,7 @@ const membershipOf = (n: number, x: Exposure, events: Int32Array, outcomeType: (
       counts[1]!++
       continue
     }
-    adherence[p] = courses[p]! > 0 ? pdcSum[p]! / courses[p]! : Number.NaN
+    adherence[p] = pdcCount[p]! > 0 ? pdcSum[p]! / pdcCount[p]! : Number.NaN
     const exposed = courses[p]! > 0 && to[p]! > from[p]!
     const member = exposed &&
       (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
@@ -323,7 +341,8 @@ const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: 
     onTo: w.onTo,
     preTo: w.preTo,
     adherence: m.adherence,
-    events: m.counts[2]!
+    events: m.counts[2]!,
+    adherenceKnown: x.known[1]!
   }
 }
 
@@ -374,7 +393,7 @@ const stratumSums = (
 ): StratumSums => {
   const n = data.patients.count
   const nAxes = axisIndex.length
-  const nStrata = (1 << flags.length) * 6
+  const nStrata = (1 << flags.length) * AGE_SEX_STRATA
   const sums: ExposedSums = {
     exposedCells: new Float64Array(nAxes * nStrata * 3),
     slopes: new Float64Array(nAxes * 3),
@@ -382,9 +401,9 @@ const stratumSums = (
     change: Array.from({ length: nAxes }, () => []),
     perStratum: new Int32Array(nStrata + 1)
   }
-  // Stratum per patient: indication bits (one flag column at a time) × 6 + age band × sex.
+  // Stratum per patient: indication bits (one flag column at a time) × AGE_SEX_STRATA + age band × sex.
   const stratumOf = Int32Array.from(shared.ageSex)
-  for (let i = 0; i < flags.length; i++) addStratumBit(stratumOf, flags[i]!, 6 << i)
+  for (let i = 0; i < flags.length; i++) addStratumBit(stratumOf, flags[i]!, AGE_SEX_STRATA << i)
   sumExposed(cohort, stratumOf, nAxes, nStrata, on, pre, sums)
   const perStratum = sums.perStratum
   for (let st = 0; st < nStrata; st++) perStratum[st + 1]! += perStratum[st]!
@@ -454,7 +473,7 @@ const sumExposed = (
         slopes[k * 3 + 2]! += slope * slope
       }
       const before = preMean[at]!
-      if (!Number.isNaN(before)) {
+      if (!Number.isNaN(before) && !Number.isNaN(adherence[p]!)) {
         adh[k]!.push(adherence[p]!)
         change[k]!.push(m - before)
       }
@@ -500,7 +519,7 @@ export const analyzeDrug = (
     const cohort = cohortOf(data, shared, drug, outcomeType)
     const cohortSize = cohort.size
     const indications = indicationsOf(data, shared, cohort)
-    const nStrata = (1 << indications.length) * 6
+    const nStrata = (1 << indications.length) * AGE_SEX_STRATA
     // Per-patient axis statistics (WASM): the cohort over its exposure window and over the months
     // before its first course (for the change); comparators over the whole panel (per dataset).
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
@@ -543,7 +562,7 @@ export const analyzeDrug = (
         difference: used > 0 ? difference : Number.NaN,
         se: used > 0 ? Math.sqrt(v) : Number.NaN,
         standardized: used > 0 && sd > 0 ? difference / sd : Number.NaN,
-        correlation: Number.isNaN(corr) ? 0 : corr,
+        correlation: corr,
         correlationN: pairs,
         meanSlope,
         trendP,
@@ -555,6 +574,7 @@ export const analyzeDrug = (
       comparators: cohort.comparators,
       indications: indications.map((i) => i.code),
       events: cohort.events,
+      adherenceKnown: cohort.adherenceKnown,
       eventRate: cohortSize > 0 ? cohort.events / cohortSize : 0,
       eventRateSe: cohortSize > 0 ? Math.sqrt(cohort.events) / cohortSize : 0,
       axes: result

@@ -1,6 +1,6 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, datasetCache, fail, HealthData, Kernels, parseMinimum, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, canonicalOrder, closest, datasetCache, fail, HealthData, Kernels, parseMinimum, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
 import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
 
@@ -15,13 +15,17 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset
-    const drug = data.vocabulary.drug.indexOf(request.drug)
+    const code = resolveCode(data, "drug", request.drug)
+    const drug = code === undefined ? -1 : data.vocabulary.drug.indexOf(code)
     if (drug < 0) {
       return yield* fail("unknown_drug", `No drug named '${request.drug}' in the dataset.`, { suggestions: closest(request.drug, data.vocabulary.drug) })
     }
     const axes = canonicalOrder(request.axes_filter)
     const required = parseMinimum(request.population_size)!
     const a = yield* analyses(data, `${drug}/${request.outcome_type}`, Effect.orDie(analyzeDrug(kernels, data, drug, request.outcome_type, AXES)))
+    if (request.outcome_type === "adherence" && a.adherenceKnown === 0) {
+      return yield* fail("adherence_unknown", `No course of ${request.drug} in the data window has a known adherence (the dataset has no dispensing records for it), so no cohort of adherent patients can be formed.`)
+    }
     if (a.cohortSize < required) {
       return yield* fail("cohort_too_small", `${a.cohortSize} patients match ${request.drug} (${request.outcome_type}); the request asks for at least ${required}.`, {
         context: { cohort_size: a.cohortSize, required }
@@ -41,7 +45,7 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
       adverse_event_rate: roundTo(a.eventRate, 4),
       axis_breakdown: Object.fromEntries(axes.map((axis) => {
         const e = a.axes.get(axis)!
-        return [axis, { correlation: roundTo(e.correlation, 3), trend: e.trend }]
+        return [axis, { correlation: Number.isNaN(e.correlation) ? null : roundTo(e.correlation, 3), trend: e.trend }]
       }))
     }
     return response

@@ -9,7 +9,7 @@ export const TRENDS = ["positive", "stable", "negative"] as const
 
 /** The request body. */
 export const DrugOutcomesRequest = Schema.Struct({
-  drug: Code.annotate({ description: "Drug code (catalog vocabulary `drug`), e.g. metformin" }),
+  drug: Code.annotate({ description: "Drug code (catalog vocabulary `drug`), e.g. metformin, or its standard code, e.g. rxnorm:6809" }),
   outcome_type: Schema.Literals(OUTCOME_TYPES).pipe(Schema.withDecodingDefaultKey(Effect.succeed("efficacy" as const))).annotate({
     description: "efficacy (default): every exposed patient; adherence: patients whose courses cover ≥ 80 % of days; adverse_events: exposed patients with an adverse event of the drug"
   }),
@@ -22,7 +22,7 @@ export const DrugOutcomesRequest = Schema.Struct({
 })
 
 const AxisOutcome = Schema.Struct({
-  correlation: Schema.Finite.annotate({ description: "Pearson r between adherence (PDC) and the axis change from before to during the drug (3 decimals)" }),
+  correlation: Schema.NullOr(Schema.Finite).annotate({ description: "Pearson r between adherence (PDC) and the axis change from before to during the drug (3 decimals); null when fewer than 3 patients have a known adherence (dispensing records) and scores before and during" }),
   trend: Schema.Literals(TRENDS).annotate({ description: "Direction of the cohort's within-patient slopes while on the drug" })
 })
 

@@ -1,6 +1,6 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
 import { Effect } from "effect"
-import { closest, datasetCache, fail, HealthData, Kernels } from "../../src/plugin/Plugin.ts"
+import { closest, datasetCache, fail, HealthData, Kernels, resolveCode } from "../../src/plugin/Plugin.ts"
 import { alertLevel, analyzeLead, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
 import type { OneHealthRequest, OneHealthResponse } from "./schema.ts"
 
@@ -22,7 +22,8 @@ const compute = (request: typeof OneHealthRequest.Type) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset
-    const { animal_species: species, geographic_scope: region, human_condition: condition } = request
+    const { animal_species: species, geographic_scope: region } = request
+    const condition = resolveCode(data, "zoonotic_condition", request.human_condition) ?? request.human_condition
     for (const [kind, code, known] of [
       ["species", species, data.vocabulary.species],
       ["condition", condition, data.vocabulary.zoonotic_condition],

@@ -14,7 +14,7 @@ export const OneHealthRequest = Schema.Struct({
   query_type: Schema.Literals(ONE_HEALTH_QUERY_TYPES).pipe(Schema.withDecodingDefaultKey(Effect.succeed("cross_species_correlation" as const))).annotate({
     description: "cross_species_correlation (default): does the animal series lead the human one, by how many days"
   }),
-  human_condition: Code.annotate({ description: "Zoonotic condition code (catalog vocabulary `zoonotic_condition`)" }),
+  human_condition: Code.annotate({ description: "Zoonotic condition code (catalog vocabulary `zoonotic_condition`), or its standard code, e.g. icd10cm:A69.2" }),
   animal_species: Code.annotate({ description: "Species code (catalog vocabulary `species`)" }),
   geographic_scope: Code.annotate({ description: "Region code (catalog vocabulary `region`)" })
 })

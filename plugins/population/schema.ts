@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/population (service-spec §4.5, decisions §2). */
 import { Effect, Schema } from "effect"
-import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty } from "../../src/plugin/Plugin.ts"
+import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty, SEXES } from "../../src/plugin/Plugin.ts"
 
 /** Analyses this endpoint runs. */
 export const ANALYSIS_TYPES = ["trend"] as const
@@ -32,10 +32,10 @@ const thresholdFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKe
 export const CohortDefinition = Schema.Struct({
   age_range: Schema.optionalKey(AgeRange),
   axes_threshold: Schema.optionalKey(Schema.Struct(thresholdFields).annotate({ description: "Axis code → { min?, max? } on the patient's mean score over the data window" })),
-  conditions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Condition codes; a patient must have all of them" })),
-  drugs: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Drug codes; a patient must have a course of each within the data window" })),
+  conditions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Condition codes (or standard codes, e.g. snomed:44054006, icd10cm:E11.9); a patient must have all of them" })),
+  drugs: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Drug codes (or standard codes, e.g. rxnorm:6809); a patient must have a course of each within the data window" })),
   regions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Region codes; a patient must live in one of them" })),
-  sex: Schema.optionalKey(Schema.Literals(["female", "male"]).annotate({ description: "Sex recorded at registration" }))
+  sex: Schema.optionalKey(Schema.Literals(SEXES).annotate({ description: "Sex recorded at registration (FHIR AdministrativeGender): female, male, other or unknown" }))
 })
 
 /** The request body. */

@@ -1,6 +1,6 @@
 /** POST /v1/risk-model: the profile scored by the risk type's model, fitted once per dataset at load. */
 import { Effect } from "effect"
-import { closest, fail, HealthData, Kernels, parseAgeRange, parseDays, preparedPerDataset, roundTo, type Dataset } from "../../src/plugin/Plugin.ts"
+import { closest, fail, HealthData, Kernels, parseAgeRange, parseDays, preparedPerDataset, resolveCode, roundTo, type Dataset } from "../../src/plugin/Plugin.ts"
 import { recommendedInterventions } from "./interventions.ts"
 import { contributions, fitRiskModels, probabilityWithin, profileVector, type RiskModels } from "./model.ts"
 import type { RiskModelRequest, RiskModelResponse } from "./schema.ts"
@@ -41,15 +41,18 @@ export const riskModel = (request: typeof RiskModelRequest.Type) =>
       return yield* fail("model_unavailable", `This dataset cannot support a ${request.risk_type} model (it needs at least 12 months of axis scores).`)
     }
     const profile = request.patient_profile
-    for (const code of profile.conditions) {
-      if (!data.vocabulary.condition.includes(code)) {
-        return yield* fail("unknown_condition", `No condition named '${code}' in the dataset.`, { suggestions: closest(code, data.vocabulary.condition) })
+    const conditions = new Set<string>()
+    for (const text of profile.conditions) {
+      const code = resolveCode(data, "condition", text)
+      if (code === undefined) {
+        return yield* fail("unknown_condition", `No condition named '${text}' in the dataset.`, { suggestions: closest(text, data.vocabulary.condition) })
       }
+      conditions.add(code)
     }
     const ages = profile.age_range === undefined ? undefined : parseAgeRange(profile.age_range)
     const x = profileVector(model, {
       age: ages === undefined ? undefined : (ages[0] + ages[1]) / 2,
-      conditions: new Set(profile.conditions),
+      conditions,
       axes: profile.axes_snapshot
     })
     const probability = probabilityWithin(model, x, parseDays(request.horizon)!)

@@ -35,6 +35,7 @@ export const buildCatalog = (plugins: ReadonlyArray<LoadedPlugin>, version: stri
       experimental: plugin.experimental === true
     })),
     vocabularies,
+    standard_codes: {},
     tiers: TIERS.map((t) => ({
       name: TIER_LIMITS[t].title,
       daily_limit: TIER_LIMITS[t].daily ?? null,

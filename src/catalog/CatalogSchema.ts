@@ -23,6 +23,10 @@ export const CatalogResponse = Schema.Struct({
   vocabularies: Schema.Record(Schema.String, NameList).annotate({
     description: "Every closed vocabulary a request accepts, by field name"
   }),
+  standard_codes: Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.String)).annotate({
+    description: "Per vocabulary of the loaded dataset, code → its standard code in `system:code` notation (e.g. type_2_diabetes → snomed:44054006); " +
+      "a request may name an entry either way. Codes without a standard code are left out; empty while the dataset loads"
+  }),
   tiers: Schema.Array(Schema.Struct({
     name: Schema.String,
     daily_limit: Schema.NullOr(Schema.Int),
@@ -32,17 +36,32 @@ export const CatalogResponse = Schema.Struct({
     as_of: Schema.String.annotate({ description: "The dataset's as_of date (YYYY-MM-DD): time ranges count back from it" }),
     source: Schema.Literals(["synthetic", "imported"]).annotate({ description: "synthetic: generated with planted truths (the default); imported: loaded with hcc data import" }),
     patients: Schema.Int,
-    generator_version: Schema.NullOr(Schema.String).annotate({ description: "Version of the generator that made it (synthetic data)" })
+    generator_version: Schema.NullOr(Schema.String).annotate({ description: "Version of the generator that made it (synthetic data)" }),
+    format: Schema.NullOr(Schema.String).annotate({ description: "What an imported dataset was imported from: csv, fhir or omop (null for generated data)" }),
+    axis_coverage: Schema.Record(Schema.String, Schema.Finite).annotate({
+      description: "Per axis, the share of patients with at least one score (0–1, 3 decimals). 0: no data informs the axis (e.g. no instrument of the axis model in an imported dataset); answers then say so instead of inventing scores"
+    })
   })).annotate({ description: "What the answers are based on; null while the dataset loads. Answers are not medical advice." }),
   hcc_cost: Schema.Literal(0)
 })
 
-/** The catalog's description of a dataset, from its dataset_info. */
-export const datasetMeta = (info: Readonly<Record<string, string>>, patients: number): NonNullable<(typeof CatalogResponse.Type)["dataset"]> => ({
+/** What the answer headers say of a dataset (every data answer names the dataset it came from). */
+export const datasetHeaders = (info: Readonly<Record<string, string>>): { readonly as_of: string; readonly source: "synthetic" | "imported" } => ({
   as_of: info["as_of"] ?? "",
-  source: info["source"] === "generated" ? "synthetic" : "imported",
+  source: info["source"] === "generated" ? "synthetic" : "imported"
+})
+
+/** The catalog's description of a dataset, from its dataset_info and axis coverage. */
+export const datasetMeta = (
+  info: Readonly<Record<string, string>>,
+  patients: number,
+  axisCoverage: Readonly<Record<string, number>>
+): NonNullable<(typeof CatalogResponse.Type)["dataset"]> => ({
+  ...datasetHeaders(info),
   patients,
-  generator_version: info["generator_version"] ?? null
+  generator_version: info["generator_version"] ?? null,
+  format: info["format"] ?? (info["source"] === "generated" ? null : "csv"),
+  axis_coverage: Object.fromEntries(Object.entries(axisCoverage).map(([axis, share]) => [axis, Math.round(share * 1000) / 1000]))
 })
 
 const LimitUsage = Schema.Struct({

@@ -225,6 +225,107 @@ const datasetStamp = Effect.gen(function*() {
   yield* sql`INSERT INTO dataset_stamp (id) VALUES (${randomUUID()})`
 })
 
+/**
+ * Real data (docs/data.md, "Importing FHIR and OMOP"): sex may be `other` or `unknown` (FHIR
+ * AdministrativeGender, OMOP gender concepts), a patient may have died (`death_date`), a drug
+ * course's adherence may be unknown (no dispensing records: NULL, never assumed), a vocabulary
+ * entry carries its standard code (`system`, `standard_code`), and every imported row keeps the id
+ * it had in the source (`source_ids`).
+ *
+ * SQLite cannot alter a CHECK or NOT NULL in place, and its documented way of rebuilding a table
+ * (foreign keys off) is not available inside the migration's transaction: so `patients` and every
+ * table whose foreign key leads to it are rebuilt together. Renamed away first (SQLite rewrites
+ * the children's references to the renamed parents), made anew, filled in parent-to-child order
+ * and the old ones dropped child-first, every foreign key holds at every step.
+ */
+const realData = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        yield* sql`ALTER TABLE patients DROP CONSTRAINT patients_sex_check`
+        yield* sql`ALTER TABLE patients ADD CONSTRAINT patients_sex_check CHECK (sex IN ('female', 'male', 'other', 'unknown'))`
+        yield* sql`ALTER TABLE patients ADD COLUMN death_date TEXT`
+        yield* sql`ALTER TABLE drug_exposures ALTER COLUMN adherence DROP NOT NULL`
+      }),
+    orElse: () =>
+      Effect.gen(function*() {
+        for (const index of ["encounters_patient", "drug_exposures_patient_drug", "adverse_events_patient"]) yield* sql.unsafe(`DROP INDEX ${index}`)
+        for (const table of REBUILT) yield* sql.unsafe(`ALTER TABLE ${table} RENAME TO ${table}_v7`)
+        yield* sql`CREATE TABLE patients (
+          id INTEGER PRIMARY KEY,
+          birth_year INTEGER NOT NULL,
+          sex TEXT NOT NULL CHECK (sex IN ('female', 'male', 'other', 'unknown')),
+          region TEXT NOT NULL,
+          death_date TEXT
+        )`
+        yield* sql`CREATE TABLE patient_conditions (
+          patient_id INTEGER NOT NULL REFERENCES patients (id),
+          condition TEXT NOT NULL,
+          PRIMARY KEY (patient_id, condition)
+        )`
+        yield* sql`CREATE TABLE axis_scores (
+          patient_id INTEGER NOT NULL REFERENCES patients (id),
+          month TEXT NOT NULL,
+          po DOUBLE PRECISION, nm DOUBLE PRECISION, er DOUBLE PRECISION, sc DOUBLE PRECISION, rs DOUBLE PRECISION, es DOUBLE PRECISION, ta DOUBLE PRECISION, pv DOUBLE PRECISION,
+          PRIMARY KEY (patient_id, month)
+        )`
+        yield* sql`CREATE TABLE encounters (
+          id INTEGER PRIMARY KEY,
+          patient_id INTEGER NOT NULL REFERENCES patients (id),
+          kind TEXT NOT NULL CHECK (kind IN ('outpatient', 'emergency', 'inpatient')),
+          start_date TEXT NOT NULL,
+          end_date TEXT NOT NULL
+        )`
+        yield* sql`CREATE TABLE drug_exposures (
+          id INTEGER PRIMARY KEY,
+          patient_id INTEGER NOT NULL REFERENCES patients (id),
+          drug TEXT NOT NULL,
+          start_date TEXT NOT NULL,
+          end_date TEXT,
+          adherence DOUBLE PRECISION CHECK (adherence BETWEEN 0 AND 1)
+        )`
+        yield* sql`CREATE TABLE adverse_events (
+          id INTEGER PRIMARY KEY,
+          patient_id INTEGER NOT NULL REFERENCES patients (id),
+          drug TEXT NOT NULL,
+          event_type TEXT NOT NULL,
+          date TEXT NOT NULL
+        )`
+        yield* sql`CREATE TABLE device_implants (
+          id INTEGER PRIMARY KEY,
+          patient_id INTEGER NOT NULL REFERENCES patients (id),
+          device TEXT NOT NULL,
+          study_id TEXT NOT NULL REFERENCES device_studies (id),
+          implant_date TEXT NOT NULL
+        )`
+        yield* sql`CREATE TABLE device_outcomes (
+          implant_id INTEGER NOT NULL REFERENCES device_implants (id),
+          metric TEXT NOT NULL,
+          value DOUBLE PRECISION NOT NULL,
+          PRIMARY KEY (implant_id, metric)
+        )`
+        yield* sql`INSERT INTO patients (id, birth_year, sex, region) SELECT id, birth_year, sex, region FROM patients_v7`
+        for (const table of REBUILT.slice(1)) yield* sql.unsafe(`INSERT INTO ${table} SELECT * FROM ${table}_v7`)
+        for (const table of [...REBUILT].reverse()) yield* sql.unsafe(`DROP TABLE ${table}_v7`)
+        yield* sql`CREATE INDEX encounters_patient ON encounters (patient_id)`
+        yield* sql`CREATE INDEX drug_exposures_patient_drug ON drug_exposures (patient_id, drug)`
+        yield* sql`CREATE INDEX adverse_events_patient ON adverse_events (patient_id)`
+      })
+  })
+  yield* sql`ALTER TABLE vocabulary ADD COLUMN system TEXT`
+  yield* sql`ALTER TABLE vocabulary ADD COLUMN standard_code TEXT`
+  yield* sql`CREATE TABLE source_ids (
+    table_name TEXT NOT NULL,
+    id TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    PRIMARY KEY (table_name, id)
+  )`
+})
+
+/** The tables SQLite rebuilds for {@link realData}: `patients`, then every table a foreign key leads from to it, parents first. */
+const REBUILT = ["patients", "patient_conditions", "axis_scores", "encounters", "drug_exposures", "adverse_events", "device_implants", "device_outcomes"] as const
+
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
   "1_platform": platform,
@@ -233,7 +334,8 @@ export const migrations = Migrator.fromRecord({
   "4_clinical_sql_indexes": clinicalSqlIndexes,
   "5_idempotency_keys": idempotencyKeys,
   "6_account_admin": accountAdmin,
-  "7_dataset_stamp": datasetStamp
+  "7_dataset_stamp": datasetStamp,
+  "8_real_data": realData
 })
 
 /** Applies pending migrations; returns the ones it ran. */

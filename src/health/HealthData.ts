@@ -11,7 +11,7 @@ import { Context, type Effect } from "effect"
 import type { Column, Kernels, Panel } from "../kernels/Kernels.ts"
 import type { Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/Plugin.ts"
-import type { VocabularyKind } from "./vocabulary.ts"
+import type { Sex, VocabularyKind } from "./vocabulary.ts"
 
 /**
  * A drug course counts as adhered to when its adherence (proportion of days covered, PDC) is at
@@ -26,8 +26,10 @@ export interface PatientColumns {
   readonly ids: Int32Array
   /** Birth year (f64 so age ranges are one range scan). */
   readonly birthYear: Column<Float64Array>
-  /** 0 = female, 1 = male. */
+  /** Index in SEXES: 0 female, 1 male, 2 other, 3 unknown. */
   readonly sex: Column<Int32Array>
+  /** Day of death; NaN while alive (or not recorded). */
+  readonly deathDay: Float64Array
   /** Index in vocabulary.region. */
   readonly region: Column<Int32Array>
   /** Per condition code: 1 when the patient has it. */
@@ -84,6 +86,13 @@ export interface SurveillanceSeries {
   readonly human: ReadonlyMap<string, Float64Array>
 }
 
+/** What the dataset says about one vocabulary entry besides its code. */
+export interface VocabularyDetail {
+  readonly label: string
+  /** Its standard code as `system:code` (codeSystems.ts), or null when it has none. */
+  readonly standard: string | null
+}
+
 /** Everything the analytics read. */
 export interface Dataset {
   /** `YYYY-MM-DD`; time ranges count back from it. */
@@ -93,6 +102,10 @@ export interface Dataset {
   readonly firstMonth: number
   readonly months: number
   readonly vocabulary: Readonly<Record<VocabularyKind, ReadonlyArray<string>>>
+  /** Label and standard code of each entry, in the order of `vocabulary`. */
+  readonly vocabularyDetails: Readonly<Record<VocabularyKind, ReadonlyArray<VocabularyDetail>>>
+  /** Per axis: the share of patients with at least one score of it (0–1); 0 when no data informs the axis. */
+  readonly axisCoverage: Readonly<Record<Axis, number>>
   readonly info: Readonly<Record<string, string>>
   readonly patients: PatientColumns
   /** Monthly axis scores: axes in canonical order, patients in `patients` order, `months` months. */
@@ -108,7 +121,7 @@ export interface Dataset {
 export interface CohortCriteria {
   /** Inclusive ages at as_of (age = as_of year − birth year). */
   readonly ageRange?: readonly [number, number]
-  readonly sex?: ReadonlyArray<"female" | "male">
+  readonly sex?: ReadonlyArray<Sex>
   /** Any of these regions. */
   readonly regions?: ReadonlyArray<string>
   /** All of these conditions. */

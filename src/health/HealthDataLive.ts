@@ -14,7 +14,7 @@ import { breathe } from "../eventLoop.ts"
 import { recordDatasetLoading, recordDatasetReady } from "../observability/Metrics.ts"
 import { type CheckState, Readiness } from "../http/Readiness.ts"
 import { Kernels, type KernelsService } from "../kernels/Kernels.ts"
-import { AXES } from "../plugin/axes.ts"
+import { AXES, type Axis } from "../plugin/axes.ts"
 import { DomainError } from "../plugin/Plugin.ts"
 import { closest } from "../plugin/suggest.ts"
 import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
@@ -23,11 +23,12 @@ import { join } from "node:path"
 import { bulkWriter } from "../db/Database.ts"
 import * as Leases from "../db/Leases.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
+import { resolveCode } from "./codes.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
 import { generatedChunks } from "./generator.ts"
-import { type CohortCriteria, type Dataset, DatasetPreparations, ENCOUNTER_KINDS, HealthData, type HealthDataService } from "./HealthData.ts"
+import { type CohortCriteria, type Dataset, DatasetPreparations, ENCOUNTER_KINDS, HealthData, type HealthDataService, type VocabularyDetail } from "./HealthData.ts"
 import { datasetStamp, readSnapshot, SNAPSHOT_FILE, type SnapshotRead, writeSnapshot } from "./snapshot.ts"
-import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
+import { SEXES, VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** The longest axis history the panel keeps (older monthly rows are not loaded). */
 export const MAX_PANEL_MONTHS = 120
@@ -87,13 +88,16 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const asOfDay = asOf === undefined ? Number.NaN : parseDate(asOf)
     if (Number.isNaN(asOfDay)) return yield* Effect.fail(new Error("dataset_info has no valid as_of date"))
 
-    const vocabulary = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, [] as Array<string>])) as Record<VocabularyKind, Array<string>>
-    for (const [kind, code] of yield* values(sql`SELECT kind, code FROM vocabulary`)) {
-      vocabulary[kind as VocabularyKind]?.push(String(code))
+    const entries = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, [] as Array<readonly [string, VocabularyDetail]>])) as Record<VocabularyKind, Array<readonly [string, VocabularyDetail]>>
+    for (const [kind, code, label, system, standard] of yield* values(sql`SELECT kind, code, label, system, standard_code FROM vocabulary`)) {
+      const detail: VocabularyDetail = { label: String(label), standard: system === null || standard === null ? null : `${String(system)}:${String(standard)}` }
+      entries[kind as VocabularyKind]?.push([String(code), detail])
     }
     // Text is ordered here, not by ORDER BY: PostgreSQL sorts by the database's collation, SQLite by
     // code point, and the same data must give the same answers on both engines.
-    for (const codes of Object.values(vocabulary)) codes.sort(byCodePoint)
+    for (const list of Object.values(entries)) list.sort((a, b) => byCodePoint(a[0], b[0]))
+    const vocabulary = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, entries[k].map((e) => e[0])])) as Record<VocabularyKind, Array<string>>
+    const vocabularyDetails = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, entries[k].map((e) => e[1])])) as Record<VocabularyKind, Array<VocabularyDetail>>
     const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
 
     // Tables with millions of rows are read in pieces, with a turn of the event loop between them:
@@ -120,12 +124,15 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const birthYear = new Float64Array(n)
     const sex = new Int32Array(n)
     const region = new Int32Array(n)
+    const deathDay = new Float64Array(n)
+    const sexes = indexer(SEXES)
     const indexOf = new Map<number, number>()
-    yield* byId((after) => values(sql`SELECT id, birth_year, sex, region FROM patients WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([id, by, s, r], i) => {
+    yield* byId((after) => values(sql`SELECT id, birth_year, sex, region, death_date FROM patients WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([id, by, s, r, d], i) => {
       ids[i] = Number(id)
       birthYear[i] = Number(by)
-      sex[i] = s === "male" ? 1 : 0
+      sex[i] = sexes(s)
       region[i] = codeOf.region(r)
+      deathDay[i] = day(d)
       indexOf.set(Number(id), i)
     })
     const patientIndex = (id: unknown) => indexOf.get(Number(id)) ?? -1
@@ -195,7 +202,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       exposures.drug[i] = codeOf.drug(d)
       exposures.startDay[i] = day(s)
       exposures.endDay[i] = day(e)
-      exposures.adherence[i] = Number(a)
+      exposures.adherence[i] = a === null ? Number.NaN : Number(a)
       const ends = exposures.endDay[i]!
       if (exposures.startDay[i]! <= asOfDay && (Number.isNaN(ends) || ends >= windowStart)) drugFlags.get(String(d))![exposures.patient[i]!] = 1
     })
@@ -286,12 +293,15 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       firstMonth,
       months,
       vocabulary,
+      vocabularyDetails,
+      axisCoverage: axisCoverageOf(panel, n, months),
       info,
       patients: {
         count: n,
         ids,
         birthYear: yield* kernels.columnF64(birthYear),
         sex: yield* kernels.columnI32(sex),
+        deathDay,
         region: yield* kernels.columnI32(region),
         conditions: yield* resident(conditionFlags),
         drugs: yield* resident(drugFlags)
@@ -305,6 +315,25 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     }
     return dataset
   })
+
+/** Per axis, the share of patients with at least one score in the panel (axis × patient × month). */
+export const axisCoverageOf = (panel: Float32Array, n: number, months: number): Record<Axis, number> => {
+  const out = {} as Record<Axis, number>
+  AXES.forEach((axis, a) => {
+    let covered = 0
+    for (let p = 0; p < n; p++) {
+      const from = (a * n + p) * months
+      for (let m = 0; m < months; m++) {
+        if (!Number.isNaN(panel[from + m]!)) {
+          covered++
+          break
+        }
+      }
+    }
+    out[axis] = n === 0 ? 0 : covered / n
+  })
+  return out
+}
 
 const unknownCode = (kind: "condition" | "drug" | "region", code: string, known: ReadonlyArray<string>) =>
   new DomainError({
@@ -324,8 +353,8 @@ export const selectCohort = (kernels: KernelsService, data: Dataset, criteria: C
       mask = yield* orDie(kernels.maskRange(p.birthYear, asOfYear - criteria.ageRange[1], asOfYear - criteria.ageRange[0], mask))
     }
     if (criteria.sex !== undefined) {
-      const set = new Uint8Array(2)
-      for (const s of criteria.sex) set[s === "male" ? 1 : 0] = 1
+      const set = new Uint8Array(SEXES.length)
+      for (const s of criteria.sex) set[SEXES.indexOf(s)] = 1
       mask = yield* orDie(kernels.maskInSet(p.sex, set, mask))
     }
     if (criteria.regions !== undefined) {
@@ -339,9 +368,10 @@ export const selectCohort = (kernels: KernelsService, data: Dataset, criteria: C
     }
     const present = new Uint8Array([0, 1])
     for (const [kind, codes, columns] of [["condition", criteria.conditions, p.conditions], ["drug", criteria.drugs, p.drugs]] as const) {
-      for (const code of codes ?? []) {
-        const col = columns.get(code)
-        if (col === undefined) return yield* Effect.fail(unknownCode(kind, code, [...columns.keys()]))
+      for (const text of codes ?? []) {
+        const code = resolveCode(data, kind, text)
+        const col = code === undefined ? undefined : columns.get(code)
+        if (col === undefined) return yield* Effect.fail(unknownCode(kind, text, [...columns.keys()]))
         mask = yield* orDie(kernels.maskInSet(col, present, mask))
       }
     }

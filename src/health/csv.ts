@@ -145,6 +145,7 @@ const readTable = async (
   const out: Array<Row> = []
   const parser = createReadStream(path).pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }))
   let order: Array<number> | undefined
+  let width = 0
   const seen = new Set<string>()
   const referencedKeys: Array<string> = []
   const keyColumns = table.key.map((k) => table.columns.findIndex((c) => c.name === k))
@@ -153,24 +154,27 @@ const readTable = async (
       const line = info.lines
       if (order === undefined) {
         const header = record.map((h) => h.trim())
-        const missing = table.columns.filter((c) => !header.includes(c.name)).map((c) => c.name)
+        const missing = table.columns.filter((c) => c.optional !== true && !header.includes(c.name)).map((c) => c.name)
         const unknown = header.filter((h) => !table.columns.some((c) => c.name === h))
         if (missing.length > 0 || unknown.length > 0) {
           problem(`${file}:${line}: header: ${[missing.length > 0 ? `missing ${missing.join(", ")}` : "", unknown.length > 0 ? `unknown ${unknown.join(", ")}` : ""].filter(Boolean).join("; ")} (expected ${table.columns.map((c) => c.name).join(",")})`)
           return out
         }
+        // An optional column left out of the header reads as empty in every row.
         order = table.columns.map((c) => header.indexOf(c.name))
+        width = header.length
         continue
       }
-      if (record.length !== order.length) {
-        problem(`${file}:${line}: has ${record.length} fields, the header has ${order.length}`)
+      if (record.length !== width) {
+        problem(`${file}:${line}: has ${record.length} fields, the header has ${width}`)
         continue
       }
       const row: Row = []
       let ok = true
       let idOk = false
       table.columns.forEach((column, i) => {
-        const reason = checkValue(column, record[order![i]!]!, vocabulary, keys)
+        const at = order![i]!
+        const reason = checkValue(column, at < 0 ? "" : record[at]!, vocabulary, keys)
         if (typeof reason === "string") {
           ok = false
           row.push(null)

@@ -11,6 +11,7 @@ import type { Chunk } from "./DatasetWriter.ts"
 import type { HealthTableName } from "./healthTables.ts"
 import { Rng } from "./random.ts"
 import * as T from "./truths.ts"
+import { CONCEPT_MAPS, type MapKind, primaryCodeOf } from "./ConceptMaps.ts"
 import { codesOf, DEFAULT_VOCABULARY, VOCABULARY_KINDS } from "./vocabulary.ts"
 
 /** Bumped whenever the same seed would give different rows. */
@@ -110,7 +111,12 @@ export const deviceStudies = (seed: number): ReadonlyArray<Study> =>
 
 /** Rows of the tables that do not depend on patients: vocabulary, dataset_info, device_studies. */
 export const globalRows = (options: GeneratorOptions, studies: ReadonlyArray<Study>): Rows => ({
-  vocabulary: VOCABULARY_KINDS.flatMap((kind) => DEFAULT_VOCABULARY[kind].map((e): Row => [kind, e.code, e.label])),
+  vocabulary: VOCABULARY_KINDS.flatMap((kind) =>
+    DEFAULT_VOCABULARY[kind].map((e): Row => {
+      const standard = kind in CONCEPT_MAPS ? primaryCodeOf(kind as MapKind, e.code) : undefined
+      return [kind, e.code, e.label, standard?.system ?? null, standard?.code ?? null]
+    })
+  ),
   dataset_info: [
     ["as_of", T.WINDOW.asOf],
     ["source", "generated"],
@@ -197,7 +203,7 @@ export const patientRows = (options: GeneratorOptions, firstId: number, count: n
     const age = rng.int(band.from, band.to)
     const sex = rng.chance(T.FEMALE_SHARE) ? "female" : "male"
     const region = REGIONS[rng.int(0, REGIONS.length - 1)]!
-    out.patients.push([id, AS_OF_YEAR - age, sex, region])
+    out.patients.push([id, AS_OF_YEAR - age, sex, region, null])
 
     // Conditions.
     const conditions = new Set<string>()

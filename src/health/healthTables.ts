@@ -4,7 +4,8 @@
  * `hcc data export` (same files, same columns) and docs/data.md (a test keeps the three in step
  * with the SQL schema of migration 2).
  */
-import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
+import { STANDARD_SYSTEM_NAMES } from "./codeSystems.ts"
+import { SEXES, VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** How a value is written in SQL and CSV. */
 export type ColumnType = "int" | "real" | "text" | "date" | "month"
@@ -15,6 +16,8 @@ export interface ColumnSpec {
   readonly type: ColumnType
   /** Empty in CSV / NULL in SQL is allowed. */
   readonly nullable?: boolean
+  /** A CSV file may leave the column out of its header (every value is then empty): columns added after the first layout. */
+  readonly optional?: boolean
   /** Inclusive bounds of a number. */
   readonly range?: readonly [number, number]
   /** The closed list of values of a text column. */
@@ -51,7 +54,8 @@ export const HEALTH_TABLE_NAMES = [
   "device_implants",
   "device_outcomes",
   "animal_surveillance",
-  "human_surveillance"
+  "human_surveillance",
+  "source_ids"
 ] as const
 /** A table of the health dataset. */
 export type HealthTableName = (typeof HEALTH_TABLE_NAMES)[number]
@@ -74,7 +78,9 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
     columns: [
       { name: "kind", type: "text", oneOf: VOCABULARY_KINDS, doc: "Vocabulary kind" },
       { name: "code", type: "text", pattern: SNAKE_CASE, doc: "snake_case code (a–z, 0–9, _; starts with a letter; at most 64), unique within its kind" },
-      { name: "label", type: "text", doc: "Human-readable name" }
+      { name: "label", type: "text", doc: "Human-readable name" },
+      { name: "system", type: "text", nullable: true, optional: true, oneOf: STANDARD_SYSTEM_NAMES, doc: "Code system of the entry's standard code (`snomed`, `icd10cm`, `rxnorm`, `loinc`, …; docs/data.md \"Standard codes\"); empty when it has none" },
+      { name: "standard_code", type: "text", nullable: true, optional: true, doc: "The entry's code in that system (e.g. 44054006); empty when it has none" }
     ]
   },
   {
@@ -93,8 +99,9 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
     columns: [
       { name: "id", type: "int", range: [1, 2_147_483_647], doc: "Patient id (no meaning outside the dataset)" },
       { name: "birth_year", type: "int", range: [1880, 2100], doc: "Year of birth; age = as_of year − birth_year" },
-      { name: "sex", type: "text", oneOf: ["female", "male"], doc: "Sex recorded at registration" },
-      { name: "region", type: "text", vocabulary: "region", doc: "Region of residence" }
+      { name: "sex", type: "text", oneOf: SEXES, doc: "Sex recorded at registration (FHIR AdministrativeGender)" },
+      { name: "region", type: "text", vocabulary: "region", doc: "Region of residence" },
+      { name: "death_date", type: "date", nullable: true, optional: true, doc: "Day of death; empty while alive (or not known)" }
     ]
   },
   {
@@ -142,7 +149,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
       { name: "drug", type: "text", vocabulary: "drug", doc: "Drug code" },
       { name: "start_date", type: "date", doc: "First day supplied (may precede the data window)" },
       { name: "end_date", type: "date", nullable: true, doc: "Last day supplied; empty when ongoing at as_of" },
-      { name: "adherence", type: "real", range: [0, 1], doc: "Proportion of days covered (PDC) over the exposure" }
+      { name: "adherence", type: "real", nullable: true, range: [0, 1], doc: "Proportion of days covered (PDC) over the exposure; empty when unknown (no dispensing records)" }
     ]
   },
   {
@@ -210,6 +217,16 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
       { name: "region", type: "text", vocabulary: "region", doc: "Region" },
       week,
       cases
+    ]
+  },
+  {
+    name: "source_ids",
+    doc: "Where an imported row came from: its id in the source (a FHIR `Type/id`, an OMOP `table:id`), so every row traces back",
+    key: ["table_name", "id"],
+    columns: [
+      { name: "table_name", type: "text", oneOf: ["patients", "encounters", "drug_exposures", "adverse_events", "device_studies", "device_implants"], doc: "The table of the row" },
+      { name: "id", type: "text", doc: "The row's id in that table" },
+      { name: "source_id", type: "text", doc: "Its id in the source" }
     ]
   }
 ]

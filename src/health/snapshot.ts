@@ -32,7 +32,7 @@ export const SNAPSHOT_FILE = "dataset.snapshot"
  * Version of the layout and of what the loader puts in the columns: a file of another version is
  * not read. Bump it whenever `loadDataset` changes what it computes (a new column, another rule).
  */
-export const SNAPSHOT_FORMAT = 1
+export const SNAPSHOT_FORMAT = 2
 
 const MAGIC = "HCCSNAP1"
 const ALIGN = 64
@@ -60,6 +60,8 @@ interface Header {
     readonly firstMonth: number
     readonly months: number
     readonly vocabulary: Dataset["vocabulary"]
+    readonly vocabularyDetails: Dataset["vocabularyDetails"]
+    readonly axisCoverage: Dataset["axisCoverage"]
     readonly info: Dataset["info"]
     readonly patients: number
     readonly panel: { readonly nAxes: number }
@@ -84,6 +86,7 @@ const arraysOf = (d: Dataset): ReadonlyArray<readonly [string, NumberArray]> => 
   ["patients.birthYear", d.patients.birthYear.data],
   ["patients.sex", d.patients.sex.data],
   ["patients.region", d.patients.region.data],
+  ["patients.deathDay", d.patients.deathDay],
   ...[...d.patients.conditions].map(([code, c]) => [`condition:${code}`, c.data] as const),
   ...[...d.patients.drugs].map(([code, c]) => [`drug:${code}`, c.data] as const),
   ["panel", d.panel.data],
@@ -104,6 +107,8 @@ const placementOf = (name: string): Placement =>
     ? "panel"
     : name === "patients.ids" || /^(exposures|adverseEvents|encounters)\./.test(name)
     ? "shared"
+    : name === "patients.deathDay"
+    ? "plain"
     : /^(patients\.|condition:|drug:)/.test(name)
     ? "resident"
     : "plain"
@@ -156,6 +161,8 @@ export const writeSnapshot = (path: string, stamp: string, d: Dataset) =>
         firstMonth: d.firstMonth,
         months: d.months,
         vocabulary: d.vocabulary,
+        vocabularyDetails: d.vocabularyDetails,
+        axisCoverage: d.axisCoverage,
         info: d.info,
         patients: d.patients.count,
         panel: { nAxes: d.panel.nAxes },
@@ -278,12 +285,15 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
       firstMonth: m.firstMonth,
       months: m.months,
       vocabulary: m.vocabulary,
+      vocabularyDetails: m.vocabularyDetails,
+      axisCoverage: m.axisCoverage,
       info: m.info,
       patients: {
         count: m.patients,
         ids: yield* i32("patients.ids"),
         birthYear: yield* Effect.flatMap(f64("patients.birthYear"), (a) => Effect.mapError(kernels.columnF64(a), (e) => new Error(e.reason))),
         sex: yield* residentI32("patients.sex"),
+        deathDay: yield* f64("patients.deathDay"),
         region: yield* residentI32("patients.region"),
         conditions: yield* residentMap("condition", m.conditions),
         drugs: yield* residentMap("drug", m.drugs)

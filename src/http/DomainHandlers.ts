@@ -12,7 +12,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import type { Principal } from "../auth/Accounts.ts"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { ComputePool } from "../compute/ComputePool.ts"
-import { datasetMeta } from "../catalog/CatalogSchema.ts"
+import { datasetHeaders } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"
 import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
 import { Metering } from "../metering/Metering.ts"
@@ -159,7 +159,7 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
   /** The 200: what the answer is based on (the catalog's dataset, in brief) in its headers. */
   const answered = (bodyText: string) =>
     Effect.map(Effect.exit(health.dataset), (data) => {
-      const meta = Exit.isSuccess(data) ? datasetMeta(data.value.info, data.value.patients.count) : undefined
+      const meta = Exit.isSuccess(data) ? datasetHeaders(data.value.info) : undefined
       return HttpServerResponse.text(bodyText, {
         contentType: "application/json",
         headers: meta === undefined ? {} : { "hcc-dataset-as-of": meta.as_of, "hcc-dataset-source": meta.source }

@@ -32,9 +32,16 @@ export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
       return Effect.gen(function*() {
         const data = yield* Effect.option(health.dataset)
         if (data._tag === "None") return loading
+        const d = data.value
         const vocabularies = { ...catalog.vocabularies }
-        for (const [kind, codes] of Object.entries(data.value.vocabulary)) vocabularies[kind] = [...codes]
-        return ready = answerOf(yield* Effect.orDie(encode({ ...catalog, vocabularies, dataset: datasetMeta(data.value.info, data.value.patients.count) })))
+        const standard_codes: Record<string, Record<string, string>> = {}
+        for (const [kind, codes] of Object.entries(d.vocabulary)) {
+          vocabularies[kind] = [...codes]
+          const details = d.vocabularyDetails[kind as keyof typeof d.vocabularyDetails]
+          const withCode = codes.flatMap((code, i) => (details[i]?.standard == null ? [] : [[code, details[i]!.standard!] as const]))
+          if (withCode.length > 0) standard_codes[kind] = Object.fromEntries(withCode)
+        }
+        return ready = answerOf(yield* Effect.orDie(encode({ ...catalog, vocabularies, standard_codes, dataset: datasetMeta(d.info, d.patients.count, d.axisCoverage) })))
       })
     })
   })

@@ -14,7 +14,7 @@ import type { Dataset, HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "1.3.0"
+export const PLUGIN_API_VERSION = "1.4.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -100,8 +100,12 @@ export {
   type Dataset,
   ENCOUNTER_KINDS,
   HealthData,
-  type HealthDataService
+  type HealthDataService,
+  type VocabularyDetail
 } from "../health/HealthData.ts"
+export { SEXES, type Sex } from "../health/vocabulary.ts"
+/** A request's name for a vocabulary entry (the dataset's code, or a standard code such as `snomed:44054006`) → the dataset's code. */
+export { resolveCode } from "../health/codes.ts"
 export { closest, editDistance } from "../plugin/suggest.ts"
 /** The dataset's calendar: days since 1970-01-01 (UTC) and months since year 0 (`year × 12 + month − 1`), as the Dataset's columns count them. */
 export {

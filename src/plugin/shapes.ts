@@ -1,5 +1,6 @@
 /** Request value shapes of decisions §2 shared by plugins (part of the plugin contract). */
 import { Schema } from "effect"
+import { STANDARD_NOTATION } from "../health/codeSystems.ts"
 import { SNAKE_CASE } from "../health/healthTables.ts"
 
 /** Inclusive bounds of an age range. */
@@ -36,10 +37,17 @@ export const AgeRange = Schema.String.check(
   })
 ).annotate({ description: "Age range `<low>-<high>` (inclusive ages 0–120, low ≤ high), e.g. `55-64`" })
 
-/** A snake_case vocabulary code (known or not: an unknown one is a 422 with suggestions, not a 400). */
+/** A vocabulary code or a standard code in `system:code` notation (codeSystems.ts). */
+const CODE_PATTERN = `^(?:${SNAKE_CASE.regex.source.slice(1, -1)}|${STANDARD_NOTATION.source.slice(1, -1)})$`
+
+/**
+ * A vocabulary code: snake_case (`type_2_diabetes`), or a standard code in `system:code` notation
+ * (`snomed:44054006`, `icd10cm:E11.9`, `rxnorm:6809`). Known or not: an unknown one is a 422 with
+ * suggestions, not a 400.
+ */
 export const Code = Schema.String.check(
-  Schema.makeFilter((s: string) => SNAKE_CASE.regex.test(s) || "Expected a snake_case code, e.g. type_2_diabetes", {
-    toJsonSchema: () => ({ pattern: SNAKE_CASE.regex.source }),
+  Schema.makeFilter((s: string) => SNAKE_CASE.regex.test(s) || STANDARD_NOTATION.test(s) || "Expected a snake_case code, e.g. type_2_diabetes, or a standard code system:code, e.g. snomed:44054006", {
+    toJsonSchema: () => ({ pattern: CODE_PATTERN }),
     arbitraryConstraint: { patterns: [{ source: SNAKE_CASE.regex.source, flags: "" }] }
   })
 )

@@ -68,7 +68,13 @@ describe("GET /v1/catalog", () => {
   })
   it("says what the answers are based on: the dataset's as_of, source, size and generator, also as headers of every data answer", async () => {
     const body = (await (await call(server, "/v1/catalog")).json()) as Record<string, any>
-    expect(body.dataset).toEqual({ as_of: "2026-09-30", source: "synthetic", patients: 5000, generator_version: "1" })
+    expect(body.dataset).toMatchObject({ as_of: "2026-09-30", source: "synthetic", patients: 5000, generator_version: "1", format: null })
+    // Every axis of the generated data is scored for (nearly) everyone.
+    for (const axis of body.axes) expect(body.dataset.axis_coverage[axis]).toBeGreaterThan(0.9)
+    // Vocabulary entries carry their standard codes (from the shipped concept maps).
+    expect(body.standard_codes.condition.type_2_diabetes).toBe("snomed:44054006")
+    expect(body.standard_codes.drug.metformin).toBe("rxnorm:6809")
+    expect(body.standard_codes.device.knee_implant).toBe("snomed:609588000")
     const answer = await call(server, "/v1/temporal", { body: { patient_axes: { PO: [6, 5.5, 5] } } })
     expect(answer.status).toBe(200)
     expect(answer.headers.get("hcc-dataset-as-of")).toBe("2026-09-30")

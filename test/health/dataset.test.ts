@@ -122,9 +122,9 @@ describe("hcc data import refuses bad files and writes nothing", () => {
     ["axis_scores.csv", 500, (l: string) => l.replace(/^(\d+,\d{4}-\d{2}),[^,]*,/, "$1,11,"), /axis_scores\.csv:500: po: 11 is outside \[0, 10\]/],
     ["encounters.csv", 20, (l: string) => l.replace(/^(\d+),\d+,/, "$1,999999,"), /encounters\.csv:20: patient_id: 999999 is not an id of patients\.csv/],
     ["drug_exposures.csv", 7, (l: string) => l.replace(/^(\d+,\d+),[a-z_]+,/, "$1,metfromin,"), /drug_exposures\.csv:7: drug: 'metfromin' is not a drug code of vocabulary\.csv/],
-    ["patients.csv", 3, (l: string) => l.replace(/,(female|male),/, ",unknown,"), /patients\.csv:3: sex: 'unknown' is not one of female, male/],
+    ["patients.csv", 3, (l: string) => l.replace(/,(female|male),/, ",nonbinary,"), /patients\.csv:3: sex: 'nonbinary' is not one of female, male, other, unknown/],
     ["encounters.csv", 9, (l: string) => l.replace(/\d{4}-\d{2}-\d{2}$/, "2025-02-30"), /encounters\.csv:9: end_date: '2025-02-30' is not a date/],
-    ["vocabulary.csv", 2, (l: string) => `${l}\nadverse_event,Rash Event,Rash`, /vocabulary\.csv:3: code: 'Rash Event' is not a snake_case code/],
+    ["vocabulary.csv", 2, (l: string) => `${l}\nadverse_event,Rash Event,Rash,,`, /vocabulary\.csv:3: code: 'Rash Event' is not a snake_case code/],
     ["patient_conditions.csv", 4, (l: string) => `${l}\n${l}`, /patient_conditions\.csv:5: patient_id, condition: duplicate of an earlier row/]
   ])("%s line %i", (file, line, edit, message) => {
     const folder = broken(file, (lines) => {

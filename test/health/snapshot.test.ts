@@ -13,7 +13,7 @@ import builtins from "../../plugins/index.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/HealthDataLive.ts"
-import { datasetStamp, readSnapshot, SNAPSHOT_FILE, type SnapshotRead, writeSnapshot } from "../../src/health/snapshot.ts"
+import { datasetStamp, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotRead, writeSnapshot } from "../../src/health/snapshot.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
 import { startOn } from "../support/engines.ts"
 import { COLD } from "../support/questions.ts"
@@ -83,10 +83,10 @@ describe("the snapshot file", () => {
     expect(await damaged((c) => writeFileSync(c, "not a snapshot at all"))).toEqual({ skipped: "not a snapshot (no HCCSNAP1 mark)" })
     expect(await damaged((c) => {
       const bytes = readFileSync(c)
-      const at = bytes.indexOf('"format":1')
+      const at = bytes.indexOf(`"format":${SNAPSHOT_FORMAT}`)
       bytes.write('"format":7', at)
       writeFileSync(c, bytes)
-    })).toEqual({ skipped: "written in format 7, this version reads 1" })
+    })).toEqual({ skipped: `written in format 7, this version reads ${SNAPSHOT_FORMAT}` })
   })
 })
 
