@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { parseDate, parseMonth } from "./calendar.ts"
 import type { Chunk } from "./DatasetWriter.ts"
 import type { Row, Rows } from "./generator.ts"
-import { type ColumnSpec, HEALTH_TABLES, type HealthTableName, type TableSpec } from "./healthTables.ts"
+import { type ColumnSpec, HEALTH_TABLES, type HealthTableName, type TableSpec, tableSpec } from "./healthTables.ts"
 
 /** Tables an import must contain; the others may be left out (they import empty). */
 export const REQUIRED_TABLES: ReadonlyArray<HealthTableName> = ["vocabulary", "dataset_info", "patients"]
@@ -211,6 +211,33 @@ const readTable = async (
   return out
 }
 
+/** The surveillance tables, brought beside an imported dataset (FHIR and OMOP hold none). */
+export const SURVEILLANCE_TABLES = ["animal_surveillance", "human_surveillance"] as const
+
+/**
+ * Reads `animal_surveillance.csv` and `human_surveillance.csv` of a folder when they are there
+ * (the layout of docs/data.md), checked against the given species, zoonotic condition and region
+ * codes; problems go to `problem` as `file:line: column: reason`.
+ */
+export const readSurveillance = (
+  folder: string,
+  codes: Readonly<Record<"species" | "zoonotic_condition" | "region", ReadonlySet<string>>>,
+  problem: (text: string) => void
+): Effect.Effect<Rows | undefined, Error> =>
+  Effect.tryPromise({
+    try: async () => {
+      const present = SURVEILLANCE_TABLES.filter((t) => existsSync(join(folder, `${t}.csv`)))
+      if (present.length === 0) return undefined
+      const vocabulary = new Map<string, Set<string>>(Object.entries(codes).map(([k, v]) => [k, new Set(v)]))
+      const rows: Rows = {}
+      for (const name of SURVEILLANCE_TABLES) {
+        rows[name] = present.includes(name) ? await readTable(tableSpec(name), join(folder, `${name}.csv`), `${name}.csv`, problem, vocabulary, new Map()) : []
+      }
+      return rows
+    },
+    catch: (e) => new Error(`could not read the surveillance files of ${folder}: ${e instanceof Error ? e.message : String(e)}`)
+  })
+
 /** The parsed rows as writer chunks (one per table, progress by table). */
 export const importChunks = (rows: Rows): ReadonlyArray<Chunk> =>
   HEALTH_TABLES.map((t, i) => ({ rows: { [t.name]: rows[t.name] ?? [] }, done: (i + 1) / HEALTH_TABLES.length }))
@@ -219,35 +246,51 @@ export const importChunks = (rows: Rows): ReadonlyArray<Chunk> =>
 const PAGE = 20_000
 
 /**
- * Writes every table to `<folder>/<table>.csv`, ordered by key. Pages are read by keyset
- * (`WHERE (key) > (last key of the previous page)`), so each page costs the same however deep.
+ * Every row of a health table, ordered by its key, a page at a time: `onPage` gets each page's
+ * rows as arrays of the table's columns. Pages are read by keyset (`WHERE (key) > (last key of
+ * the previous page)`), so each page costs the same however deep; text keys in code-point order on
+ * either engine, so both give the same order.
  */
-export const writeFolder = (folder: string, onProgress: (done: number) => Effect.Effect<void> = () => Effect.void) =>
+export const forEachPage = <E, R>(
+  table: TableSpec,
+  onPage: (rows: ReadonlyArray<ReadonlyArray<unknown>>) => Effect.Effect<void, E, R>
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const columns = table.columns.map((c) => c.name)
+    const keyAt = table.key.map((k) => columns.indexOf(k))
+    const select = `SELECT ${columns.join(", ")} FROM ${table.name}`
+    const keys = table.key.map((k) => table.columns.find((c) => c.name === k)?.type === "int" ? k : byCodePoint(sql, k)).join(", ")
+    const order = `ORDER BY ${keys} LIMIT ${PAGE}`
+    const after = `WHERE (${keys}) > (${placeholders(sql, table.key.length)})`
+    let last: ReadonlyArray<unknown> | undefined
+    for (;;) {
+      const page = yield* (last === undefined ? sql.unsafe(`${select} ${order}`) : sql.unsafe(`${select} ${after} ${order}`, last)).values
+      if (page.length === 0) return
+      yield* onPage(page)
+      const end = page[page.length - 1]!
+      last = keyAt.map((k) => end[k])
+      if (page.length < PAGE) return
+    }
+  })
+
+/** Writes one table to `<folder>/<table>.csv`, ordered by key. */
+export const writeTable = (folder: string, table: TableSpec) =>
+  Effect.gen(function*() {
+    const fd = yield* Effect.try(() => openSync(join(folder, `${table.name}.csv`), "w"))
+    yield* Effect.gen(function*() {
+      writeSync(fd, stringify([table.columns.map((c) => c.name)], { record_delimiter: "\n" }))
+      // csv-stringify writes null as an empty field and numbers with String().
+      yield* forEachPage(table, (page) => Effect.sync(() => writeSync(fd, stringify(page as Array<Array<unknown>>, { record_delimiter: "\n" }))))
+    }).pipe(Effect.ensuring(Effect.sync(() => closeSync(fd))))
+  })
+
+/** Writes every table to `<folder>/<table>.csv`, ordered by key. */
+export const writeFolder = (folder: string, onProgress: (done: number) => Effect.Effect<void> = () => Effect.void) =>
+  Effect.gen(function*() {
     yield* Effect.try(() => mkdirSync(folder, { recursive: true }))
     for (const [i, table] of HEALTH_TABLES.entries()) {
-      const columns = table.columns.map((c) => c.name)
-      const keyAt = table.key.map((k) => columns.indexOf(k))
-      const select = `SELECT ${columns.join(", ")} FROM ${table.name}`
-      // Text keys in code-point order on either engine, so both export the same bytes.
-      const keys = table.key.map((k) => table.columns.find((c) => c.name === k)?.type === "int" ? k : byCodePoint(sql, k)).join(", ")
-      const order = `ORDER BY ${keys} LIMIT ${PAGE}`
-      const after = `WHERE (${keys}) > (${placeholders(sql, table.key.length)})`
-      const fd = yield* Effect.try(() => openSync(join(folder, `${table.name}.csv`), "w"))
-      yield* Effect.gen(function*() {
-        writeSync(fd, stringify([columns], { record_delimiter: "\n" }))
-        let last: ReadonlyArray<unknown> | undefined
-        for (;;) {
-          const page = yield* (last === undefined ? sql.unsafe(`${select} ${order}`) : sql.unsafe(`${select} ${after} ${order}`, last)).values
-          if (page.length === 0) break
-          // csv-stringify writes null as an empty field and numbers with String().
-          writeSync(fd, stringify(page as Array<Array<unknown>>, { record_delimiter: "\n" }))
-          const end = page[page.length - 1]!
-          last = keyAt.map((k) => end[k])
-          if (page.length < PAGE) break
-        }
-      }).pipe(Effect.ensuring(Effect.sync(() => closeSync(fd))))
+      yield* writeTable(folder, table)
       yield* onProgress((i + 1) / HEALTH_TABLES.length)
     }
   })

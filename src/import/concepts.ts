@@ -1,0 +1,95 @@
+/**
+ * A source's codings → a Concept of one vocabulary kind, through the shipped concept maps
+ * (src/health/ConceptMaps.ts) and the service's own code systems (`urn:hcc:vocabulary:<kind>`,
+ * written by `hcc data export --format fhir`). Unmapped codes are kept with their standard code
+ * and named from their display (nameOf).
+ */
+import { lookup, type MapKind, ingredientsNamedIn } from "../health/ConceptMaps.ts"
+import { systemOfFhirUri } from "../health/codeSystems.ts"
+import { SNAKE_CASE } from "../health/healthTables.ts"
+import type { Concept, DeviceEvent } from "./facts.ts"
+
+/** The service's own code system of a vocabulary kind (its codes are the dataset's codes). */
+export const ownSystem = (kind: string): string => `urn:hcc:vocabulary:${kind}`
+
+/** One coding as a source gives it. */
+export interface SourceCoding {
+  readonly system?: string | undefined
+  readonly code?: string | undefined
+  readonly display?: string | undefined
+}
+
+/** A coding's system as a short name (codeSystems.ts), else as written, or null. */
+export const systemName = (system: string | undefined): string | null =>
+  system === undefined ? null : systemOfFhirUri(system) ?? system
+
+/**
+ * The concept of a kind that codings (and a text) name: the first coding in the service's own
+ * system wins; then every coding the map knows; drugs also by the ingredients an RxNorm display
+ * names. Unmapped: the first coding of a known system (else the first coding, else the text) is kept.
+ */
+export const conceptOf = (kind: MapKind, codings: ReadonlyArray<SourceCoding>, text?: string): Concept => {
+  const own = ownSystem(kind)
+  for (const c of codings) {
+    if (c.system === own && c.code !== undefined && SNAKE_CASE.regex.test(c.code)) {
+      const standard = codings.find((x) => x !== c && x.code !== undefined && systemOfFhirUri(x.system) !== undefined)
+      return { targets: [c.code], system: systemName(standard?.system), code: standard?.code ?? null, display: c.display ?? text ?? c.code }
+    }
+  }
+  const targets: Array<string> = []
+  for (const c of codings) {
+    const system = systemName(c.system)
+    if (system === null || c.code === undefined) continue
+    for (const e of lookup(kind, { system, code: c.code })) if (!targets.includes(e.target)) targets.push(e.target)
+  }
+  if (targets.length === 0 && kind === "drug") {
+    for (const c of codings) {
+      if (systemName(c.system) !== "rxnorm") continue
+      for (const t of ingredientsNamedIn(c.display ?? "")) if (!targets.includes(t)) targets.push(t)
+    }
+    if (targets.length === 0 && text !== undefined) targets.push(...ingredientsNamedIn(text))
+  }
+  const known = codings.find((c) => c.code !== undefined && systemOfFhirUri(c.system) !== undefined) ?? codings.find((c) => c.code !== undefined)
+  return {
+    targets,
+    system: systemName(known?.system),
+    code: known?.code ?? null,
+    display: known?.display ?? text ?? known?.code ?? ""
+  }
+}
+
+/** The device events (device_metric map) codings name: revisions, complications, infections, failures. */
+export const deviceEventsOf = (codings: ReadonlyArray<SourceCoding>): ReadonlyArray<DeviceEvent> => {
+  const out: Array<DeviceEvent> = []
+  for (const c of codings) {
+    const system = systemName(c.system)
+    if (system === null || c.code === undefined) continue
+    for (const e of lookup("device_metric", { system, code: c.code })) {
+      if (!out.some((o) => o.metric === e.target)) out.push({ metric: e.target, devices: e.applies_to ?? [] })
+    }
+  }
+  return out
+}
+
+/** SNOMED CT's semantic tag at the end of a fully specified name: "(disorder)", "(finding)", … */
+const SEMANTIC_TAG = / \((disorder|finding|procedure|situation|event|physical object|substance|product|medicinal product|clinical drug|observable entity|regime\/therapy|qualifier value|morphologic abnormality)\)$/
+
+/** A display without its SNOMED CT semantic tag, for labels. */
+export const labelOf = (display: string): string => display.replace(SEMANTIC_TAG, "").trim()
+
+/**
+ * The snake_case code an unmapped concept gets from its display: lower case, runs of other
+ * characters as one `_`, at most 64 characters (cut at a word), starting with a letter (`x_` is
+ * put before a leading digit). "Acute bronchitis (disorder)" → acute_bronchitis.
+ */
+export const nameOf = (display: string): string => {
+  let name = labelOf(display).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+  if (name === "") name = "unnamed"
+  if (!/^[a-z]/.test(name)) name = `x_${name}`
+  if (name.length > 64) {
+    const cut = name.slice(0, 64)
+    const at = cut.lastIndexOf("_")
+    name = at > 8 ? cut.slice(0, at) : cut
+  }
+  return name
+}

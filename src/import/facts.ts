@@ -1,0 +1,100 @@
+/**
+ * What an importer reads out of a source, whatever its format: FHIR resources and OMOP rows both
+ * become these facts, which the staging store collects and turns into the dataset's tables
+ * (Staging.ts). Plain data (a compute thread may make them). Days are day numbers (calendar.ts),
+ * patients and other references the source's own ids, resolved by the staging store.
+ */
+import type { Sex } from "../health/vocabulary.ts"
+import type { SourceCoding } from "./concepts.ts"
+
+/** A coded concept: the service's codes it maps to, and the standard code and name it came with. */
+export interface Concept {
+  /** The vocabulary codes it maps to (a combination drug maps to each of its ingredients); empty when unmapped. */
+  readonly targets: ReadonlyArray<string>
+  /** The code's system (a short name of codeSystems.ts, else its URI), or null for text alone. */
+  readonly system: string | null
+  readonly code: string | null
+  /** What to call it when it is not mapped (its display, else its text, else its code). */
+  readonly display: string
+}
+
+/** An event after an implant that counts towards a rate metric (device_metric map). */
+export interface DeviceEvent {
+  readonly metric: string
+  /** The device categories it concerns. */
+  readonly devices: ReadonlyArray<string>
+}
+
+/** The encounter kinds of the dataset. */
+export type EncounterKind = "outpatient" | "emergency" | "inpatient"
+
+/** One fact of the source. `src` is the source's id of the record (FHIR `id`, OMOP key), kept in source_ids. */
+export type Fact =
+  | { readonly k: "patient"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly birthYear: number; readonly sex: Sex; readonly region: string; readonly death: number | null }
+  | { readonly k: "organization"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly region: string; readonly name: string }
+  | { readonly k: "condition"; readonly patient: string; readonly concept: Concept; readonly day: number | null; readonly events: ReadonlyArray<DeviceEvent> }
+  | {
+    readonly k: "encounter"
+    readonly src: string
+    readonly patient: string
+    /** null: a class the encounter-class map does not take (counted, left out). */
+    readonly kind: EncounterKind | null
+    readonly cls: string
+    readonly start: number
+    readonly end: number
+    readonly org: string | null
+  }
+  | { readonly k: "course"; readonly src: string; readonly patient: string; readonly drug: Concept; readonly start: number; readonly end: number | null; readonly adherence: number | null }
+  | { readonly k: "dispense"; readonly patient: string; readonly drug: Concept; readonly day: number; readonly days: number }
+  | { readonly k: "adverse"; readonly src: string; readonly patient: string; readonly drug: Concept; readonly event: Concept; readonly day: number }
+  | {
+    readonly k: "procedure"
+    readonly src: string
+    readonly patient: string
+    /** The implant category its code maps to (device map), or null. */
+    readonly device: string | null
+    /** Devices it names (FHIR focalDevice / usedReference): their type may make it an implant. */
+    readonly deviceRefs: ReadonlyArray<string>
+    readonly day: number
+    readonly org: string | null
+    readonly encounter: string | null
+    readonly events: ReadonlyArray<DeviceEvent>
+  }
+  | { readonly k: "device"; readonly src: string; readonly patient: string | null; readonly device: string | null; readonly concept: Concept }
+  | {
+    readonly k: "scores"
+    readonly patient: string
+    readonly month: number
+    /** The observation's day (for as_of). */
+    readonly day: number
+    /** Direct axis observations win over instruments within a month. */
+    readonly direct: boolean
+    /** Per axis (AXES order): the sum and the number of the 0–10 scores the observation gave. */
+    readonly sums: ReadonlyArray<number>
+    readonly counts: ReadonlyArray<number>
+  }
+  | { readonly k: "outcome"; readonly implant: string; readonly metric: string; readonly value: number }
+  | { readonly k: "medication"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly codings: ReadonlyArray<SourceCoding>; readonly text: string | null }
+  | {
+    /** A vocabulary entry the source declares (its code, label and standard code), used or not. */
+    readonly k: "vocabulary"
+    readonly kind: string
+    readonly code: string
+    readonly label: string
+    readonly system: string | null
+    readonly standard: string | null
+  }
+
+/** A problem with one record: where in it (a path such as `Condition.subject`) and why. */
+export interface Problem {
+  readonly path: string
+  readonly reason: string
+}
+
+/** What mapping one record gives. */
+export interface Mapped {
+  readonly facts: ReadonlyArray<Fact>
+  readonly problems: ReadonlyArray<Problem>
+  /** Counted in the summary: things read but left out on purpose, by reason. */
+  readonly notes?: ReadonlyArray<string>
+}

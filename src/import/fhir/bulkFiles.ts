@@ -1,0 +1,133 @@
+/**
+ * The files of a FHIR Bulk Data export (Bulk Data Access IG v2, "Bulk Data Output File
+ * Organization"): NDJSON, one resource per line, each file holding resources of one type,
+ * optionally gzip'd. Files are found by name — `<Type>.ndjson`, `<Type>.<n>.ndjson`,
+ * `<n>.<Type>.ndjson` (as bulk clients save them), each with `.gz` — in the folders given, or
+ * given one by one; a file whose name names no type is typed by its first resource.
+ */
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import { Effect, Stream } from "effect"
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs"
+import { createReadStream } from "node:fs"
+import { basename, join } from "node:path"
+import { createGunzip, gunzipSync } from "node:zlib"
+
+/** One file of the export. */
+export interface BulkFile {
+  readonly path: string
+  /** The name shown in messages. */
+  readonly name: string
+  /** Its resource type (from the name, else from its first line), or undefined when it has none (empty). */
+  readonly type: string | undefined
+  readonly gzip: boolean
+  readonly bytes: number
+}
+
+const NDJSON = /\.(ndjson|jsonl)(\.gz)?$/i
+
+/** The resource type a file name names: a capitalised word part of `<Type>[.<n>].ndjson` or `<n>.<Type>.ndjson`. */
+const typeFromName = (name: string): string | undefined => {
+  const parts = name.replace(NDJSON, "").split(".")
+  return parts.find((p) => /^[A-Z][A-Za-z]+$/.test(p))
+}
+
+/** The resourceType of a file's first non-empty line, or undefined. */
+const typeFromFirstLine = (path: string, gzip: boolean): string | undefined => {
+  const fd = openSync(path, "r")
+  try {
+    const buffer = Buffer.alloc(64 * 1024)
+    const n = readSync(fd, buffer, 0, buffer.length, 0)
+    let text: string
+    if (gzip) {
+      try {
+        text = gunzipSync(buffer.subarray(0, n), { finishFlush: 2 }).toString("utf8")
+      } catch {
+        return undefined
+      }
+    } else {
+      text = buffer.subarray(0, n).toString("utf8")
+    }
+    const m = /"resourceType"\s*:\s*"([A-Za-z]+)"/.exec(text.split("\n").find((l) => l.trim() !== "") ?? "")
+    return m?.[1]
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The bulk files among `paths` (folders are listed, files taken as they are), in a stable order:
+ * by type, then by name. Paths that do not exist are returned apart.
+ */
+export const findBulkFiles = (paths: ReadonlyArray<string>): { readonly files: ReadonlyArray<BulkFile>; readonly missing: ReadonlyArray<string> } => {
+  const files: Array<BulkFile> = []
+  const missing: Array<string> = []
+  const take = (path: string, name: string) => {
+    const gzip = /\.gz$/i.test(name)
+    files.push({ path, name, type: typeFromName(name) ?? typeFromFirstLine(path, gzip), gzip, bytes: statSync(path).size })
+  }
+  for (const p of paths) {
+    if (!existsSync(p)) {
+      missing.push(p)
+      continue
+    }
+    if (statSync(p).isDirectory()) {
+      for (const name of readdirSync(p).sort()) if (NDJSON.test(name) && statSync(join(p, name)).isFile()) take(join(p, name), name)
+    } else {
+      take(p, basename(p))
+    }
+  }
+  files.sort((a, b) => ((a.type ?? "") < (b.type ?? "") ? -1 : (a.type ?? "") > (b.type ?? "") ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return { files, missing }
+}
+
+/** Bytes read per piece of a file. */
+const READ_BYTES = 1 << 20
+
+/**
+ * Reads a file's lines in batches: `onLines(lines, firstLineNumber)` for every piece (line numbers
+ * from 1; empty lines included, so numbers stay right). `onBytes` hears the compressed bytes read so far.
+ */
+export const forEachLines = (
+  file: BulkFile,
+  onLines: (lines: ReadonlyArray<string>, first: number) => void,
+  onBytes: (bytes: number) => void = () => {}
+): Effect.Effect<void, Error> =>
+  Effect.suspend(() => {
+    const raw = createReadStream(file.path, { highWaterMark: READ_BYTES })
+    let read = 0
+    raw.on("data", (chunk) => {
+      read += chunk.length
+      onBytes(read)
+    })
+    const decoder = new TextDecoder("utf-8", { fatal: true })
+    let rest = ""
+    let line = 1
+    return NodeStream.fromReadable<Uint8Array, Error>({
+      evaluate: () => (file.gzip ? raw.pipe(createGunzip()) : raw),
+      onError: (e) => new Error(`${file.name}: ${e instanceof Error ? e.message : String(e)}`)
+    }).pipe(
+      Stream.runForEachArray((chunks) =>
+        Effect.try({
+          try: () => {
+            for (const chunk of chunks) {
+              const text = rest + decoder.decode(chunk, { stream: true })
+              const lines = text.split("\n")
+              rest = lines.pop()!
+              if (lines.length > 0) {
+                onLines(lines, line)
+                line += lines.length
+              }
+            }
+          },
+          catch: (e) => new Error(`${file.name}:${line}: ${e instanceof Error ? e.message : String(e)}`)
+        })
+      ),
+      Effect.andThen(Effect.try({
+        try: () => {
+          rest += decoder.decode()
+          if (rest !== "") onLines([rest], line)
+        },
+        catch: (e) => new Error(`${file.name}:${line}: ${e instanceof Error ? e.message : String(e)}`)
+      }))
+    )
+  })

@@ -1,0 +1,564 @@
+/**
+ * FHIR R4 resources → facts (docs/data.md "FHIR R4 Bulk Data", rule by rule). Pure functions of a
+ * parsed resource and what phase one read (Medication resources), so any thread can run them.
+ * Every rule that leaves a resource out says why in a note (counted in the import summary); every
+ * resource that lacks what its rule needs, or holds a date or quantity that does not parse, is a
+ * problem (`Type.path: reason`), and any problem stops the import.
+ */
+import type * as fhir4 from "fhir/r4.js"
+import { AXES } from "../../plugin/axes.ts"
+import { monthOfDay, parseDate } from "../../health/calendar.ts"
+import type { Sex } from "../../health/vocabulary.ts"
+import { lookup } from "../../health/ConceptMaps.ts"
+import type { CompiledAxisModel, ObservedValue } from "../AxisModel.ts"
+import { conceptOf, deviceEventsOf, ownSystem, type SourceCoding, systemName } from "../concepts.ts"
+import type { Concept, DeviceEvent, EncounterKind, Fact, Mapped, Problem } from "../facts.ts"
+import type { RegionMap } from "../regions.ts"
+
+/** Our own extensions and systems (written by `hcc data export --format fhir`). */
+export const HCC_REGION_EXTENSION = "urn:hcc:fhir:region"
+/** A course's proportion of days covered, when the source states it. */
+export const HCC_ADHERENCE_EXTENSION = "urn:hcc:fhir:adherence"
+/** Vocabulary code systems the export writes as CodeSystem resources. */
+export const HCC_VOCABULARY_PREFIX = "urn:hcc:vocabulary:"
+
+/** What mapping reads besides the resource: phase one's Medication resources, the axis and region maps. */
+export interface FhirContext {
+  readonly axisModel: CompiledAxisModel
+  readonly regions: RegionMap
+  /** Medication resources by id: their codings and text. */
+  readonly medications: ReadonlyMap<string, MedicationCode>
+}
+
+/** A Medication resource's code. */
+export interface MedicationCode {
+  readonly codings: ReadonlyArray<SourceCoding>
+  readonly text?: string | undefined
+}
+
+/** The resource types read in phase one (others refer to them), then those read in phase two. */
+export const PHASE_ONE = ["CodeSystem", "Organization", "Medication", "Patient"] as const
+/** Resource types read in phase two. */
+export const PHASE_TWO = [
+  "Encounter",
+  "Condition",
+  "MedicationRequest",
+  "MedicationStatement",
+  "MedicationDispense",
+  "Observation",
+  "Procedure",
+  "Device",
+  "AllergyIntolerance",
+  "AdverseEvent"
+] as const
+/** Every type the importer reads; files of other types are counted and skipped. */
+export const READ_TYPES: ReadonlySet<string> = new Set([...PHASE_ONE, ...PHASE_TWO])
+
+const fact = (...facts: ReadonlyArray<Fact>): Mapped => ({ facts, problems: [] })
+const skip = (note: string): Mapped => ({ facts: [], problems: [], notes: [note] })
+const problem = (path: string, reason: string): Mapped => ({ facts: [], problems: [{ path, reason }] })
+const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x && "path" in x
+
+/**
+ * A FHIR date or dateTime → the day it names (the date as written: a time zone offset does not
+ * move it); a partial date (`YYYY`, `YYYY-MM`) → its first day. A Problem when it does not parse.
+ */
+export const dayOf = (value: unknown, path: string): number | Problem | undefined => {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== "string") return { path, reason: `expected a date, got ${JSON.stringify(value)}` }
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(value)
+  const day = m === null ? Number.NaN : parseDate(`${m[1]}-${m[2] ?? "01"}-${m[3] ?? "01"}`)
+  return Number.isNaN(day) ? { path, reason: `'${value}' is not a FHIR date or dateTime` } : day
+}
+
+/**
+ * The id a reference names, for a resource type: `Type/id`, an absolute URL ending so, a version
+ * (`/_history/n`) dropped, `urn:uuid:id` (Bundle-style, any type); a conditional reference
+ * (`Type?identifier=system|value`) or a logical one (`identifier`) → `?system|value`, resolved
+ * against the identifiers of the export's resources. A Problem when it names another type or
+ * cannot be read; undefined when there is no reference.
+ */
+export const referenceId = (ref: fhir4.Reference | undefined, type: string, path: string): string | Problem | undefined => {
+  if (ref === undefined || ref === null) return undefined
+  if (typeof ref !== "object") return { path, reason: "expected a Reference" }
+  const text = ref.reference
+  if (text === undefined) {
+    const id = ref.identifier
+    if (id?.value !== undefined) return `?${id.system ?? ""}|${id.value}`
+    return undefined
+  }
+  if (typeof text !== "string") return { path, reason: "expected a Reference" }
+  if (text.startsWith("urn:uuid:") || text.startsWith("urn:oid:")) return text.slice(text.indexOf(":", 4) + 1)
+  const conditional = new RegExp(`(?:^|/)${type}\\?identifier=([^&]*)`).exec(text)
+  if (conditional !== null) {
+    const value = decodeURIComponent(conditional[1]!)
+    return `?${value.includes("|") ? value : `|${value}`}`
+  }
+  const parts = text.replace(/\/_history\/[^/]+$/, "").split("/")
+  const at = parts.length - 2
+  if (at < 0 || parts[at + 1] === "") return { path, reason: `'${text}' is not a reference to a ${type}` }
+  if (parts[at] !== type) return { path, reason: `'${text}' refers to a ${parts[at]}, not a ${type}` }
+  return parts[at + 1]!
+}
+
+const codingsOf = (cc: fhir4.CodeableConcept | undefined): ReadonlyArray<SourceCoding> =>
+  Array.isArray(cc?.coding) ? cc.coding.filter((c) => typeof c === "object" && c !== null) : []
+
+const hasCode = (cc: fhir4.CodeableConcept | undefined) => codingsOf(cc).some((c) => c.code !== undefined) || typeof cc?.text === "string"
+
+/** The patient a resource is about (required): its id, or a Problem. */
+const subjectOf = (ref: fhir4.Reference | undefined, path: string): string | Problem => {
+  const id = referenceId(ref, "Patient", path)
+  return id === undefined ? { path, reason: "is required (the patient the resource is about)" } : id
+}
+
+const identifiersOf = (ids: ReadonlyArray<fhir4.Identifier> | undefined): ReadonlyArray<string> =>
+  (Array.isArray(ids) ? ids : []).flatMap((i) => (typeof i?.value === "string" ? [`?${i.system ?? ""}|${i.value}`, `?|${i.value}`] : []))
+
+const extensionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension> | undefined }, url: string) =>
+  Array.isArray(resource.extension) ? resource.extension.find((e) => e?.url === url) : undefined
+
+/** The region of a resource: our region extension, else its (home, current) address through the region map. */
+const regionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension> | undefined; readonly address?: ReadonlyArray<fhir4.Address> | undefined }, ctx: FhirContext): string => {
+  const ext = extensionOf(resource, HCC_REGION_EXTENSION)
+  const own = ext?.valueCode ?? ext?.valueCoding?.code
+  if (typeof own === "string") return own
+  const addresses = Array.isArray(resource.address) ? resource.address : []
+  const current = addresses.filter((a) => a?.period?.end === undefined)
+  const address = current.find((a) => a.use === "home") ?? current[0] ?? addresses[0]
+  return ctx.regions.regionOf(address === undefined ? undefined : { state: address.state, country: address.country })
+}
+
+const SEXES: ReadonlySet<string> = new Set(["female", "male", "other", "unknown"])
+
+const patient = (r: fhir4.Patient, ctx: FhirContext): Mapped => {
+  const born = dayOf(r.birthDate, "Patient.birthDate")
+  if (born === undefined) return problem("Patient.birthDate", "is required (age = as_of year − birth year)")
+  if (isProblem(born)) return { facts: [], problems: [born] }
+  const birthYear = Number(String(r.birthDate).slice(0, 4))
+  if (birthYear < 1880 || birthYear > 2100) return problem("Patient.birthDate", `year ${birthYear} is outside [1880, 2100]`)
+  if (r.gender !== undefined && !SEXES.has(r.gender)) return problem("Patient.gender", `'${String(r.gender)}' is not male, female, other or unknown`)
+  const death = dayOf(r.deceasedDateTime, "Patient.deceasedDateTime")
+  if (isProblem(death)) return { facts: [], problems: [death] }
+  return {
+    facts: [{ k: "patient", src: r.id!, identifiers: identifiersOf(r.identifier), birthYear, sex: (r.gender ?? "unknown") as Sex, region: regionOf(r, ctx), death: death ?? null }],
+    problems: [],
+    notes: [
+      ...(r.gender === undefined ? ["Patient without gender: sex unknown"] : []),
+      ...(r.deceasedBoolean === true && death === undefined ? ["Patient deceased on an unknown date: kept alive"] : [])
+    ]
+  }
+}
+
+const organization = (r: fhir4.Organization, ctx: FhirContext): Mapped =>
+  fact({ k: "organization", src: r.id!, identifiers: identifiersOf(r.identifier), region: regionOf(r, ctx), name: typeof r.name === "string" ? r.name : r.id! })
+
+const ENCOUNTER_SKIPPED = new Set(["planned", "cancelled", "entered-in-error"])
+
+const encounterKind = (cls: fhir4.Coding | undefined): EncounterKind | null => {
+  const system = systemName(cls?.system) ?? "actcode"
+  if (cls?.code === undefined) return null
+  const hit = lookup("encounter_class", { system, code: cls.code })[0]
+  return (hit?.target as EncounterKind | undefined) ?? null
+}
+
+const encounter = (r: fhir4.Encounter): Mapped => {
+  if (r.status !== undefined && ENCOUNTER_SKIPPED.has(r.status)) return skip(`Encounter with status ${r.status}: left out`)
+  const patientId = subjectOf(r.subject, "Encounter.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const start = dayOf(r.period?.start, "Encounter.period.start")
+  if (start === undefined) return problem("Encounter.period.start", "is required (the day of the visit or admission)")
+  const end = dayOf(r.period?.end, "Encounter.period.end")
+  const org = referenceId(r.serviceProvider, "Organization", "Encounter.serviceProvider")
+  const problems = [start, end, org].filter(isProblem)
+  if (problems.length > 0) return { facts: [], problems }
+  const kind = encounterKind(r.class)
+  return {
+    facts: [{
+      k: "encounter",
+      src: r.id!,
+      patient: patientId,
+      kind,
+      cls: r.class?.code ?? "(none)",
+      start: start as number,
+      end: Math.max(start as number, (end as number | undefined) ?? (start as number)),
+      org: (org as string | undefined) ?? null
+    }],
+    problems: []
+  }
+}
+
+const REFUTED = new Set(["refuted", "entered-in-error"])
+
+const condition = (r: fhir4.Condition): Mapped => {
+  const verification = codingsOf(r.verificationStatus).map((c) => c.code)
+  if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("Condition refuted or entered in error: left out")
+  const patientId = subjectOf(r.subject, "Condition.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  if (!hasCode(r.code)) return problem("Condition.code", "is required (a coding or a text)")
+  const onset = dayOf(r.onsetDateTime ?? r.onsetPeriod?.start ?? r.recordedDate, r.onsetDateTime !== undefined ? "Condition.onsetDateTime" : r.onsetPeriod?.start !== undefined ? "Condition.onsetPeriod.start" : "Condition.recordedDate")
+  if (isProblem(onset)) return { facts: [], problems: [onset] }
+  const codings = codingsOf(r.code)
+  return fact({ k: "condition", patient: patientId, concept: conceptOf("condition", codings, r.code?.text), day: onset ?? null, events: onset === undefined ? [] : deviceEventsOf(codings) })
+}
+
+/** The medication a resource names (a CodeableConcept, a Reference to a Medication of the export or a contained one). */
+const medicationOf = (
+  r: { readonly medicationCodeableConcept?: fhir4.CodeableConcept | undefined; readonly medicationReference?: fhir4.Reference | undefined; readonly contained?: ReadonlyArray<fhir4.Resource> | undefined },
+  type: string,
+  ctx: FhirContext
+): Concept | Problem => {
+  if (r.medicationCodeableConcept !== undefined) {
+    if (!hasCode(r.medicationCodeableConcept)) return { path: `${type}.medicationCodeableConcept`, reason: "has no coding and no text" }
+    return conceptOf("drug", codingsOf(r.medicationCodeableConcept), r.medicationCodeableConcept.text)
+  }
+  const path = `${type}.medicationReference`
+  const ref = r.medicationReference?.reference
+  if (typeof ref === "string" && ref.startsWith("#")) {
+    const contained = (r.contained ?? []).find((c) => c.resourceType === "Medication" && c.id === ref.slice(1)) as fhir4.Medication | undefined
+    if (contained === undefined) return { path, reason: `'${ref}' is not a contained Medication` }
+    return conceptOf("drug", codingsOf(contained.code), contained.code?.text)
+  }
+  const id = referenceId(r.medicationReference, "Medication", path)
+  if (id === undefined) return { path: `${type}.medication[x]`, reason: "is required (the drug)" }
+  if (isProblem(id)) return id
+  const med = ctx.medications.get(id)
+  if (med === undefined) return { path, reason: `Medication/${id} is not in the export` }
+  return conceptOf("drug", med.codings, med.text)
+}
+
+/** A Duration or Quantity in days (d, day, days, wk, mo = 30 d, a = 365 d), or undefined. */
+const daysOf = (q: fhir4.Quantity | fhir4.Duration | undefined): number | undefined => {
+  if (q === undefined || typeof q.value !== "number") return undefined
+  const unit = (q.code ?? q.unit ?? "d").toLowerCase()
+  const per = unit === "d" || unit.startsWith("day") ? 1 : unit === "wk" || unit.startsWith("week") ? 7 : unit === "mo" || unit.startsWith("month") ? 30 : unit === "a" || unit.startsWith("year") ? 365 : Number.NaN
+  return Number.isNaN(per) ? undefined : q.value * per
+}
+
+/** How long a course with no stated end lasts when it is over: one standard 30-day supply. */
+export const UNSTATED_COURSE_DAYS = 30
+
+const ONGOING = new Set(["active", "on-hold", "unknown", "intended"])
+const REQUEST_SKIPPED = new Set(["cancelled", "entered-in-error", "draft"])
+
+const adherenceOf = (r: { readonly extension?: ReadonlyArray<fhir4.Extension> | undefined }, path: string): number | null | Problem => {
+  const v = extensionOf(r, HCC_ADHERENCE_EXTENSION)?.valueDecimal
+  if (v === undefined) return null
+  return typeof v === "number" && v >= 0 && v <= 1 ? v : { path, reason: `${String(v)} is not a proportion in [0, 1]` }
+}
+
+const medicationRequest = (r: fhir4.MedicationRequest, ctx: FhirContext): Mapped => {
+  if (REQUEST_SKIPPED.has(r.status)) return skip(`MedicationRequest with status ${r.status}: left out`)
+  if (r.intent === "proposal" || r.intent === "option") return skip(`MedicationRequest with intent ${r.intent}: left out`)
+  const patientId = subjectOf(r.subject, "MedicationRequest.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const drug = medicationOf(r, "MedicationRequest", ctx)
+  if (isProblem(drug)) return { facts: [], problems: [drug] }
+  // Start and end as the CQL cumulative medication duration logic reads an order (HL7 CQF Common):
+  // the dosage's bounds, else the dispense validity period, else when it was authored.
+  const bounds = r.dosageInstruction?.[0]?.timing?.repeat?.boundsPeriod
+  const validity = r.dispenseRequest?.validityPeriod
+  const start = dayOf(bounds?.start ?? validity?.start ?? r.authoredOn, "MedicationRequest.authoredOn")
+  if (start === undefined) return problem("MedicationRequest.authoredOn", "is required when neither a dosage boundsPeriod nor dispenseRequest.validityPeriod gives a start")
+  const end = dayOf(bounds?.end ?? validity?.end, bounds?.end !== undefined ? "MedicationRequest.dosageInstruction.timing.repeat.boundsPeriod.end" : "MedicationRequest.dispenseRequest.validityPeriod.end")
+  const adherence = adherenceOf(r, "MedicationRequest.extension")
+  const problems = [start, end, adherence].filter(isProblem)
+  if (problems.length > 0) return { facts: [], problems }
+  const s = start as number
+  const supply = daysOf(r.dispenseRequest?.expectedSupplyDuration)
+  const repeats = typeof r.dispenseRequest?.numberOfRepeatsAllowed === "number" ? r.dispenseRequest.numberOfRepeatsAllowed : 0
+  const stop = (end as number | undefined) ??
+    (supply !== undefined ? s + Math.max(1, Math.round(supply * (1 + repeats))) - 1 : ONGOING.has(r.status) ? null : s + UNSTATED_COURSE_DAYS - 1)
+  return fact({ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null })
+}
+
+const medicationStatement = (r: fhir4.MedicationStatement, ctx: FhirContext): Mapped => {
+  if (r.status === "entered-in-error" || r.status === "not-taken") return skip(`MedicationStatement with status ${r.status}: left out`)
+  const patientId = subjectOf(r.subject, "MedicationStatement.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const drug = medicationOf(r, "MedicationStatement", ctx)
+  if (isProblem(drug)) return { facts: [], problems: [drug] }
+  const start = dayOf(r.effectivePeriod?.start ?? r.effectiveDateTime ?? r.dateAsserted, r.effectivePeriod?.start !== undefined ? "MedicationStatement.effectivePeriod.start" : "MedicationStatement.effectiveDateTime")
+  if (start === undefined) return problem("MedicationStatement.effective[x]", "is required (when the drug was taken)")
+  const end = dayOf(r.effectivePeriod?.end, "MedicationStatement.effectivePeriod.end")
+  const adherence = adherenceOf(r, "MedicationStatement.extension")
+  const problems = [start, end, adherence].filter(isProblem)
+  if (problems.length > 0) return { facts: [], problems }
+  const s = start as number
+  const stop = (end as number | undefined) ?? (ONGOING.has(r.status) ? null : s + UNSTATED_COURSE_DAYS - 1)
+  return fact({ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null })
+}
+
+const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapped => {
+  if (r.status !== undefined && r.status !== "completed") return skip(`MedicationDispense with status ${r.status}: left out`)
+  const patientId = subjectOf(r.subject, "MedicationDispense.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const drug = medicationOf(r, "MedicationDispense", ctx)
+  if (isProblem(drug)) return { facts: [], problems: [drug] }
+  const day = dayOf(r.whenHandedOver ?? r.whenPrepared, r.whenHandedOver !== undefined ? "MedicationDispense.whenHandedOver" : "MedicationDispense.whenPrepared")
+  if (day === undefined) return skip("MedicationDispense without whenHandedOver or whenPrepared: left out of adherence")
+  if (isProblem(day)) return { facts: [], problems: [day] }
+  if (r.daysSupply === undefined) return skip("MedicationDispense without daysSupply: left out of adherence")
+  const days = daysOf(r.daysSupply)
+  if (days === undefined || !(days > 0)) return problem("MedicationDispense.daysSupply", `${JSON.stringify(r.daysSupply)} is not a number of days`)
+  return fact({ k: "dispense", patient: patientId, drug, day, days: Math.round(days) })
+}
+
+const OBSERVATION_SKIPPED = new Set(["cancelled", "entered-in-error"])
+
+/** The value of an observation or a component as the axis model reads it, or a Problem when a quantity is not a number. */
+const valueOf = (v: fhir4.Observation | fhir4.ObservationComponent, path: string): ObservedValue | Problem => {
+  if (v.valueQuantity !== undefined) {
+    if (typeof v.valueQuantity.value !== "number" || !Number.isFinite(v.valueQuantity.value)) {
+      return { path: `${path}.valueQuantity.value`, reason: `${JSON.stringify(v.valueQuantity.value)} is not a number` }
+    }
+    return { quantity: v.valueQuantity.value }
+  }
+  if (typeof v.valueInteger === "number") return { quantity: v.valueInteger }
+  if (v.valueCodeableConcept !== undefined) return { codings: codingsOf(v.valueCodeableConcept), text: v.valueCodeableConcept.text }
+  if (typeof v.valueString === "string") return { text: v.valueString }
+  if (typeof v.valueBoolean === "boolean") return { text: v.valueBoolean ? "Yes" : "No" }
+  return {}
+}
+
+const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
+  if (OBSERVATION_SKIPPED.has(r.status)) return skip(`Observation with status ${r.status}: left out`)
+  const model = ctx.axisModel
+  const metricSystem = ownSystem("device_metric")
+  const parts: Array<{ readonly codings: ReadonlyArray<SourceCoding>; readonly node: fhir4.Observation | fhir4.ObservationComponent; readonly path: string }> = [
+    { codings: codingsOf(r.code), node: r, path: "Observation" },
+    ...(Array.isArray(r.component) ? r.component : []).map((c, i) => ({ codings: codingsOf(c?.code), node: c, path: `Observation.component[${i}]` }))
+  ]
+  // The cheap test first: most observations of an EHR export inform no axis.
+  const relevant = parts.some((p) => p.codings.some((c) => c.system === model.directSystem || c.system === metricSystem || model.instrumentsOf(c.system, c.code).length > 0))
+  if (!relevant) return skip("Observation the axis model does not use: left out")
+  if (r.subject?.reference !== undefined && !/(^|\/)Patient\/|^urn:uuid:|^Patient\?/.test(r.subject.reference)) return skip("Observation about something other than a patient: left out")
+  const patientId = subjectOf(r.subject, "Observation.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const when = r.effectiveDateTime ?? r.effectivePeriod?.start ?? r.effectiveInstant ?? r.issued
+  const day = dayOf(when, r.effectiveDateTime !== undefined ? "Observation.effectiveDateTime" : r.effectivePeriod?.start !== undefined ? "Observation.effectivePeriod.start" : r.effectiveInstant !== undefined ? "Observation.effectiveInstant" : "Observation.issued")
+  if (day === undefined) return problem("Observation.effective[x]", "is required (the month the score belongs to)")
+  if (isProblem(day)) return { facts: [], problems: [day] }
+  const facts: Array<Fact> = []
+  const problems: Array<Problem> = []
+  const notes: Array<string> = []
+  const sums = new Float64Array(AXES.length)
+  const counts = new Int32Array(AXES.length)
+  let direct = false
+  const directSums = new Float64Array(AXES.length)
+  const directCounts = new Int32Array(AXES.length)
+  for (const part of parts) {
+    for (const c of part.codings) {
+      if (c.system === model.directSystem) {
+        const axis = model.directAxis(c.code)
+        if (axis === undefined) continue
+        const v = valueOf(part.node, part.path)
+        if (isProblem(v)) {
+          problems.push(v)
+          continue
+        }
+        if (v.quantity === undefined || v.quantity < 0 || v.quantity > 10) {
+          problems.push({ path: `${part.path}.value[x]`, reason: `a direct ${axis} score must be a number in [0, 10], got ${JSON.stringify(v.quantity ?? null)}` })
+          continue
+        }
+        const a = AXES.indexOf(axis)
+        directSums[a]! += v.quantity
+        directCounts[a]!++
+        direct = true
+      } else if (c.system === metricSystem && c.code !== undefined) {
+        const implant = referenceId(r.focus?.[0], "Procedure", "Observation.focus")
+        const v = valueOf(part.node, part.path)
+        if (implant === undefined || isProblem(implant)) {
+          problems.push(isProblem(implant) ? implant : { path: "Observation.focus", reason: "a device outcome needs the implant Procedure it is about" })
+        } else if (isProblem(v) || v.quantity === undefined) {
+          problems.push(isProblem(v) ? v : { path: `${part.path}.value[x]`, reason: "a device outcome needs a number" })
+        } else {
+          facts.push({ k: "outcome", implant, metric: c.code, value: v.quantity })
+        }
+      } else {
+        for (const instrument of model.instrumentsOf(c.system, c.code)) {
+          const v = valueOf(part.node, part.path)
+          if (isProblem(v)) {
+            problems.push(v)
+            continue
+          }
+          const score = model.score(instrument, v)
+          if (typeof score === "string") {
+            notes.push(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
+            continue
+          }
+          const a = AXES.indexOf(instrument.axis)
+          sums[a]! += score
+          counts[a]!++
+        }
+      }
+    }
+  }
+  if (problems.length > 0) return { facts: [], problems }
+  const month = monthOfDay(day)
+  if (direct) facts.push({ k: "scores", patient: patientId, month, day, direct: true, sums: Array.from(directSums), counts: Array.from(directCounts) })
+  if (counts.some((n) => n > 0)) facts.push({ k: "scores", patient: patientId, month, day, direct: false, sums: Array.from(sums), counts: Array.from(counts) })
+  return { facts, problems: [], notes }
+}
+
+const PROCEDURE_SKIPPED = new Set(["preparation", "not-done", "entered-in-error", "stopped"])
+
+const procedure = (r: fhir4.Procedure): Mapped => {
+  if (r.status !== undefined && PROCEDURE_SKIPPED.has(r.status)) return skip(`Procedure with status ${r.status}: left out`)
+  const codings = codingsOf(r.code)
+  const own = codings.find((c) => c.system === ownSystem("device"))?.code
+  const device = own ?? codings.flatMap((c) => {
+    const system = systemName(c.system)
+    return system === null || c.code === undefined ? [] : lookup("device", { system, code: c.code }).map((e) => e.target)
+  })[0] ?? null
+  const events: ReadonlyArray<DeviceEvent> = deviceEventsOf(codings)
+  const deviceRefs: Array<string> = []
+  const refProblems: Array<Problem> = []
+  for (const [i, f] of (Array.isArray(r.focalDevice) ? r.focalDevice : []).entries()) {
+    const id = referenceId(f?.manipulated, "Device", `Procedure.focalDevice[${i}].manipulated`)
+    if (isProblem(id)) refProblems.push(id)
+    else if (id !== undefined) deviceRefs.push(id)
+  }
+  for (const [i, u] of (Array.isArray(r.usedReference) ? r.usedReference : []).entries()) {
+    if (typeof u?.reference === "string" && !/(^|\/)Device\/|^urn:uuid:/.test(u.reference)) continue
+    const id = referenceId(u, "Device", `Procedure.usedReference[${i}]`)
+    if (isProblem(id)) refProblems.push(id)
+    else if (id !== undefined) deviceRefs.push(id)
+  }
+  if (device === null && events.length === 0 && deviceRefs.length === 0 && refProblems.length === 0) return skip("Procedure not about an implant: left out")
+  const patientId = subjectOf(r.subject, "Procedure.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const day = dayOf(r.performedDateTime ?? r.performedPeriod?.start, r.performedDateTime !== undefined ? "Procedure.performedDateTime" : "Procedure.performedPeriod.start")
+  if (day === undefined) return problem("Procedure.performed[x]", "is required for an implant or a revision (its day)")
+  const performer = (Array.isArray(r.performer) ? r.performer : []).find((p) => p?.onBehalfOf !== undefined || /(^|\/)Organization[/?]/.test(p?.actor?.reference ?? ""))
+  const org = referenceId(performer?.onBehalfOf ?? performer?.actor, "Organization", performer?.onBehalfOf !== undefined ? "Procedure.performer.onBehalfOf" : "Procedure.performer.actor")
+  const encounterId = referenceId(r.encounter, "Encounter", "Procedure.encounter")
+  const problems = [...refProblems, ...[day, org, encounterId].filter(isProblem)]
+  if (problems.length > 0) return { facts: [], problems }
+  return fact({
+    k: "procedure",
+    src: r.id!,
+    patient: patientId,
+    device,
+    deviceRefs,
+    day: day as number,
+    org: (org as string | undefined) ?? null,
+    encounter: (encounterId as string | undefined) ?? null,
+    events
+  })
+}
+
+const device = (r: fhir4.Device): Mapped => {
+  const patientId = referenceId(r.patient, "Patient", "Device.patient")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const concept = conceptOf("device", codingsOf(r.type), r.type?.text)
+  return fact({ k: "device", src: r.id!, patient: patientId ?? null, device: concept.targets[0] ?? null, concept })
+}
+
+const allergyIntolerance = (r: fhir4.AllergyIntolerance): Mapped => {
+  const verification = codingsOf(r.verificationStatus).map((c) => c.code)
+  if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("AllergyIntolerance refuted or entered in error: left out")
+  const codings = codingsOf(r.code)
+  const drug = conceptOf("drug", codings, r.code?.text)
+  const isDrug = (Array.isArray(r.category) && r.category.includes("medication")) || drug.targets.length > 0
+  if (!isDrug) return skip("AllergyIntolerance to something other than a drug: left out")
+  const reactions = Array.isArray(r.reaction) ? r.reaction : []
+  if (reactions.length === 0) return skip("AllergyIntolerance to a drug without a recorded reaction: left out")
+  const patientId = subjectOf(r.patient, "AllergyIntolerance.patient")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  const facts: Array<Fact> = []
+  const problems: Array<Problem> = []
+  for (const [i, reaction] of reactions.entries()) {
+    const path = reaction?.onset !== undefined ? `AllergyIntolerance.reaction[${i}].onset` : r.onsetDateTime !== undefined ? "AllergyIntolerance.onsetDateTime" : "AllergyIntolerance.recordedDate"
+    const day = dayOf(reaction?.onset ?? r.onsetDateTime ?? r.recordedDate, path)
+    if (day === undefined) {
+      problems.push({ path: `AllergyIntolerance.reaction[${i}]`, reason: "has no date (reaction.onset, onsetDateTime or recordedDate)" })
+      continue
+    }
+    if (isProblem(day)) {
+      problems.push(day)
+      continue
+    }
+    const substance = reaction?.substance === undefined ? drug : conceptOf("drug", codingsOf(reaction.substance), reaction.substance.text)
+    for (const m of Array.isArray(reaction?.manifestation) ? reaction.manifestation : []) {
+      if (!hasCode(m)) continue
+      facts.push({ k: "adverse", src: r.id!, patient: patientId, drug: substance, event: conceptOf("adverse_event", codingsOf(m), m.text), day })
+    }
+  }
+  return { facts, problems }
+}
+
+const adverseEvent = (r: fhir4.AdverseEvent, ctx: FhirContext): Mapped => {
+  if (r.actuality === "potential") return skip("AdverseEvent that did not happen (actuality potential): left out")
+  const patientId = subjectOf(r.subject, "AdverseEvent.subject")
+  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
+  if (!hasCode(r.event)) return problem("AdverseEvent.event", "is required (what happened)")
+  const day = dayOf(r.date ?? r.detected ?? r.recordedDate, r.date !== undefined ? "AdverseEvent.date" : r.detected !== undefined ? "AdverseEvent.detected" : "AdverseEvent.recordedDate")
+  if (day === undefined) return problem("AdverseEvent.date", "is required (the day of onset)")
+  if (isProblem(day)) return { facts: [], problems: [day] }
+  const event = conceptOf("adverse_event", codingsOf(r.event), r.event?.text)
+  const facts: Array<Fact> = []
+  for (const [i, suspect] of (Array.isArray(r.suspectEntity) ? r.suspectEntity : []).entries()) {
+    const ref = suspect?.instance?.reference
+    if (typeof ref !== "string" || !(/(^|\/)Medication\//.test(ref) || ref.startsWith("#") || ref.startsWith("urn:uuid:"))) continue
+    const drug = medicationOf({ medicationReference: suspect.instance, ...(r.contained === undefined ? {} : { contained: r.contained }) }, "AdverseEvent", ctx)
+    if (isProblem(drug)) return { facts: [], problems: [{ path: `AdverseEvent.suspectEntity[${i}].instance`, reason: drug.reason }] }
+    facts.push({ k: "adverse", src: r.id!, patient: patientId, drug, event, day })
+  }
+  return facts.length === 0 ? skip("AdverseEvent without a suspected Medication: left out") : { facts, problems: [] }
+}
+
+const codeSystem = (r: fhir4.CodeSystem): Mapped => {
+  if (typeof r.url !== "string" || !r.url.startsWith(HCC_VOCABULARY_PREFIX)) return skip("CodeSystem other than the service's vocabularies: left out")
+  const kind = r.url.slice(HCC_VOCABULARY_PREFIX.length)
+  const facts: Array<Fact> = []
+  for (const c of Array.isArray(r.concept) ? r.concept : []) {
+    const standard = (c.property ?? []).find((p) => p.code === "standard")?.valueCoding
+    facts.push({
+      k: "vocabulary",
+      kind,
+      code: c.code,
+      label: c.display ?? c.code,
+      system: standard?.system === undefined ? null : systemName(standard.system),
+      standard: standard?.code ?? null
+    })
+  }
+  return { facts, problems: [] }
+}
+
+/** Maps one resource of a type the importer reads (READ_TYPES). */
+export const mapResource = (resource: fhir4.FhirResource, ctx: FhirContext): Mapped => {
+  if (typeof resource.id !== "string" || resource.id === "") return problem(`${resource.resourceType}.id`, "is required (every row keeps its source id)")
+  switch (resource.resourceType) {
+    case "Patient":
+      return patient(resource, ctx)
+    case "Organization":
+      return organization(resource, ctx)
+    case "Medication":
+      return fact({ k: "medication", src: resource.id, identifiers: identifiersOf(resource.identifier), codings: codingsOf(resource.code), text: resource.code?.text ?? null })
+    case "CodeSystem":
+      return codeSystem(resource)
+    case "Encounter":
+      return encounter(resource)
+    case "Condition":
+      return condition(resource)
+    case "MedicationRequest":
+      return medicationRequest(resource, ctx)
+    case "MedicationStatement":
+      return medicationStatement(resource, ctx)
+    case "MedicationDispense":
+      return medicationDispense(resource, ctx)
+    case "Observation":
+      return observation(resource, ctx)
+    case "Procedure":
+      return procedure(resource)
+    case "Device":
+      return device(resource)
+    case "AllergyIntolerance":
+      return allergyIntolerance(resource)
+    case "AdverseEvent":
+      return adverseEvent(resource, ctx)
+    default:
+      return skip(`${resource.resourceType}: not read`)
+  }
+}

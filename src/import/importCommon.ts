@@ -1,0 +1,163 @@
+/**
+ * What every import format shares: the axis and region maps it reads with (shipped, or an
+ * operator's own, checked), the staging store, the surveillance series brought beside the data,
+ * the one transaction that replaces the dataset, and the summary.
+ */
+import { Effect, Schema, SchemaIssue } from "effect"
+import { randomUUID } from "node:crypto"
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { ImportRejected, readSurveillance } from "../health/csv.ts"
+import { replaceDataset } from "../health/DatasetWriter.ts"
+import type { Rows } from "../health/generator.ts"
+import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
+import { AxisModelFile, compileAxisModel, type CompiledAxisModel, DEFAULT_AXIS_MODEL } from "./AxisModel.ts"
+import { compileRegionMap, DEFAULT_REGION_MAP, type RegionMap, RegionMapFile } from "./regions.ts"
+import { Report } from "./Report.ts"
+import { Staging } from "./Staging.ts"
+
+/** An import under way: its report, its staging store and the maps it reads with. */
+export interface ImportSetup {
+  readonly report: Report
+  readonly staging: Staging
+  readonly axisModel: CompiledAxisModel
+  readonly regions: RegionMap
+  /** Region codes the map knows (the surveillance files may name them). */
+  readonly regionCodes: ReadonlySet<string>
+}
+
+/** The staging files of imports, in the data folder. */
+const STAGING = /^import-[0-9a-f-]+\.staging\.db$/
+
+/** Reads and checks a JSON file against a schema; every mismatch is `file: path: reason`. */
+const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Effect<S["Type"], ImportRejected> =>
+  Effect.gen(function*() {
+    const text = yield* Effect.try({ try: () => readFileSync(file, "utf8"), catch: (e) => new ImportRejected([`${file}: cannot be read: ${e instanceof Error ? e.message : String(e)}`], 1) })
+    const json = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: (e) => new ImportRejected([`${file}: not JSON: ${e instanceof Error ? e.message : String(e)}`], 1) })
+    return yield* Schema.decodeUnknownEffect(schema as unknown as Schema.Codec<S["Type"], unknown>)(json).pipe(
+      Effect.mapError((e) => {
+        const issues = SchemaIssue.makeFormatterStandardSchemaV1()(e.issue).issues
+        const lines = issues.map((i) => `${file}: /${(i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join("/")}: ${i.message}`)
+        return new ImportRejected(lines.slice(0, 50), lines.length)
+      })
+    )
+  })
+
+/** Loads the maps (an operator's own when given) and opens a staging store, removing any a killed import left. */
+export const loadSetup = (options: { readonly axisModelFile?: string | undefined; readonly regionMapFile?: string | undefined; readonly stagingDir: string }, format: string) =>
+  Effect.gen(function*() {
+    const axisFile = options.axisModelFile === undefined ? DEFAULT_AXIS_MODEL : yield* readJsonFile(options.axisModelFile, AxisModelFile)
+    const regionFile = options.regionMapFile === undefined ? DEFAULT_REGION_MAP : yield* readJsonFile(options.regionMapFile, RegionMapFile)
+    const regions = yield* Effect.try({ try: () => compileRegionMap(regionFile), catch: (e) => new ImportRejected([`${options.regionMapFile}: ${e instanceof Error ? e.message : String(e)}`], 1) })
+    const staging = yield* Effect.try({
+      try: () => {
+        if (existsSync(options.stagingDir)) for (const f of readdirSync(options.stagingDir)) if (STAGING.test(f)) rmSync(join(options.stagingDir, f), { force: true })
+        const report = new Report()
+        return { report, staging: new Staging(join(options.stagingDir, `import-${randomUUID()}.staging.db`), report) }
+      },
+      catch: (e) => new Error(`cannot open the ${format} import's staging file in ${options.stagingDir}: ${e instanceof Error ? e.message : String(e)}`)
+    })
+    return {
+      ...staging,
+      axisModel: compileAxisModel(axisFile),
+      regions,
+      regionCodes: new Set(regionFile.regions.map((r) => r.code))
+    } satisfies ImportSetup
+  })
+
+/** The surveillance files (animal_surveillance.csv, human_surveillance.csv) in the folders imported, if any. */
+export const surveillanceOf = (paths: ReadonlyArray<string>, setup: ImportSetup): Effect.Effect<Rows | undefined, Error> =>
+  Effect.gen(function*() {
+    const regions = new Set([...setup.regionCodes, ...[...setup.staging.seeds.keys()].filter((k) => k.startsWith("region|")).map((k) => k.slice(7))])
+    for (const path of paths) {
+      if (!existsSync(path) || !statSync(path).isDirectory()) continue
+      const rows = yield* readSurveillance(path, {
+        species: new Set(DEFAULT_VOCABULARY.species.map((e) => e.code)),
+        zoonotic_condition: new Set(DEFAULT_VOCABULARY.zoonotic_condition.map((e) => e.code)),
+        region: regions
+      }, (text) => setup.report.problemText(text))
+      if (rows !== undefined) return rows
+    }
+    return undefined
+  })
+
+/** What an import reports (stdout, or `--json`). */
+export interface ImportSummary {
+  readonly format: string
+  readonly as_of: string
+  readonly files: number
+  readonly bytes: number
+  readonly seconds: number
+  /** Records read, by type. */
+  readonly read: Readonly<Record<string, number>>
+  /** Records of types the importer does not read, by type. */
+  readonly skipped: Readonly<Record<string, number>>
+  /** Records read but left out on purpose, by reason. */
+  readonly left_out: Readonly<Record<string, number>>
+  /** Rows written, by table. */
+  readonly rows: Readonly<Record<string, number>>
+  /** The codes no concept map took, by how many patients have them (the top 20). */
+  readonly unmapped: ReadonlyArray<{ readonly kind: string; readonly code: string; readonly standard: string | null; readonly label: string; readonly patients: number }>
+  /** Per axis, the share of patients with a score. */
+  readonly axis_coverage: Readonly<Record<string, number>>
+  readonly axis_model: string
+}
+
+const sorted = (m: ReadonlyMap<string, number>) => Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
+
+/** Writes the staged dataset in one transaction and says what was done. */
+export const finishImport = (
+  setup: ImportSetup,
+  options: {
+    readonly asOf: number | undefined
+    readonly format: string
+    readonly surveillance: Rows | undefined
+    readonly files: number
+    readonly bytes: number
+    readonly started: number
+    readonly onProgress?: ((done: number) => Effect.Effect<void>) | undefined
+  }
+) =>
+  Effect.gen(function*() {
+    const { chunks, made } = yield* Effect.try({
+      try: () => setup.staging.rows({ asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance }),
+      catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1)
+    })
+    yield* replaceDataset(chunks, { atomic: true, onProgress: (done) => options.onProgress?.(0.8 + 0.2 * done) ?? Effect.void })
+    const m = made()
+    const summary: ImportSummary = {
+      format: options.format,
+      as_of: m.asOf,
+      files: options.files,
+      bytes: options.bytes,
+      seconds: Math.round((performance.now() - options.started) / 100) / 10,
+      read: sorted(setup.report.read),
+      skipped: sorted(setup.report.skipped),
+      left_out: sorted(setup.report.notes),
+      rows: Object.fromEntries(Object.entries(m.rows).filter(([t]) => t !== "source_ids").concat([["source_ids", m.rows["source_ids"] ?? 0]])),
+      unmapped: m.unmapped,
+      axis_coverage: Object.fromEntries(Object.entries(m.axisCoverage).map(([a, share]) => [a, Math.round(share * 1000) / 1000])),
+      axis_model: setup.axisModel.version
+    }
+    return summary
+  })
+
+/** The summary as text for people. */
+export const formatSummary = (s: ImportSummary): string => {
+  const list = (o: Readonly<Record<string, number>>) => Object.entries(o).map(([k, v]) => `  ${k}: ${v}`)
+  const lines = [
+    `imported ${s.rows["patients"] ?? 0} patients from ${s.files} ${s.format.toUpperCase()} file${s.files === 1 ? "" : "s"} (${(s.bytes / 1_048_576).toFixed(1)} MiB) in ${s.seconds} s; as_of ${s.as_of}`,
+    "read:",
+    ...list(s.read),
+    ...(Object.keys(s.skipped).length > 0 ? ["not read (types the service does not use):", ...list(s.skipped)] : []),
+    ...(Object.keys(s.left_out).length > 0 ? ["left out:", ...list(s.left_out)] : []),
+    "rows:",
+    ...list(s.rows),
+    `axis coverage (share of patients with a score; axis model ${s.axis_model}):`,
+    `  ${Object.entries(s.axis_coverage).map(([a, c]) => `${a} ${(c * 100).toFixed(1)} %`).join(", ")}`,
+    ...(s.unmapped.length > 0
+      ? ["unmapped codes, imported under their own names (most patients first):", ...s.unmapped.map((u) => `  ${u.kind} ${u.code}${u.standard === null ? "" : ` (${u.standard})`}: ${u.patients} patients`)]
+      : [])
+  ]
+  return lines.join("\n")
+}
