@@ -445,6 +445,8 @@ export interface CliProblem {
   readonly exit_code: 1 | 2
   readonly hint?: string
   readonly errors?: ReadonlyArray<string>
+  /** How many more errors there were than `errors` lists. */
+  readonly errors_omitted?: number
 }
 
 const usage = (detail: string, commandPath: ReadonlyArray<string>): CliProblem => ({
@@ -468,7 +470,10 @@ export const problemOf = (e: unknown): CliProblem | undefined => {
   if (e instanceof AccountNotFound) return fail("Not Found", "account_not_found", e.message)
   if (e instanceof TokenNotFound) return fail("Not Found", "token_not_found", e.message)
   if (e instanceof DuplicateAccountName) return fail("Conflict", "duplicate_account_name", e.message)
-  if (e instanceof ImportRejected) return fail("Import rejected", "import_rejected", `nothing was imported: ${e.total} problem${e.total === 1 ? "" : "s"}`, { errors: e.problems })
+  if (e instanceof ImportRejected) return fail("Import rejected", "import_rejected", `nothing was imported: ${e.total} problem${e.total === 1 ? "" : "s"}`, {
+    errors: e.problems,
+    ...(e.total > e.problems.length ? { errors_omitted: e.total - e.problems.length } : {})
+  })
   if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError") {
     // The operation ("execute") and the engine's own words ("no such table: x").
     const { message, reason } = e as { readonly message?: string; readonly reason?: { readonly cause?: { readonly message?: unknown } } }
@@ -493,7 +498,7 @@ const jsonRequested = (): boolean => process.argv.slice(2).includes("--json")
 
 /** Writes a problem: JSON on stderr with `--json`, else one line and the hint. */
 const report = (p: CliProblem) =>
-  Console.error(jsonRequested() ? JSON.stringify(p) : [`hcc: ${p.detail}`, ...(p.errors ?? []).map((x) => `  ${x}`), ...(p.hint === undefined ? [] : [p.hint])].join("\n"))
+  Console.error(jsonRequested() ? JSON.stringify(p) : [`hcc: ${p.detail}`, ...(p.errors ?? []).map((x) => `  ${x}`), ...(p.errors_omitted === undefined ? [] : [`  … and ${p.errors_omitted} more`]), ...(p.hint === undefined ? [] : [p.hint])].join("\n"))
 
 /** Help and version as usual; a wrong invocation as one line and a hint, not the whole help. */
 const presenter: CliOutput.Presenter = {
