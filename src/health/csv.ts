@@ -79,14 +79,15 @@ const checkValue = (
   column: ColumnSpec,
   text: string,
   vocabulary: ReadonlyMap<string, ReadonlySet<string>>,
-  keys: ReadonlyMap<HealthTableName, ReadonlySet<string>>
+  keys: ReadonlyMap<HealthTableName, ReadonlySet<string>>,
+  codesFrom: string
 ): { readonly value: string | number | null } | string => {
   const parsed = parseValue(column, text)
   if ("reason" in parsed) return parsed.reason
   const v = parsed.value
   if (v === null) return parsed
   if (column.vocabulary !== undefined && !vocabulary.get(column.vocabulary)?.has(String(v))) {
-    return `'${v}' is not a ${column.vocabulary} code of vocabulary.csv`
+    return `'${v}' is not a ${column.vocabulary} code of ${codesFrom}`
   }
   if (column.references !== undefined && !keys.get(column.references)?.has(String(v))) {
     return `${v} is not an id of ${column.references}.csv`
@@ -121,7 +122,7 @@ const readAll = async (folder: string): Promise<Rows> => {
       rows[table.name] = []
       continue
     }
-    rows[table.name] = await readTable(table, path, file, problem, vocabulary, keys)
+    rows[table.name] = await readTable(table, path, file, problem, vocabulary, keys, "vocabulary.csv")
   }
 
   const info = new Map((rows.dataset_info ?? []).map((r) => [r[0], r[1]]))
@@ -140,7 +141,8 @@ const readTable = async (
   file: string,
   problem: (text: string) => void,
   vocabulary: Map<string, Set<string>>,
-  keys: Map<HealthTableName, Set<string>>
+  keys: Map<HealthTableName, Set<string>>,
+  codesFrom: string
 ): Promise<Array<Row>> => {
   const out: Array<Row> = []
   const parser = createReadStream(path).pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }))
@@ -174,7 +176,7 @@ const readTable = async (
       let idOk = false
       table.columns.forEach((column, i) => {
         const at = order![i]!
-        const reason = checkValue(column, at < 0 ? "" : record[at]!, vocabulary, keys)
+        const reason = checkValue(column, at < 0 ? "" : record[at]!, vocabulary, keys, codesFrom)
         if (typeof reason === "string") {
           ok = false
           row.push(null)
@@ -231,7 +233,7 @@ export const readSurveillance = (
       const vocabulary = new Map<string, Set<string>>(Object.entries(codes).map(([k, v]) => [k, new Set(v)]))
       const rows: Rows = {}
       for (const name of SURVEILLANCE_TABLES) {
-        rows[name] = present.includes(name) ? await readTable(tableSpec(name), join(folder, `${name}.csv`), `${name}.csv`, problem, vocabulary, new Map()) : []
+        rows[name] = present.includes(name) ? await readTable(tableSpec(name), join(folder, `${name}.csv`), `${name}.csv`, problem, vocabulary, new Map(), "the import (docs/data.md, \"Surveillance beside an import\")") : []
       }
       return rows
     },

@@ -204,6 +204,13 @@ export class Staging {
     this.pending = 0
   }
 
+  /** The regions of the patients and organizations read. */
+  regions(): ReadonlySet<string> {
+    const out = new Set((this.db.prepare("SELECT DISTINCT region FROM patient").all() as Array<{ readonly region: string }>).map((r) => r.region))
+    for (const o of this.organizations.values()) out.add(o.region)
+    return out
+  }
+
   /** How many patients phase one found. */
   get patients(): number {
     return this.patientIndex.size

@@ -3,8 +3,9 @@
  * dataset (every table but the import's own bookkeeping), so the README's sample calls give
  * identical answers from both.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, hcc, ROOT, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
@@ -28,6 +29,32 @@ let imported: string
 let bulk: string
 let summary: Record<string, any>
 let servers: ReadonlyArray<TestServer> = []
+let ehrSummary: Record<string, any>
+
+/**
+ * The export as an EHR would write it: the service's own codings, CodeSystems, adherence and
+ * device outcome observations taken out, so only standard codes (SNOMED CT, RxNorm, …) are left.
+ */
+const asEhrExport = (from: string): string => {
+  const to = join(tempDataDir(), "ehr")
+  mkdirSync(to)
+  for (const file of readdirSync(from)) {
+    // The surveillance series come beside the export, as an operator brings them.
+    if (file.endsWith("_surveillance.csv")) copyFileSync(join(from, file), join(to, file))
+    if (!file.endsWith(".ndjson.gz") || file.startsWith("CodeSystem")) continue
+    const lines = gunzipSync(readFileSync(join(from, file))).toString("utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>)
+    const kept = lines.filter((r) => !(r.resourceType === "Observation" && r.focus !== undefined)).map((r) => {
+      const text = JSON.stringify(r, (key, value) => {
+        if (key === "coding" && Array.isArray(value)) return value.filter((c: { system?: string }) => !c.system?.startsWith("urn:hcc:vocabulary:"))
+        if (key === "extension" && Array.isArray(value)) return value.filter((e: { url?: string }) => e.url !== "urn:hcc:fhir:adherence")
+        return value
+      })
+      return text
+    })
+    writeFileSync(join(to, file.replace(/\.gz$/, "")), kept.join("\n") + "\n")
+  }
+  return to
+}
 
 beforeAll(async () => {
   original = tempDataDir()
@@ -36,7 +63,9 @@ beforeAll(async () => {
   hcc(original, ["data", "export", "--format", "fhir", "--gzip", bulk])
   imported = tempDataDir()
   summary = JSON.parse(hcc(imported, ["data", "import", "--format", "fhir", bulk, "--json"]))
-  servers = await Promise.all([original, imported].map((dataDir) => startServer({ dataDir })))
+  const ehr = tempDataDir()
+  ehrSummary = JSON.parse(hcc(ehr, ["data", "import", "--format", "fhir", asEhrExport(bulk), "--json"]))
+  servers = await Promise.all([original, imported, ehr].map((dataDir) => startServer({ dataDir })))
   await Promise.all(servers.map((s) => waitReady(s)))
 }, 240_000)
 
@@ -75,7 +104,7 @@ describe("FHIR export → import", () => {
     expect(calls.map(([path]) => path)).toEqual(["/v1/clinical", "/v1/population", "/v1/drug-outcomes", "/v1/risk-model", "/v1/one-health", "/v1/device-outcomes", "/v1/temporal"])
     let answered = 0
     for (const [path, body] of calls) {
-      const [a, b] = await Promise.all(servers.map((s) => call(s, path, { body })))
+      const [a, b] = await Promise.all(servers.slice(0, 2).map((s) => call(s, path, { body })))
       expect(b!.status, path).toBe(a!.status)
       const [ja, jb] = await Promise.all([a!.json(), b!.json()]) as [Record<string, unknown>, Record<string, unknown>]
       delete ja.request_id
@@ -84,5 +113,46 @@ describe("FHIR export → import", () => {
       if (a!.status === 200) answered++
     }
     expect(answered).toBeGreaterThanOrEqual(6)
+  })
+})
+
+describe("an EHR-style export (standard codes only)", () => {
+  const ehr = () => servers[2]!
+  it("imports with every code mapped through the shipped concept maps (the CGM, which has no standard code, is left out)", () => {
+    expect(ehrSummary.unmapped).toEqual([])
+    expect(ehrSummary.rows.patients).toBe(8000)
+    expect(ehrSummary.left_out["Procedure not about an implant: left out"]).toBeGreaterThan(0)
+  })
+
+  it("answers all seven endpoints from the imported data", async () => {
+    for (const [path, body] of readmeCalls()) {
+      const r = await call(ehr(), path, { body })
+      expect(r.status, `${path}: ${await r.clone().text()}`).toBe(200)
+      expect(r.headers.get("hcc-dataset-source")).toBe("imported")
+    }
+  })
+
+  it("the catalog lists the standard codes and the axis coverage", async () => {
+    const catalog = (await (await call(ehr(), "/v1/catalog")).json()) as Record<string, any>
+    expect(catalog.standard_codes.condition.type_2_diabetes).toBe("snomed:44054006")
+    expect(catalog.standard_codes.drug.metformin).toBe("rxnorm:6809")
+    expect(catalog.dataset).toMatchObject({ source: "imported", format: "fhir", patients: 8000 })
+    for (const axis of catalog.axes) expect(catalog.dataset.axis_coverage[axis]).toBeGreaterThan(0.9)
+  })
+
+  it("a condition named by SNOMED CT or ICD-10-CM code selects the same cohort as by the service's code", async () => {
+    const ask = async (conditions: ReadonlyArray<string>) => {
+      const r = await call(ehr(), "/v1/population", { body: { cohort_definition: { age_range: "45-65", conditions }, analysis_type: "trend" } })
+      expect(r.status).toBe(200)
+      return (await r.json()) as Record<string, unknown>
+    }
+    const byCode = await ask(["type_2_diabetes"])
+    expect(byCode.cohort_size).toBeGreaterThan(100)
+    expect(await ask(["snomed:44054006"])).toEqual(byCode)
+    expect(await ask(["icd10cm:E11.9"])).toEqual(byCode)
+    expect(await ask(["icd10cm:E11"])).toEqual(byCode)
+    const unknown = await call(ehr(), "/v1/population", { body: { cohort_definition: { conditions: ["snomed:999999999"] }, analysis_type: "trend" } })
+    expect(unknown.status).toBe(422)
+    expect(((await unknown.json()) as Record<string, unknown>).code).toBe("unknown_condition")
   })
 })
