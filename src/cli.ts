@@ -27,6 +27,7 @@ import { progressBar } from "./health/progress.ts"
 import { exportFhir } from "./import/fhir/exportFhir.ts"
 import { formatSummary } from "./import/importCommon.ts"
 import { importFhir } from "./import/importFhir.ts"
+import { importOmop } from "./import/importOmop.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { logToStderr } from "./log/LogSink.ts"
 import { serveWith } from "./main.ts"
@@ -342,8 +343,8 @@ const dataImport = Command.make(
         stagingDir: config.dataDir,
         onProgress: progressBar(`importing ${flags.format.toUpperCase()}`)
       }
-      if (flags.format === "omop") return yield* Effect.fail(new UsageError("--format omop is not available yet"))
-      const summary = yield* importFhir(options)
+      if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
+      const summary = flags.format === "omop" ? yield* importOmop({ ...options, folder: flags.paths[0]! }) : yield* importFhir(options)
       yield* removeSnapshot(config.dataDir)
       yield* emit(summary, () => `${formatSummary(summary)}\n${RESTART_NOTE}`)
     }).pipe(Effect.provide(DatabaseLive))

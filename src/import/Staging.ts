@@ -26,6 +26,8 @@ import type { Report } from "./Report.ts"
 
 /** Days after an implant in which a revision or complication counts towards its rate metrics. */
 export const FOLLOW_UP_DAYS = 365
+/** Two records of the same patient's implant of one category this close are one implant. */
+export const SAME_IMPLANT_DAYS = 7
 /** Rows per chunk handed to the writer. */
 const ROWS_PER_CHUNK = 20_000
 /** Staged rows per transaction of the scratch file. */
@@ -87,10 +89,13 @@ export class Staging {
 
   readonly path: string
   private readonly report: Report
+  /** fhir: references to `Patient`s in `Type.subject`; omop: `person_id`s of PERSON. */
+  private readonly format: "fhir" | "omop"
 
-  constructor(path: string, report: Report) {
+  constructor(path: string, report: Report, format: "fhir" | "omop") {
     this.path = path
     this.report = report
+    this.format = format
     rmSync(path, { force: true })
     this.db = new DatabaseSync(path)
     this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;
@@ -153,7 +158,11 @@ export class Staging {
     } else {
       idx = this.patientIndex.get(ref)
     }
-    if (idx === undefined) this.report.problem(origin.where, path, `Patient ${ref.startsWith("?") ? `with identifier ${ref.slice(1)}` : ref} is not in the export`)
+    if (idx === undefined) {
+      this.report.problem(origin.where, path, this.format === "omop"
+        ? `person ${ref} is not in the PERSON table`
+        : `Patient ${ref.startsWith("?") ? `with identifier ${ref.slice(1)}` : ref} is not in the export`)
+    }
     return idx
   }
 
@@ -216,12 +225,23 @@ export class Staging {
     return this.patientIndex.size
   }
 
+  /** Where a record names its patient, for messages. */
+  private subject(origin: Origin): string {
+    if (this.format === "omop") return "person_id"
+    return origin.type === "AllergyIntolerance" || origin.type === "Device" ? `${origin.type}.patient` : `${origin.type}.subject`
+  }
+
+  /** A day the data holds (as_of is the latest unless given), for records that are not facts (OMOP observation periods). */
+  seenDay(day: number): void {
+    this.seen(day)
+  }
+
   /** Phase two: one fact of a record. */
   add(origin: Origin, fact: Fact): void {
     const src = (id: string) => `${origin.type}/${id}`
     switch (fact.k) {
       case "condition": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.subject`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
         this.run("condition", [p, this.conceptId("condition", fact.concept)])
@@ -229,35 +249,35 @@ export class Staging {
         return
       }
       case "encounter": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.subject`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.end)
         this.run("encounter", [origin.file, origin.line, fact.src, origin.type, p, fact.kind, fact.cls, fact.start, fact.end, fact.org])
         return
       }
       case "course": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.subject`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.start)
         this.run("course", [origin.file, origin.line, src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), fact.start, fact.end, fact.adherence])
         return
       }
       case "dispense": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.subject`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
         this.run("dispense", [p, this.conceptId("drug", fact.drug), fact.day, fact.days])
         return
       }
       case "adverse": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.${origin.type === "AllergyIntolerance" ? "patient" : "subject"}`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
         this.run("adverse", [origin.file, origin.line, src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), this.conceptId("adverse_event", fact.event), fact.day])
         return
       }
       case "procedure": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.subject`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
         this.events(p, fact.events, fact.day)
@@ -267,13 +287,13 @@ export class Staging {
         return
       }
       case "device": {
-        const p = fact.patient === null ? null : this.patientOf(fact.patient, origin, `${origin.type}.patient`)
+        const p = fact.patient === null ? null : this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.run("device", [fact.src, p, fact.device])
         return
       }
       case "scores": {
-        const p = this.patientOf(fact.patient, origin, `${origin.type}.subject`)
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
         const values: Array<number | null> = [p, fact.month, fact.direct ? 1 : 0]
@@ -643,6 +663,7 @@ export class Staging {
       readonly org: string
     }
     const implants: Array<Implant> = []
+    const daysOf = new Map<string, ReadonlyArray<number>>()
     for (const r of this.db.prepare("SELECT src, type, patient, device, devices, day, org, encounter FROM procedure ORDER BY f, l").all() as Array<Record<string, string | number | null>>) {
       const device = (r.device as string | null) ?? (JSON.parse(String(r.devices)) as Array<string>).map((d) => deviceOf.get(d)).find((d) => d !== undefined)
       if (device === undefined) {
@@ -651,7 +672,16 @@ export class Staging {
       }
       const viaEncounter = r.encounter === null ? null : (encounterOrg.get(String(r.encounter)) as { readonly org: string | null } | undefined)?.org ?? null
       const org = this.organizationOf(r.org as string | null) ?? this.organizationOf(viaEncounter) ?? ""
-      implants.push({ src: String(r.src), type: String(r.type), patient: Number(r.patient), device, day: Number(r.day), org })
+      const implant = { src: String(r.src), type: String(r.type), patient: Number(r.patient), device, day: Number(r.day), org }
+      // One implant recorded twice (a procedure and a device exposure, say) is counted once.
+      const key = `${implant.patient}|${device}`
+      const days = daysOf.get(key) ?? []
+      if (days.some((d) => Math.abs(d - implant.day) <= SAME_IMPLANT_DAYS)) {
+        this.report.note(`implant recorded again within ${SAME_IMPLANT_DAYS} days: counted once`)
+        continue
+      }
+      daysOf.set(key, [...days, implant.day])
+      implants.push(implant)
     }
     const categories = new Map<string, Set<string>>()
     for (const i of implants) categories.set(i.org, (categories.get(i.org) ?? new Set()).add(i.device))
@@ -663,7 +693,7 @@ export class Staging {
       if (studies.has(id)) continue
       const region = this.organizations.get(i.org)?.region ?? (patientRegion.get(i.patient) as { readonly region: string }).region
       studies.set(id, [id, i.device, region])
-      if (i.org !== "") studySources.push(["device_studies", id, `Organization/${i.org}`])
+      if (i.org !== "") studySources.push(["device_studies", id, `${this.format === "omop" ? "care_site" : "Organization"}/${i.org}`])
     }
     const outcomeOf = this.db.prepare("SELECT metric, value FROM outcome WHERE implant = ?")
     const eventsOf = this.db.prepare("SELECT metric, devices FROM device_event WHERE patient = ? AND day BETWEEN ? AND ?")

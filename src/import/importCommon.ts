@@ -19,6 +19,8 @@ import { Staging } from "./Staging.ts"
 /** An import under way: its report, its staging store and the maps it reads with. */
 export interface ImportSetup {
   readonly report: Report
+  /** The import's id (its scratch files are named after it). */
+  readonly id: string
   readonly staging: Staging
   readonly axisModel: CompiledAxisModel
   readonly regions: RegionMap
@@ -27,7 +29,7 @@ export interface ImportSetup {
 }
 
 /** The staging files of imports, in the data folder. */
-const STAGING = /^import-[0-9a-f-]+\.staging\.db$/
+const STAGING = /^import-[0-9a-z-]+\.staging\.db$/
 
 /** Reads and checks a JSON file against a schema; every mismatch is `file: path: reason`. */
 const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Effect<S["Type"], ImportRejected> =>
@@ -53,7 +55,8 @@ export const loadSetup = (options: { readonly axisModelFile?: string | undefined
       try: () => {
         if (existsSync(options.stagingDir)) for (const f of readdirSync(options.stagingDir)) if (STAGING.test(f)) rmSync(join(options.stagingDir, f), { force: true })
         const report = new Report()
-        return { report, staging: new Staging(join(options.stagingDir, `import-${randomUUID()}.staging.db`), report) }
+        const id = randomUUID()
+        return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir") }
       },
       catch: (e) => new Error(`cannot open the ${format} import's staging file in ${options.stagingDir}: ${e instanceof Error ? e.message : String(e)}`)
     })

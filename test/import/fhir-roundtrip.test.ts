@@ -7,16 +7,8 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { join } from "node:path"
 import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, hcc, ROOT, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
-
-/** The README's sample calls: every `-d '{…}'` body of its curl lines, with the path it is sent to. */
-export const readmeCalls = (): ReadonlyArray<readonly [string, unknown]> => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8")
-  const calls: Array<readonly [string, unknown]> = []
-  const re = /curl -s localhost:8080(\/v1\/[a-z-]+)[^\n]*\\\n\s*-d '([^']+)'/g
-  for (let m = re.exec(readme); m !== null; m = re.exec(readme)) calls.push([m[1]!, JSON.parse(m[2]!)])
-  return calls
-}
+import { readmeCalls } from "../support/datasets.ts"
+import { call, hcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const csvExport = (dataDir: string) => {
   const out = join(tempDataDir(), "csv")

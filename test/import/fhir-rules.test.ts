@@ -2,31 +2,11 @@
  * Every FHIR mapping rule of docs/data.md on a small EHR-style export (test/fixtures/fhir/ehr.ts),
  * checked in the tables the import writes; and every kind of bad input, which imports nothing.
  */
-import { parse } from "csv-parse/sync"
-import { createHash } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
+import { datasetDigest, type Table, tablesOf } from "../support/datasets.ts"
 import { hcc, runHcc, tempDataDir } from "../support/server.ts"
-
-type Table = ReadonlyArray<Record<string, string>>
-
-/** The dataset of a data folder, as its CSV export: table → rows. */
-export const tablesOf = (dataDir: string): Record<string, Table> => {
-  const out = join(tempDataDir(), "csv")
-  hcc(dataDir, ["data", "export", out])
-  return Object.fromEntries(readdirSync(out).map((f) => [f.replace(/\.csv$/, ""), parse(readFileSync(join(out, f), "utf8"), { columns: true }) as Table]))
-}
-
-/** SHA-256 of a data folder's whole dataset (to show an import changed nothing). */
-export const datasetDigest = (dataDir: string): string => {
-  const out = join(tempDataDir(), "csv")
-  hcc(dataDir, ["data", "export", out])
-  const h = createHash("sha256")
-  for (const f of readdirSync(out).sort()) h.update(f).update(readFileSync(join(out, f)))
-  return h.digest("hex")
-}
 
 let t: Record<string, Table>
 let summary: Record<string, any>

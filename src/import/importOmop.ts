@@ -1,0 +1,321 @@
+/**
+ * `hcc data import --format omop`: an OMOP CDM 5.4 folder → the health dataset (docs/data.md,
+ * "OMOP CDM 5.4", rule by rule). The vocabulary tables first (CONCEPT turns concept ids into
+ * standard codes; "Maps to" relationships and ingredient ancestors when present), then locations,
+ * care sites, providers, deaths and persons, then the clinical tables, each row mapped to the
+ * same facts the FHIR import makes and collected in the same staging store: checked whole, and
+ * written as one new dataset in one transaction, or not at all.
+ */
+import { Effect } from "effect"
+import { join } from "node:path"
+import { AXES } from "../plugin/axes.ts"
+import { parseDate, monthOfDay } from "../health/calendar.ts"
+import { ImportRejected } from "../health/csv.ts"
+import { lookup } from "../health/ConceptMaps.ts"
+import { conceptOf, deviceEventsOf, type SourceCoding } from "./concepts.ts"
+import type { Concept, EncounterKind, Fact, Problem } from "./facts.ts"
+import { finishImport, type ImportSetup, loadSetup, surveillanceOf } from "./importCommon.ts"
+import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
+import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./omop/tables.ts"
+import type { Origin } from "./Staging.ts"
+
+/** Options of an OMOP import. */
+export interface OmopImportOptions {
+  readonly folder: string
+  readonly asOf?: string | undefined
+  readonly axisModelFile?: string | undefined
+  readonly regionMapFile?: string | undefined
+  readonly stagingDir: string
+  readonly onProgress?: ((done: number) => Effect.Effect<void>) | undefined
+}
+
+/** OMOP's Gender concepts (vocabulary Gender): 8532 FEMALE, 8507 MALE, 8521 OTHER, 8570 AMBIGUOUS, 8551 UNKNOWN. */
+const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> = { "8532": "female", "8507": "male", "8521": "other", "8570": "other", "8551": "unknown" }
+
+/**
+ * DRUG_EXPOSURE type concepts that record a dispensing (a fill), whose days_supply counts towards
+ * adherence: 38000175 Prescription dispensed in pharmacy, 38000176 Prescription dispensed through
+ * mail order, 32869 Pharmacy claim, 32825 Dispensed in pharmacy (OMOP Type Concept vocabulary).
+ * Every other row is a course of the drug.
+ */
+export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825"])
+
+/**
+ * OBSERVATION concepts that record an adverse reaction to a drug (SNOMED CT): 62014003 Adverse
+ * reaction to drug, 416098002 Allergy to drug, 59037007 Drug intolerance (and their concept ids
+ * wherever CONCEPT gives them). The drug is value_as_concept_id; the reaction qualifier_concept_id,
+ * else the observation concept itself.
+ */
+export const ADVERSE_REACTION_CODES: ReadonlySet<string> = new Set(["62014003", "416098002", "59037007"])
+
+/** A CDM date (`YYYY-MM-DD`, `YYYYMMDD`, or a datetime starting with a date) → day; a Problem when it does not parse. */
+const dayOf = (text: string, column: string): number | Problem | undefined => {
+  if (text === "") return undefined
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.exec(text)
+  const day = m === null ? Number.NaN : parseDate(`${m[1]}-${m[2]}-${m[3]}`)
+  return Number.isNaN(day) ? { path: column, reason: `'${text}' is not a date (YYYY-MM-DD)` } : day
+}
+
+const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x
+
+/** An integer id column (required). */
+const idOf = (row: OmopRow, column: string): string | Problem => {
+  const v = row.get(column)
+  if (v === "") return { path: column, reason: "is required" }
+  return /^-?\d+$/.test(v) ? v : { path: column, reason: `'${v}' is not an integer id` }
+}
+
+/** Reads an OMOP CDM folder (see the module comment); fails with ImportRejected listing every problem. */
+export const importOmop = (options: OmopImportOptions) =>
+  Effect.gen(function*() {
+    const started = performance.now()
+    if (!isFolder(options.folder)) return yield* Effect.fail(new ImportRejected([`${options.folder}: no such folder`], 1))
+    const { files } = findOmopFiles(options.folder)
+    const missing = (["person"] as const).filter((t) => !files.some((f) => f.table === t))
+    if (missing.length > 0) return yield* Effect.fail(new ImportRejected(missing.map((t) => `${t}.csv: missing (required; file names in any case, .csv or .tsv)`), missing.length))
+    const asOf = options.asOf === undefined ? undefined : parseDate(options.asOf)
+    if (asOf !== undefined && Number.isNaN(asOf)) return yield* Effect.fail(new ImportRejected([`--as-of: '${options.asOf}' is not a date (YYYY-MM-DD)`], 1))
+    return yield* Effect.acquireUseRelease(
+      Effect.map(loadSetup(options, "omop"), (setup) => ({ setup, vocabulary: new OmopVocabulary(join(options.stagingDir, `import-${setup.id}-vocabulary.staging.db`)) })),
+      ({ setup, vocabulary }) => read(options, setup, vocabulary, files, asOf, started),
+      ({ setup, vocabulary }) => Effect.sync(() => {
+        setup.staging.close()
+        vocabulary.dispose()
+      })
+    )
+  })
+
+const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVocabulary, files: ReadonlyArray<OmopFile>, asOf: number | undefined, started: number) =>
+  Effect.gen(function*() {
+    const { report, staging } = setup
+    const total = Math.max(1, files.reduce((s, f) => s + f.bytes, 0))
+    let done = 0
+    const locations = new Map<string, { readonly state: string; readonly country: string }>()
+    const careSites = new Map<string, string>()
+    const providers = new Map<string, string>()
+    const deaths = new Map<string, number>()
+
+    const codings = (id: string, sourceId: string, sourceValue: string): ReadonlyArray<SourceCoding> => {
+      const out: Array<SourceCoding> = []
+      for (const c of [id, sourceId]) if (c !== "" && c !== "0") out.push(...vocabulary.codingsOf(Number(c)).codings)
+      if (out.length === 0 && sourceValue !== "") out.push({ display: sourceValue })
+      return out
+    }
+    const conceptFor = (kind: "condition" | "drug" | "adverse_event", id: string, sourceId: string, sourceValue: string): Concept => {
+      if (kind === "drug" && id !== "" && id !== "0") {
+        const ingredients = vocabulary.ingredientsOf(Number(id))
+        if (ingredients.length > 0) {
+          const targets = [...new Set(ingredients.flatMap((i) => conceptOf("drug", vocabulary.codingsOf(i).codings).targets))]
+          if (targets.length > 0) return { ...conceptOf("drug", codings(id, sourceId, sourceValue), sourceValue || undefined), targets }
+        }
+      }
+      const c = codings(id, sourceId, sourceValue)
+      return conceptOf(kind, c, sourceValue || vocabulary.codingsOf(Number(id || "0")).name)
+    }
+
+    const each = (table: OmopTable, onRow: (row: OmopRow, origin: Origin) => ReadonlyArray<Fact> | Problem | string | void) =>
+      Effect.forEach(files.filter((f) => f.table === table), (file) =>
+        Effect.gen(function*() {
+          yield* forEachRow(file, (rows) => {
+            for (const row of rows) {
+              const where = `${file.name}:${row.line}`
+              const origin: Origin = { file: files.indexOf(file), line: row.line, where, type: table }
+              report.count(table)
+              const out = onRow(row, origin)
+              if (out === undefined) continue
+              if (typeof out === "string") report.note(out)
+              else if (isProblem(out)) report.problem(where, out.path, out.reason)
+              else for (const f of out) table === "person" ? staging.addPhaseOne(origin, f) : staging.add(origin, f)
+            }
+          })
+          done += file.bytes
+          if (options.onProgress !== undefined) yield* options.onProgress(0.8 * done / total)
+        }), { discard: true })
+
+    // Vocabulary.
+    yield* each("concept", (r) => {
+      const id = idOf(r, "concept_id")
+      if (isProblem(id)) return id
+      vocabulary.addConcept(Number(id), r.get("vocabulary_id"), r.get("concept_code"), r.get("concept_name"), r.get("concept_class_id"))
+    })
+    yield* each("concept_relationship", (r) => {
+      if (r.get("relationship_id") !== "Maps to" || (r.has("invalid_reason") && r.get("invalid_reason") !== "")) return
+      vocabulary.addMapsTo(Number(r.get("concept_id_1")), Number(r.get("concept_id_2")))
+    })
+    yield* each("concept_ancestor", (r) => vocabulary.addAncestor(Number(r.get("descendant_concept_id")), Number(r.get("ancestor_concept_id"))))
+    vocabulary.close()
+    if (!vocabulary.hasConcepts) report.note("no CONCEPT table: concepts are known by concept_id and source value only")
+
+    // What persons and visits refer to.
+    yield* each("location", (r) => {
+      const country = r.get("country_source_value") || (r.get("country_concept_id") !== "" ? vocabulary.codingsOf(Number(r.get("country_concept_id"))).name ?? "" : "")
+      locations.set(r.get("location_id"), { state: r.get("state"), country })
+    })
+    const regionOf = (locationId: string) => {
+      const l = locations.get(locationId)
+      return setup.regions.regionOf(l === undefined ? undefined : { state: l.state || undefined, country: l.country || undefined })
+    }
+    yield* each("care_site", (r, origin) => {
+      const id = idOf(r, "care_site_id")
+      if (isProblem(id)) return id
+      careSites.set(id, r.get("care_site_name") || id)
+      staging.addPhaseOne(origin, { k: "organization", src: id, identifiers: [], region: regionOf(r.get("location_id")), name: r.get("care_site_name") || id })
+    })
+    yield* each("provider", (r) => {
+      if (r.get("care_site_id") !== "") providers.set(r.get("provider_id"), r.get("care_site_id"))
+    })
+    yield* each("death", (r) => {
+      const person = idOf(r, "person_id")
+      if (isProblem(person)) return person
+      const day = dayOf(r.get("death_date"), "death_date")
+      if (day === undefined) return { path: "death_date", reason: "is required" }
+      if (isProblem(day)) return day
+      deaths.set(person, day)
+    })
+    yield* each("person", (r) => {
+      const id = idOf(r, "person_id")
+      if (isProblem(id)) return id
+      const year = Number(r.get("year_of_birth"))
+      if (r.get("year_of_birth") === "" || !Number.isInteger(year)) return { path: "year_of_birth", reason: r.get("year_of_birth") === "" ? "is required (age = as_of year − year of birth)" : `'${r.get("year_of_birth")}' is not a year` }
+      if (year < 1880 || year > 2100) return { path: "year_of_birth", reason: `${year} is outside [1880, 2100]` }
+      const gender = GENDER[r.get("gender_concept_id")]
+      const sourceValue = r.get("person_source_value")
+      return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(r.get("location_id")), death: deaths.get(id) ?? null }]
+    })
+    staging.closePhaseOne()
+
+    yield* each("observation_period", (r) => {
+      const end = dayOf(r.get("observation_period_end_date"), "observation_period_end_date")
+      if (isProblem(end)) return end
+      if (end !== undefined) staging.seenDay(end)
+    })
+
+    yield* each("visit_occurrence", (r) => {
+      const id = idOf(r, "visit_occurrence_id")
+      const person = idOf(r, "person_id")
+      const start = dayOf(r.get("visit_start_date"), "visit_start_date")
+      const end = dayOf(r.get("visit_end_date"), "visit_end_date")
+      for (const x of [id, person, start, end]) if (isProblem(x)) return x
+      if (start === undefined) return { path: "visit_start_date", reason: "is required" }
+      const concept = r.get("visit_concept_id")
+      const kinds = codings(concept, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))
+      const kind = (kinds[0]?.target as EncounterKind | undefined) ?? null
+      return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: r.get("care_site_id") || null }]
+    })
+
+    yield* each("condition_occurrence", (r) => {
+      const person = idOf(r, "person_id")
+      if (isProblem(person)) return person
+      const day = dayOf(r.get("condition_start_date"), "condition_start_date")
+      if (isProblem(day)) return day
+      const all = codings(r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))
+      if (all.length === 0) return { path: "condition_concept_id", reason: "names no condition (0, and no source value)" }
+      return [{ k: "condition", patient: person, concept: conceptFor("condition", r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value")), day: day ?? null, events: day === undefined ? [] : deviceEventsOf(all) }]
+    })
+
+    yield* each("drug_exposure", (r) => {
+      const id = idOf(r, "drug_exposure_id")
+      const person = idOf(r, "person_id")
+      const start = dayOf(r.get("drug_exposure_start_date"), "drug_exposure_start_date")
+      const end = dayOf(r.get("drug_exposure_end_date"), "drug_exposure_end_date")
+      for (const x of [id, person, start, end]) if (isProblem(x)) return x
+      if (start === undefined) return { path: "drug_exposure_start_date", reason: "is required" }
+      const supplyText = r.get("days_supply")
+      const supply = supplyText === "" ? undefined : Number(supplyText)
+      if (supply !== undefined && !(Number.isFinite(supply) && supply >= 0)) return { path: "days_supply", reason: `'${supplyText}' is not a number of days` }
+      const drug = conceptFor("drug", r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value"))
+      const s = start as number
+      if (DISPENSING_TYPES.has(r.get("drug_type_concept_id"))) {
+        if (supply === undefined || supply === 0) return "DRUG_EXPOSURE dispensing without days_supply: left out of adherence"
+        return [{ k: "dispense", patient: person as string, drug, day: s, days: Math.round(supply) }]
+      }
+      const stop = (end as number | undefined) ?? (supply !== undefined && supply > 0 ? s + Math.round(supply) - 1 : s + 29)
+      return [{ k: "course", src: id as string, patient: person as string, drug, start: s, end: Math.max(s, stop), adherence: null }]
+    })
+
+    const orgOf = (r: OmopRow) => providers.get(r.get("provider_id")) ?? null
+    yield* each("procedure_occurrence", (r) => {
+      const id = idOf(r, "procedure_occurrence_id")
+      const person = idOf(r, "person_id")
+      const day = dayOf(r.get("procedure_date"), "procedure_date")
+      for (const x of [id, person, day]) if (isProblem(x)) return x
+      const all = codings(r.get("procedure_concept_id"), r.get("procedure_source_concept_id"), r.get("procedure_source_value"))
+      const device = all.flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("device", { system: c.system, code: c.code }) : []))[0]?.target ?? null
+      const events = deviceEventsOf(all)
+      if (device === null && events.length === 0) return "PROCEDURE_OCCURRENCE not about an implant: left out"
+      if (day === undefined) return { path: "procedure_date", reason: "is required for an implant or a revision" }
+      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: r.get("visit_occurrence_id") || null, events }]
+    })
+
+    yield* each("device_exposure", (r) => {
+      const id = idOf(r, "device_exposure_id")
+      const person = idOf(r, "person_id")
+      const day = dayOf(r.get("device_exposure_start_date"), "device_exposure_start_date")
+      for (const x of [id, person, day]) if (isProblem(x)) return x
+      const all = codings(r.get("device_concept_id"), r.get("device_source_concept_id"), r.get("device_source_value"))
+      const device = all.flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("device", { system: c.system, code: c.code }) : []))[0]?.target ?? null
+      if (device === null) return "DEVICE_EXPOSURE of no implant category: left out"
+      if (day === undefined) return { path: "device_exposure_start_date", reason: "is required" }
+      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: r.get("visit_occurrence_id") || null, events: [] }]
+    })
+
+    // MEASUREMENT and OBSERVATION: instruments of the axis model (and direct axis scores: concepts
+    // of the vocabulary `HCC axis`, concept_code the axis); OBSERVATION also adverse reactions.
+    const scored = (table: "measurement" | "observation") => (r: OmopRow): ReadonlyArray<Fact> | Problem | string | undefined => {
+      const person = idOf(r, "person_id")
+      if (isProblem(person)) return person
+      const concept = vocabulary.codingsOf(Number(r.get(`${table}_concept_id`) || "0"))
+      const source = r.get(`${table}_source_concept_id`)
+      const cs = [...concept.codings, ...(source !== "" && source !== "0" ? vocabulary.codingsOf(Number(source)).codings : [])]
+      if (table === "observation" && cs.some((c) => c.system === "snomed" && c.code !== undefined && ADVERSE_REACTION_CODES.has(c.code))) return adverse(r, person, concept)
+      const direct = concept.vocabulary === "HCC axis" ? setup.axisModel.directAxis(concept.code) : undefined
+      const instruments = cs.flatMap((c) => (c.code === undefined ? [] : setup.axisModel.instrumentsOf(c.system, c.code)))
+      if (direct === undefined && instruments.length === 0) return `${table.toUpperCase()} the axis model does not use: left out`
+      const day = dayOf(r.get(`${table}_date`), `${table}_date`)
+      if (day === undefined) return { path: `${table}_date`, reason: "is required (the month the score belongs to)" }
+      if (isProblem(day)) return day
+      const numberText = r.get("value_as_number")
+      const quantity = numberText === "" ? undefined : Number(numberText)
+      if (quantity !== undefined && !Number.isFinite(quantity)) return { path: "value_as_number", reason: `'${numberText}' is not a number` }
+      const answer = r.get("value_as_concept_id")
+      const answerCodings = answer === "" || answer === "0" ? [] : vocabulary.codingsOf(Number(answer)).codings
+      const sums = new Array<number>(AXES.length).fill(0)
+      const counts = new Array<number>(AXES.length).fill(0)
+      if (direct !== undefined) {
+        if (quantity === undefined || quantity < 0 || quantity > 10) return { path: "value_as_number", reason: `a direct ${direct} score must be a number in [0, 10], got '${numberText}'` }
+        sums[AXES.indexOf(direct)] = quantity
+        counts[AXES.indexOf(direct)] = 1
+        return [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: true, sums, counts }]
+      }
+      for (const instrument of instruments) {
+        const score = setup.axisModel.score(instrument, { ...(quantity === undefined ? {} : { quantity }), codings: answerCodings, text: r.get("value_source_value") || undefined })
+        if (typeof score === "string") {
+          report.note(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
+          continue
+        }
+        sums[AXES.indexOf(instrument.axis)]! += score
+        counts[AXES.indexOf(instrument.axis)]!++
+      }
+      return counts.some((n) => n > 0) ? [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: false, sums, counts }] : undefined
+    }
+    const adverse = (r: OmopRow, person: string, concept: { readonly name: string | undefined }): ReadonlyArray<Fact> | Problem | string => {
+      const day = dayOf(r.get("observation_date"), "observation_date")
+      if (day === undefined) return { path: "observation_date", reason: "is required" }
+      if (isProblem(day)) return day
+      const drugId = r.get("value_as_concept_id")
+      if (drugId === "" || drugId === "0") return "adverse reaction OBSERVATION without the drug (value_as_concept_id): left out"
+      const qualifier = r.get("qualifier_concept_id")
+      const event = qualifier !== "" && qualifier !== "0"
+        ? conceptOf("adverse_event", vocabulary.codingsOf(Number(qualifier)).codings)
+        : conceptOf("adverse_event", [], concept.name ?? "adverse drug reaction")
+      return [{ k: "adverse", src: r.get("observation_id"), patient: person, drug: conceptFor("drug", drugId, "", ""), event, day }]
+    }
+    yield* each("measurement", scored("measurement"))
+    yield* each("observation", scored("observation"))
+
+    if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
+    const surveillance = yield* surveillanceOf([options.folder], setup)
+    if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
+    staging.closePhaseTwo()
+    return yield* finishImport(setup, { asOf, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onProgress: options.onProgress })
+  })

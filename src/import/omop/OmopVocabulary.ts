@@ -1,0 +1,125 @@
+/**
+ * An OMOP dataset's vocabulary tables, kept in a scratch SQLite file while the import runs:
+ * CONCEPT (id → vocabulary, code, name), CONCEPT_RELATIONSHIP's "Maps to" rows (a source concept →
+ * its standard concepts) and CONCEPT_ANCESTOR's rows that lead to an RxNorm ingredient (a drug →
+ * its ingredients). Look-ups are cached: a dataset uses a few thousand concepts of the millions a
+ * full Athena download holds.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { rmSync } from "node:fs"
+import { systemOfOmopVocabulary } from "../../health/codeSystems.ts"
+import type { SourceCoding } from "../concepts.ts"
+
+/** One concept's codings: itself (and what it maps to), and its OMOP id. */
+export interface ConceptCodings {
+  readonly codings: ReadonlyArray<SourceCoding>
+  /** The concept's name, or undefined when CONCEPT does not hold it. */
+  readonly name: string | undefined
+  readonly vocabulary: string | undefined
+  readonly code: string | undefined
+}
+
+/** The scratch store of the vocabulary tables. */
+export class OmopVocabulary {
+  private readonly db: DatabaseSync
+  private readonly path: string
+  private readonly cache = new Map<number, ConceptCodings>()
+  private readonly ingredientCache = new Map<number, ReadonlyArray<number>>()
+  private concept: StatementSync | undefined
+  private mapsTo: StatementSync | undefined
+  private ingredients: StatementSync | undefined
+  private pending = 0
+  private readonly inserts = new Map<string, StatementSync>()
+
+  constructor(path: string) {
+    this.path = path
+    rmSync(path, { force: true })
+    this.db = new DatabaseSync(path)
+    this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+      CREATE TABLE concept (id INTEGER PRIMARY KEY, vocabulary TEXT, code TEXT, name TEXT, class TEXT);
+      CREATE TABLE maps_to (source INTEGER, target INTEGER);
+      CREATE TABLE ancestor (descendant INTEGER, ancestor INTEGER);
+      BEGIN`)
+  }
+
+  private insert(table: string, values: ReadonlyArray<string | number>): void {
+    let st = this.inserts.get(table)
+    if (st === undefined) this.inserts.set(table, st = this.db.prepare(`INSERT OR IGNORE INTO ${table} VALUES (${values.map(() => "?").join(", ")})`))
+    st.run(...values)
+    if (++this.pending >= 50_000) {
+      this.db.exec("COMMIT; BEGIN")
+      this.pending = 0
+    }
+  }
+
+  /** One CONCEPT row. */
+  addConcept(id: number, vocabulary: string, code: string, name: string, conceptClass: string): void {
+    this.insert("concept", [id, vocabulary, code, name, conceptClass])
+  }
+
+  /** One CONCEPT_RELATIONSHIP row of relationship "Maps to". */
+  addMapsTo(source: number, target: number): void {
+    if (source !== target) this.insert("maps_to", [source, target])
+  }
+
+  /** One CONCEPT_ANCESTOR row; kept when the ancestor is an ingredient (checked at the end). */
+  addAncestor(descendant: number, ancestor: number): void {
+    if (descendant !== ancestor) this.insert("ancestor", [descendant, ancestor])
+  }
+
+  /** Ends the loads: indexes for the look-ups. */
+  close(): void {
+    this.db.exec(`COMMIT;
+      CREATE INDEX maps_to_source ON maps_to (source);
+      DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient');
+      CREATE INDEX ancestor_descendant ON ancestor (descendant)`)
+  }
+
+  /** Whether CONCEPT was given (without it, concepts are known by id and source value only). */
+  get hasConcepts(): boolean {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM concept").get() as { readonly n: number }).n > 0
+  }
+
+  private row(id: number) {
+    this.concept ??= this.db.prepare("SELECT vocabulary, code, name, class FROM concept WHERE id = ?")
+    return this.concept.get(id) as { readonly vocabulary: string; readonly code: string; readonly name: string; readonly class: string } | undefined
+  }
+
+  /** A concept's codings: itself, the standard concepts it maps to, its OMOP id. */
+  codingsOf(id: number): ConceptCodings {
+    let hit = this.cache.get(id)
+    if (hit !== undefined) return hit
+    const codings: Array<SourceCoding> = []
+    const self = this.row(id)
+    const coding = (r: { readonly vocabulary: string; readonly code: string; readonly name: string }) => ({ system: systemOfOmopVocabulary(r.vocabulary) ?? r.vocabulary, code: r.code, display: r.name })
+    if (self !== undefined) codings.push(coding(self))
+    this.mapsTo ??= this.db.prepare("SELECT target FROM maps_to WHERE source = ?")
+    for (const { target } of this.mapsTo.all(id) as Array<{ readonly target: number }>) {
+      const t = this.row(target)
+      if (t !== undefined) codings.push(coding(t))
+    }
+    codings.push({ system: "omop", code: String(id), ...(self === undefined ? {} : { display: self.name }) })
+    hit = { codings, name: self?.name, vocabulary: self?.vocabulary, code: self?.code }
+    this.cache.set(id, hit)
+    return hit
+  }
+
+  /** The ingredient concepts of a drug concept (itself when it is one; none when CONCEPT_ANCESTOR does not say). */
+  ingredientsOf(id: number): ReadonlyArray<number> {
+    let hit = this.ingredientCache.get(id)
+    if (hit !== undefined) return hit
+    if (this.row(id)?.class === "Ingredient") hit = [id]
+    else {
+      this.ingredients ??= this.db.prepare("SELECT ancestor FROM ancestor WHERE descendant = ? ORDER BY ancestor")
+      hit = (this.ingredients.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
+    }
+    this.ingredientCache.set(id, hit)
+    return hit
+  }
+
+  /** Deletes the scratch file. */
+  dispose(): void {
+    if (this.db.isOpen) this.db.close()
+    rmSync(this.path, { force: true })
+  }
+}

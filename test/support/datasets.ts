@@ -1,0 +1,34 @@
+/** Helpers for tests of the health dataset: its tables as the CSV export gives them, a digest of them, the README's sample calls. */
+import { parse } from "csv-parse/sync"
+import { createHash } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { hcc, ROOT, tempDataDir } from "./server.ts"
+
+/** Rows of one table, by column name. */
+export type Table = ReadonlyArray<Record<string, string>>
+
+/** The dataset of a data folder, as its CSV export: table → rows. */
+export const tablesOf = (dataDir: string): Record<string, Table> => {
+  const out = join(tempDataDir(), "csv")
+  hcc(dataDir, ["data", "export", out])
+  return Object.fromEntries(readdirSync(out).map((f) => [f.replace(/\.csv$/, ""), parse(readFileSync(join(out, f), "utf8"), { columns: true }) as Table]))
+}
+
+/** SHA-256 of a data folder's whole dataset (to show an import changed nothing). */
+export const datasetDigest = (dataDir: string): string => {
+  const out = join(tempDataDir(), "csv")
+  hcc(dataDir, ["data", "export", out])
+  const h = createHash("sha256")
+  for (const f of readdirSync(out).sort()) h.update(f).update(readFileSync(join(out, f)))
+  return h.digest("hex")
+}
+
+/** The README's sample calls: every `-d '{…}'` body of its curl lines, with the path it is sent to. */
+export const readmeCalls = (): ReadonlyArray<readonly [string, unknown]> => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8")
+  const calls: Array<readonly [string, unknown]> = []
+  const re = /curl -s localhost:8080(\/v1\/[a-z-]+)[^\n]*\\\n\s*-d '([^']+)'/g
+  for (let m = re.exec(readme); m !== null; m = re.exec(readme)) calls.push([m[1]!, JSON.parse(m[2]!)])
+  return calls
+}
