@@ -282,7 +282,7 @@ const tokensRevoke = Command.make(
 /** The migrated database of the configured data folder. */
 const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
 
-const RESTART_NOTE = "A running server keeps serving the dataset it loaded; restart it to serve this one."
+const SWITCH_NOTE = "A running server switches to it on its own within HCC_DATASET_POLL_SECONDS (10 s by default), answering from the old one meanwhile."
 
 const dataGenerate = Command.make(
   "generate",
@@ -301,7 +301,7 @@ const dataGenerate = Command.make(
       yield* replaceDataset(generatedChunks({ patients, seed }), { atomic: false, onProgress: progressBar(`generating ${patients} patients`) })
       yield* removeSnapshot(config.dataDir)
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
-      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${RESTART_NOTE}`)
+      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${SWITCH_NOTE}`)
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"),
@@ -333,7 +333,7 @@ const dataImport = Command.make(
         yield* replaceDataset(importChunks(rows), { atomic: true, onProgress: progressBar("importing") })
         yield* removeSnapshot(config.dataDir)
         const patients = rows.patients?.length ?? 0
-        return yield* emit({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${RESTART_NOTE}`)
+        return yield* emit({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${SWITCH_NOTE}`)
       }
       const options = {
         paths: flags.paths,
@@ -346,7 +346,7 @@ const dataImport = Command.make(
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
       const summary = flags.format === "omop" ? yield* importOmop({ ...options, folder: flags.paths[0]! }) : yield* importFhir(options)
       yield* removeSnapshot(config.dataDir)
-      yield* emit(summary, () => `${formatSummary(summary)}\n${RESTART_NOTE}`)
+      yield* emit(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`)
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with an import; everything is checked first and nothing is written if anything is wrong (docs/data.md)"),

@@ -33,6 +33,7 @@ export const CatalogResponse = Schema.Struct({
     burst_per_minute: Schema.Int
   })),
   dataset: Schema.NullOr(Schema.Struct({
+    id: Schema.String.annotate({ description: "The dataset's id, renewed by every import or generation (the HCC-Dataset-Id header of every data answer)" }),
     as_of: Schema.String.annotate({ description: "The dataset's as_of date (YYYY-MM-DD): time ranges count back from it" }),
     source: Schema.Literals(["synthetic", "imported"]).annotate({ description: "synthetic: generated with planted truths (the default); imported: loaded with hcc data import" }),
     patients: Schema.Int,
@@ -46,18 +47,20 @@ export const CatalogResponse = Schema.Struct({
 })
 
 /** What the answer headers say of a dataset (every data answer names the dataset it came from). */
-export const datasetHeaders = (info: Readonly<Record<string, string>>): { readonly as_of: string; readonly source: "synthetic" | "imported" } => ({
+export const datasetHeaders = (id: string, info: Readonly<Record<string, string>>): { readonly id: string; readonly as_of: string; readonly source: "synthetic" | "imported" } => ({
+  id,
   as_of: info["as_of"] ?? "",
   source: info["source"] === "generated" ? "synthetic" : "imported"
 })
 
 /** The catalog's description of a dataset, from its dataset_info and axis coverage. */
 export const datasetMeta = (
+  id: string,
   info: Readonly<Record<string, string>>,
   patients: number,
   axisCoverage: Readonly<Record<string, number>>
 ): NonNullable<(typeof CatalogResponse.Type)["dataset"]> => ({
-  ...datasetHeaders(info),
+  ...datasetHeaders(id, info),
   patients,
   generator_version: info["generator_version"] ?? null,
   format: info["format"] ?? (info["source"] === "generated" ? null : "csv"),

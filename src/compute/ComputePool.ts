@@ -35,6 +35,11 @@ export interface ComputePoolService {
    */
   readonly start: (dataset: Dataset, progress: (readyThreads: number) => void) => Effect.Effect<Dataset, Error>
   /**
+   * Hands a refreshed dataset to every thread, which prepares it beside the one it serves; once all
+   * have, they switch to it together. Returns the dataset as the threads share it.
+   */
+  readonly refresh: (dataset: Dataset) => Effect.Effect<Dataset, Error>
+  /**
    * Answers one request on a thread: the plugin's response, encoded (JSON-ready). A domain error
    * fails; a plugin's defect dies with the thread's error (name, message, stack).
    */
@@ -85,7 +90,14 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
     const threads: Array<Thread> = []
     const waiting: Array<(t: Thread) => void> = []
     /** The dataset handed to the threads, and (once thread 1 has prepared) its shared preparations' values. */
-    let handOut: { readonly dataset: Dataset; readonly regions: ReadonlyArray<{ start: number; end: number }>; prepared?: Readonly<Record<string, unknown>> } | undefined
+    let handOut: {
+      readonly dataset: Dataset
+      readonly regions: ReadonlyArray<{ start: number; end: number }>
+      prepared?: Readonly<Record<string, unknown>>
+      /** A refresh: prepared beside the dataset served, switched to on `activate`. */
+      readonly beside?: boolean
+    } | undefined
+    let onStaged: (() => void) | undefined
     /** Whether the warning that the idle class could not be set was logged (once per pool). */
     let warnedPriority = false
     let onReady: (() => void) | undefined
@@ -100,7 +112,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
      * `shared: true`, e.g. the risk-model fits); every other thread gets it with their values once
      * thread 1 is ready, so a costly fit runs once per process, not once per thread.
      */
-    const sendDataset = (t: Thread) => {
+    const sendDataset = (t: Thread, respawned = false) => {
       if (handOut === undefined) return
       const { prepared } = handOut
       if (prepared === undefined && t.n !== 1) return
@@ -109,7 +121,8 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
         dataset: handOut.dataset,
         memory: arena.core.memory,
         arena: handOut.regions[t.n]!,
-        ...(prepared === undefined ? { share: true } : { prepared })
+        ...(prepared === undefined ? { share: true } : { prepared }),
+        ...(handOut.beside === true && !respawned ? { activate: false } : {})
       }
       t.worker.postMessage(message)
     }
@@ -120,11 +133,16 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
       worker.on("message", (message: FromThread) => {
         switch (message._tag) {
           case "ready":
-            t.ready = true
             if (message.prepared !== undefined && handOut !== undefined && handOut.prepared === undefined) {
               handOut.prepared = message.prepared
               for (const other of threads) if (other !== t) sendDataset(other)
             }
+            if (message.staged === true) {
+              log(Effect.logInfo("compute thread prepared the refreshed dataset").pipe(Effect.annotateLogs({ thread: n, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
+              onStaged?.()
+              return
+            }
+            t.ready = true
             log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority ?? {}) })))
             if (init.priority === "idle" && message.priority?.policy === "normal" && !warnedPriority) {
               warnedPriority = true
@@ -157,7 +175,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
           if (closing) return
           const replacement = spawn(n)
           threads[n - 1] = replacement
-          sendDataset(replacement)
+          sendDataset(replacement, true)
         }, RESPAWN_DELAY_MS).unref()
       })
       return t
@@ -195,6 +213,25 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
             }
           }
           onFailed = (message) => resume(Effect.fail(new Error(message)))
+          for (const t of threads) sendDataset(t)
+        }),
+      refresh: (dataset) =>
+        Effect.callback<Dataset, Error>((resume) => {
+          const shared = shareTypedArrays(dataset)
+          handOut = { dataset: shared, regions: handOut?.regions ?? [], beside: true }
+          let staged = 0
+          onStaged = () => {
+            if (++staged < count) return
+            onStaged = undefined
+            onFailed = undefined
+            // Every thread has it prepared: all switch at once.
+            for (const t of threads) t.worker.postMessage({ _tag: "activate" } satisfies ToThread)
+            resume(Effect.succeed(shared))
+          }
+          onFailed = (message) => {
+            onStaged = undefined
+            resume(Effect.fail(new Error(message)))
+          }
           for (const t of threads) sendDataset(t)
         }),
       run: (plugin, input) =>
@@ -237,6 +274,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
 const inProcess: ComputePoolService = {
   threads: 0,
   start: (dataset) => Effect.succeed(dataset),
+  refresh: (dataset) => Effect.succeed(dataset),
   run: (plugin) => Effect.die(new Error(`no compute threads to run ${plugin} on`))
 }
 

@@ -54,7 +54,14 @@ export type ToThread =
     readonly share?: boolean
     /** The shared preparations' values another thread computed (`preparedPerDataset(…, { shared: true })`). */
     readonly prepared?: Readonly<Record<string, unknown>>
+    /**
+     * false: a refreshed dataset, prepared beside the one being served and answered from only on
+     * `activate` (sent to every thread at once); absent: answer from it as soon as it is prepared.
+     */
+    readonly activate?: boolean
   }
+  /** Answer from the dataset prepared last (a refresh), from now on. */
+  | { readonly _tag: "activate" }
   | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown }
   /** The request went away (its client disconnected): stop its work. */
   | { readonly _tag: "cancel"; readonly id: number }
@@ -71,6 +78,8 @@ export type FromThread =
     /** The thread's system id, nice value and scheduling class, where its priority could be lowered (Linux). */
     readonly priority?: ThreadPriority
     readonly prepared?: Readonly<Record<string, unknown>>
+    /** The dataset was prepared beside the one served (a refresh), waiting for `activate`. */
+    readonly staged?: boolean
   }
   | { readonly _tag: "failed"; readonly message: string }
   | { readonly _tag: "done"; readonly id: number; readonly value: unknown; readonly kernels: KernelTimes }

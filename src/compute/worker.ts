@@ -105,20 +105,54 @@ const start = async () => {
   const plugins = await Effect.runPromise(loadPlugins(builtins, init.specifiers))
   const tasks = new Map(plugins.map(({ plugin }) => [plugin.name, taskOf(plugin)]))
   const preparations = plugins.flatMap(({ plugin }) => plugin.prepare === undefined ? [] : [{ name: plugin.name, prepare: plugin.prepare }])
-  let runtime: ManagedRuntime.ManagedRuntime<Kernels | HealthData, unknown> | undefined
+  /** A dataset the thread can answer from: its runtime and the core instance its kernels run on. */
+  interface Served {
+    readonly runtime: ManagedRuntime.ManagedRuntime<Kernels | HealthData, unknown>
+    readonly core: ReturnType<typeof instantiateCore>
+    /** Tasks in progress on it. */
+    running: number
+    /** Where its core's arena ends. */
+    readonly limit: number
+  }
+  /** The dataset answered from; one prepared beside it (a refresh, until `activate`); the one it replaced, until its last task ends. */
+  let active: Served | undefined
+  let staged: Served | undefined
+  let retiring: Served | undefined
+  /** The end of the thread's arena region, and where the served core's arena ends now (lower while a replaced core still answers above it). */
+  let regionEnd = 0
+  let activeLimit = 0
   /** Tasks in progress, by id (a cancelled one is interrupted). */
   const running = new Map<number, Fiber.Fiber<unknown, unknown>>()
 
+  /**
+   * The replaced dataset's last task has ended: its runtime goes, and the served core's arena
+   * extends over the whole region again (no batch of either core is running: they are synchronous).
+   */
+  const retire = () => {
+    const old = retiring
+    if (old === undefined || old.running > 0) return
+    retiring = undefined
+    void old.runtime.dispose()
+    if (active !== undefined) {
+      activeLimit = regionEnd
+      active.core.setArena(active.core.mark() >>> 0, activeLimit)
+    }
+  }
+
   const answer = async (id: number, name: string, input: unknown) => {
     const task = tasks.get(name)
-    if (runtime === undefined || task === undefined) {
-      post({ _tag: "defect", id, error: defectFields(new Error(`compute thread ${init.thread} cannot answer ${name}: ${runtime === undefined ? "no dataset yet" : "unknown plugin"}`)), kernels: [] })
+    const served = active
+    if (served === undefined || task === undefined) {
+      post({ _tag: "defect", id, error: defectFields(new Error(`compute thread ${init.thread} cannot answer ${name}: ${served === undefined ? "no dataset yet" : "unknown plugin"}`)), kernels: [] })
       return
     }
-    const fiber = runtime.runFork(task.run(input))
+    served.running++
+    const fiber = served.runtime.runFork(task.run(input))
     running.set(id, fiber)
     const exit = await new Promise<Exit.Exit<unknown, unknown>>((resolve) => fiber.addObserver(resolve))
     running.delete(id)
+    served.running--
+    if (served === retiring) retire()
     // Every kernel time recorded since the last answer rides on this one (tasks interleave).
     const kernels = kernelTimes
     kernelTimes = []
@@ -136,10 +170,24 @@ const start = async () => {
     post({ _tag: "defect", id, error: defectFields(Cause.squash(exit.cause)), kernels })
   }
 
-  const receiveDataset = async ({ arena, dataset, memory, prepared, share }: Extract<ToThread, { _tag: "dataset" }>) => {
+  const receiveDataset = async ({ activate, arena, dataset, memory, prepared, share }: Extract<ToThread, { _tag: "dataset" }>) => {
     if (prepared !== undefined) adoptSharedPreparations(dataset, prepared)
     const core = instantiateCore(undefined, memory)
-    core.setArena(arena.start, arena.end)
+    const beside = active !== undefined && activate === false
+    let limit = arena.end
+    if (!beside) {
+      regionEnd = arena.end
+      activeLimit = arena.end
+      core.setArena(arena.start, arena.end)
+    } else {
+      // A refresh: the new dataset's core takes the lower half of what the served one has free,
+      // the served one's batches the upper half, until the served one is retired.
+      const from = active!.core.mark() >>> 0
+      const mid = from + Math.floor((activeLimit - from) / 2 / 16) * 16
+      core.setArena(from, mid)
+      active!.core.setArena(mid, activeLimit)
+      limit = mid
+    }
     const kernels = timed(makeWasm(new Arena(core)), (kernel, seconds) => kernelTimes.push([kernel, seconds]))
     const layer = HealthDataLive.layerFromDataset(dataset).pipe(
       Layer.provideMerge(Layer.succeed(Kernels, kernels)),
@@ -152,9 +200,12 @@ const start = async () => {
     const started = performance.now()
     const made = ManagedRuntime.make(layer)
     await made.context()
-    runtime = made
+    const served: Served = { runtime: made, core, running: 0, limit }
+    if (beside) staged = served
+    else active = served
     const ready = {
       _tag: "ready",
+      ...(beside ? { staged: true } : {}),
       heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576),
       seconds: Math.round(performance.now() - started) / 1000,
       ...(priority === undefined ? {} : { priority })
@@ -172,6 +223,15 @@ const start = async () => {
   return (message: ToThread) => {
     if (message._tag === "cancel") {
       running.get(message.id)?.interruptUnsafe()
+    } else if (message._tag === "activate") {
+      if (staged !== undefined) {
+        retiring = active
+        active = staged
+        staged = undefined
+        // The new core's arena ends where the replaced one's batches begin, until that one retires.
+        activeLimit = active.limit
+        retire()
+      }
     } else if (message._tag === "task") {
       void answer(message.id, message.plugin, message.input).catch((e) => post({ _tag: "defect", id: message.id, error: defectFields(e), kernels: [] }))
     } else {

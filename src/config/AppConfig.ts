@@ -84,6 +84,8 @@ export interface AppSettings {
   readonly snapshot: boolean
   /** Whether the hot routes (plugin POSTs, catalog, /healthz) are answered by the fast lane (src/http/FastLane.ts) rather than the Effect router. */
   readonly fastLane: boolean
+  /** How often a running server looks for a newly imported or generated dataset, in seconds (0: never; restart to serve a new one). */
+  readonly datasetPollSeconds: number
 }
 
 /** `auto` = one compute thread per core; else a count (0 = none: the HTTP thread computes). */
@@ -156,7 +158,8 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   ),
   computePriority: Config.Literals(["idle", "nice"], "HCC_COMPUTE_PRIORITY").pipe(Config.withDefault("idle" as const)),
   snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
-  fastLane: Config.Literals(["on", "off"], "HCC_FAST_LANE").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on"))
+  fastLane: Config.Literals(["on", "off"], "HCC_FAST_LANE").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
+  datasetPollSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "HCC_DATASET_POLL_SECONDS").pipe(Config.withDefault(10))
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -188,6 +191,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       computePriority: "idle",
       snapshot: true,
       fastLane: true,
+      datasetPollSeconds: 0,
       ...settings
     })
 }

@@ -95,6 +95,8 @@ export interface VocabularyDetail {
 
 /** Everything the analytics read. */
 export interface Dataset {
+  /** The dataset's stamp: renewed by every replacement, so two datasets never share it. */
+  readonly id: string
   /** `YYYY-MM-DD`; time ranges count back from it. */
   readonly asOf: string
   readonly asOfDay: number

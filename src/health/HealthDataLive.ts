@@ -5,7 +5,7 @@
  * endpoints answer 503 `unavailable` (with Retry-After) meanwhile. Cohort selection runs on the WASM
  * cohort-scan kernels.
  */
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { ComputePool, CoreArena } from "../compute/ComputePool.ts"
 import type { Arena } from "../kernels/Arena.ts"
@@ -82,6 +82,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const day = memoParser(parseDate)
     const month = memoParser(parseMonth)
 
+    const stamp = yield* datasetStamp
     const info: Record<string, string> = {}
     for (const [k, v] of yield* values(sql`SELECT key, value FROM dataset_info`)) info[String(k)] = String(v)
     const asOf = info["as_of"]
@@ -288,6 +289,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const resident = (m: Map<string, Int32Array>) =>
       Effect.forEach([...m], ([code, flags]) => Effect.map(kernels.columnI32(flags), (col) => [code, col] as const)).pipe(Effect.map((e) => new Map(e)))
     const dataset: Dataset = {
+      id: stamp ?? "",
       asOf: asOf!,
       asOfDay,
       firstMonth,
@@ -483,21 +485,53 @@ export const layer = Layer.effect(
         }
       })
     })
+    /** The dataset in the database: from its snapshot when it has one, else from SQL. */
+    const load = (step: (text: string, done?: number) => void) =>
+      Effect.gen(function*() {
+        const stamp = yield* datasetStamp
+        const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
+        const read: SnapshotRead = !config.snapshot || stamp === undefined
+          ? { skipped: "off" }
+          : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => step("loading the snapshot", done))
+        if ("skipped" in read && read.skipped !== "off" && read.skipped !== "no snapshot") {
+          yield* Effect.logWarning("dataset snapshot not used; loading from the database").pipe(Effect.annotateLogs({ file: snapshotPath, reason: read.skipped }))
+        }
+        const from = "dataset" in read ? "snapshot" : "database"
+        const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => step(`loading ${table}`, done), arena)
+        return { loaded, from, stamp, snapshotPath } as const
+      })
+    /** Loaded from SQL: keeps the columns for the next start, unless the dataset was replaced meanwhile. */
+    const keepSnapshot = (loaded: Dataset, from: string, stamp: string | undefined, snapshotPath: string) =>
+      Effect.gen(function*() {
+        if (from !== "database" || !config.snapshot || stamp === undefined || (yield* datasetStamp) !== stamp) return
+        const writing = performance.now()
+        yield* writeSnapshot(snapshotPath, stamp, loaded).pipe(
+          Effect.tap(({ bytes }) =>
+            Effect.logInfo("dataset snapshot written").pipe(Effect.annotateLogs({
+              file: snapshotPath,
+              mib: Math.round(bytes / 1_048_576),
+              seconds: Number(((performance.now() - writing) / 1000).toFixed(2))
+            }))
+          ),
+          Effect.catch((e: Error) => Effect.logWarning("dataset snapshot not written").pipe(Effect.annotateLogs({ file: snapshotPath, reason: e.message })))
+        )
+      })
+    const loadedLog = (dataset: Dataset, from: string, started: number) => ({
+      patients: dataset.patients.count,
+      as_of: dataset.info["as_of"] ?? null,
+      source: dataset.info["source"] ?? null,
+      dataset_id: dataset.id,
+      from,
+      months: dataset.months,
+      seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
+      rss_mib: Math.round(process.memoryUsage().rss / 1_048_576),
+      ...(arena === undefined ? {} : { core_mib: Math.round(arena.used / 1_048_576) })
+    })
     const job = Effect.gen(function*() {
       yield* generateIfMissing(config, setStep)
       setStep("loading", 0)
       const started = performance.now()
-      // From the snapshot of the columns when it is this dataset's (src/health/snapshot.ts), else from SQL.
-      const stamp = yield* datasetStamp
-      const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
-      const read: SnapshotRead = !config.snapshot || stamp === undefined
-        ? { skipped: "off" }
-        : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => setStep("loading the snapshot", done))
-      if ("skipped" in read && read.skipped !== "off" && read.skipped !== "no snapshot") {
-        yield* Effect.logWarning("dataset snapshot not used; loading from the database").pipe(Effect.annotateLogs({ file: snapshotPath, reason: read.skipped }))
-      }
-      const from = "dataset" in read ? "snapshot" : "database"
-      const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => setStep(`loading ${table}`, done), arena)
+      const { from, loaded, snapshotPath, stamp } = yield* load(setStep)
       let dataset = loaded
       if (pool !== undefined && pool.threads > 0) {
         // The compute threads run the preparations (in parallel, off this thread); ready once all have.
@@ -510,29 +544,8 @@ export const layer = Layer.effect(
       }
       state = { _tag: "ready", dataset }
       recordDatasetReady(dataset.patients.count, (performance.now() - started) / 1000)
-      yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs({
-        patients: dataset.patients.count,
-        as_of: dataset.info["as_of"] ?? null,
-        source: dataset.info["source"] ?? null,
-        from,
-        months: dataset.months,
-        seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
-        rss_mib: Math.round(process.memoryUsage().rss / 1_048_576)
-      }))
-      // Loaded from SQL: keep the columns for the next start, unless the dataset was replaced meanwhile.
-      if (from === "database" && config.snapshot && stamp !== undefined && (yield* datasetStamp) === stamp) {
-        const writing = performance.now()
-        yield* writeSnapshot(snapshotPath, stamp, loaded).pipe(
-          Effect.tap(({ bytes }) =>
-            Effect.logInfo("dataset snapshot written").pipe(Effect.annotateLogs({
-              file: snapshotPath,
-              mib: Math.round(bytes / 1_048_576),
-              seconds: Number(((performance.now() - writing) / 1000).toFixed(2))
-            }))
-          ),
-          Effect.catch((e: Error) => Effect.logWarning("dataset snapshot not written").pipe(Effect.annotateLogs({ file: snapshotPath, reason: e.message })))
-        )
-      }
+      yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs(loadedLog(dataset, from, started)))
+      yield* keepSnapshot(loaded, from, stamp, snapshotPath)
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
       Effect.provideService(Kernels, kernels),
@@ -544,7 +557,48 @@ export const layer = Layer.effect(
           Effect.logError("health data failed to load", cause)
         ))
     )
-    yield* Effect.forkScoped(job)
+
+    /**
+     * A new dataset (imported or generated by another process) is loaded beside the one served,
+     * prepared (on the compute threads, which switch together), and then served: requests go on
+     * meanwhile, answered from the old one. A dataset that fails to load is logged and not tried
+     * again; the old one stays.
+     */
+    let refused: string | undefined
+    const refresh = (stamp: string) =>
+      Effect.gen(function*() {
+        const started = performance.now()
+        yield* Effect.logInfo("a new dataset is in the database; loading it beside the one served").pipe(Effect.annotateLogs({ dataset_id: stamp }))
+        const { from, loaded, snapshotPath, stamp: loadedStamp } = yield* load(() => {})
+        if (loadedStamp !== stamp) return
+        const dataset = pool !== undefined && pool.threads > 0 ? yield* pool.refresh(loaded) : yield* Effect.as(prepareDataset(loaded), loaded)
+        state = { _tag: "ready", dataset }
+        recordDatasetReady(dataset.patients.count, (performance.now() - started) / 1000)
+        yield* Effect.logInfo("dataset refreshed").pipe(Effect.annotateLogs(loadedLog(dataset, from, started)))
+        yield* keepSnapshot(loaded, from, loadedStamp, snapshotPath)
+      }).pipe(
+        Effect.catchCause((cause) =>
+          Effect.andThen(
+            Effect.sync(() => {
+              refused = stamp
+            }),
+            Effect.logError("the new dataset could not be loaded; still serving the previous one (restart to retry)", cause)
+          ))
+      )
+    const watch = Effect.gen(function*() {
+      for (;;) {
+        yield* Effect.sleep(Duration.seconds(config.datasetPollSeconds))
+        // Ready, or failed (a new import may mend it); never while the first load runs.
+        if (state._tag === "loading") continue
+        const stamp = yield* Effect.orElseSucceed(datasetStamp, () => undefined)
+        if (stamp === undefined || (state._tag === "ready" && stamp === state.dataset.id) || stamp === refused) continue
+        // A generation in progress has renewed the stamp but not yet written its as_of: not yet.
+        if (!(yield* Effect.orElseSucceed(hasDataset, () => false))) continue
+        yield* refresh(stamp)
+      }
+    }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(Kernels, kernels))
+
+    yield* Effect.forkScoped(config.datasetPollSeconds > 0 ? Effect.andThen(job, watch) : job)
     const unavailable = () =>
       new DomainError({
         code: "unavailable",

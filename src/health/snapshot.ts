@@ -280,6 +280,7 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
       Effect.map(Effect.forEach(keys, (key) => Effect.map(f64(`${prefix}:${key}`), (a) => [key, a] as const)), (e) => new Map(e))
     const panelData = yield* get("panel", Float32Array)
     const dataset: Dataset = {
+      id: header.stamp,
       asOf: m.asOf,
       asOfDay: m.asOfDay,
       firstMonth: m.firstMonth,

@@ -139,10 +139,13 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
   const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
   const inProcess = (input: unknown) => Effect.flatMap(plugin.handler(input), (value) => Effect.catch(encode(value), rejected))
 
-  /** The answer's body (with `hcc_cost`), computed here or on a compute thread. */
+  /**
+   * The answer's body (with `hcc_cost`), computed here or on a compute thread, and the dataset it
+   * was asked of (read as the question arrives: a refresh that lands meanwhile serves the next one).
+   */
   const answer = (text: string, requestId: string) =>
     Effect.flatMap(parse(text, requestId), (json) =>
-      Effect.flatMap(Effect.catch(decode(json), (e) => invalid(e, requestId)), (input) => {
+      Effect.flatMap(Effect.catch(decode(json), (e) => invalid(e, requestId)), (input) => Effect.flatMap(Effect.exit(health.dataset), (basis) => {
         // On a compute thread (ComputePool.ts) once the threads have the dataset: it decodes, runs the
         // handler and encodes there. Until then here, as without threads (a plugin that needs no data
         // answers; one that reads the dataset gets its 503).
@@ -152,19 +155,19 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
         return computed.pipe(
           Effect.catchTag("DomainError", (e) => domainProblem(plugin, e)),
           Effect.catchDefect((defect) => pluginFailed(plugin, defect, json, requestId)),
-          Effect.map((encoded): Record<string, unknown> => ({ ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost }))
+          Effect.map((encoded) => ({
+            body: { ...(encoded as Record<string, unknown>), hcc_cost: plugin.hcc_cost } as Record<string, unknown>,
+            basis: Exit.isSuccess(basis) ? datasetHeaders(basis.value.id, basis.value.info) : undefined
+          }))
         )
-      })).pipe(Effect.annotateLogs(annotations))
+      }))).pipe(Effect.annotateLogs(annotations))
 
   /** The 200: what the answer is based on (the catalog's dataset, in brief) in its headers. */
-  const answered = (bodyText: string) =>
-    Effect.map(Effect.exit(health.dataset), (data) => {
-      const meta = Exit.isSuccess(data) ? datasetHeaders(data.value.info) : undefined
-      return HttpServerResponse.text(bodyText, {
-        contentType: "application/json",
-        headers: meta === undefined ? {} : { "hcc-dataset-as-of": meta.as_of, "hcc-dataset-source": meta.source }
-      })
-    })
+  const answered = (bodyText: string, basis: ReturnType<typeof datasetHeaders> | undefined) =>
+    Effect.succeed(HttpServerResponse.text(bodyText, {
+      contentType: "application/json",
+      headers: basis === undefined ? {} : { "hcc-dataset-id": basis.id, "hcc-dataset-as-of": basis.as_of, "hcc-dataset-source": basis.source }
+    }))
 
   /**
    * Reserves a daily unit, answers, commits the charge (with the answer under `key`, if any) and
@@ -176,7 +179,7 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
       (reservation) =>
         Effect.flatMap(
           Effect.onExit(answer(text, info.requestId), (exit) => (Exit.isSuccess(exit) ? Effect.void : metering.release(reservation))),
-          (body) => {
+          ({ basis, body }) => {
             const bodyText = JSON.stringify(body)
             queued()
             return Effect.flatMap(
@@ -198,7 +201,7 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
               ),
               () => {
                 info.hccCost = plugin.hcc_cost
-                return answered(bodyText)
+                return answered(bodyText, basis)
               }
             )
           }

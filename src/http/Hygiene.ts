@@ -10,7 +10,7 @@ import { createHash } from "node:crypto"
 /** Headers a browser may send on a cross-origin call (preflight `Access-Control-Allow-Headers`). */
 export const CORS_REQUEST_HEADERS = ["authorization", "content-type", "idempotency-key", "x-request-id", "traceparent"] as const
 /** Response headers a cross-origin caller may read. */
-export const CORS_EXPOSED_HEADERS = ["x-request-id", "ratelimit", "ratelimit-policy", "retry-after", "idempotent-replayed", "hcc-dataset-as-of", "hcc-dataset-source", "traceparent"] as const
+export const CORS_EXPOSED_HEADERS = ["x-request-id", "ratelimit", "ratelimit-policy", "retry-after", "idempotent-replayed", "hcc-dataset-id", "hcc-dataset-as-of", "hcc-dataset-source", "traceparent"] as const
 /** How long a browser may cache a preflight answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600
 

@@ -82,6 +82,7 @@ const HEADERS: Json = {
   "RateLimit-Policy": { description: "The account's limits: `\"burst\";q=<quota>;w=60, \"daily\";q=<quota>;w=86400`", schema: { type: "string" } },
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 0 } },
   "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key (not charged again)", schema: { type: "string", enum: ["true"] } },
+  "HCC-Dataset-Id": { description: "The id of the dataset the answer was computed from (the catalog's `dataset.id`; renewed by every import or generation, so an answer names its dataset across refreshes)", schema: { type: "string" } },
   "HCC-Dataset-As-Of": { description: "The as_of date of the dataset the answer was computed from", schema: { type: "string" } },
   "HCC-Dataset-Source": { description: "`synthetic` (generated; the default) or `imported`", schema: { type: "string", enum: ["synthetic", "imported"] } }
 }
@@ -130,6 +131,7 @@ export const polishForGenerators = (input: Json, plugins: ReadonlyArray<Plugin>)
         if (code === 429 || code === 503 || code === 409) headers["Retry-After"] = ref("Retry-After")
         if (plugin !== undefined && code === 200) {
           headers["Idempotent-Replayed"] = ref("Idempotent-Replayed")
+          headers["HCC-Dataset-Id"] = ref("HCC-Dataset-Id")
           headers["HCC-Dataset-As-Of"] = ref("HCC-Dataset-As-Of")
           headers["HCC-Dataset-Source"] = ref("HCC-Dataset-Source")
         }

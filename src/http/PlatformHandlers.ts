@@ -26,12 +26,13 @@ export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
     // One response value per state (responses are immutable): its bytes, once encoded, are kept on it.
     const answerOf = (value: unknown) => HttpServerResponse.text(JSON.stringify(value), { contentType: "application/json" })
     const loading = answerOf(yield* encode(catalog))
-    let ready: HttpServerResponse.HttpServerResponse | undefined
+    // Per dataset: a refreshed dataset gets its own answer.
+    let ready: { readonly dataset: object; readonly answer: HttpServerResponse.HttpServerResponse } | undefined
     return Effect.suspend(() => {
-      if (ready !== undefined) return Effect.succeed(ready)
       return Effect.gen(function*() {
         const data = yield* Effect.option(health.dataset)
         if (data._tag === "None") return loading
+        if (ready?.dataset === data.value) return ready.answer
         const d = data.value
         const vocabularies = { ...catalog.vocabularies }
         const standard_codes: Record<string, Record<string, string>> = {}
@@ -41,7 +42,9 @@ export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
           const withCode = codes.flatMap((code, i) => (details[i]?.standard == null ? [] : [[code, details[i]!.standard!] as const]))
           if (withCode.length > 0) standard_codes[kind] = Object.fromEntries(withCode)
         }
-        return ready = answerOf(yield* Effect.orDie(encode({ ...catalog, vocabularies, standard_codes, dataset: datasetMeta(d.info, d.patients.count, d.axisCoverage) })))
+        const answer = answerOf(yield* Effect.orDie(encode({ ...catalog, vocabularies, standard_codes, dataset: datasetMeta(d.id, d.info, d.patients.count, d.axisCoverage) })))
+        ready = { dataset: d, answer }
+        return answer
       })
     })
   })

@@ -1,0 +1,71 @@
+/**
+ * A running server notices a newly imported dataset, loads it beside the one it serves and
+ * switches over: a client sending requests all the while sees no failed request, and every answer
+ * names the dataset it came from — the old one, then the new one.
+ */
+import { spawn } from "node:child_process"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { readmeCalls } from "../support/datasets.ts"
+import { call, dbEnv, hcc, newAccount, ROOT, startServer, tempDataDir, waitForLog, waitReady } from "../support/server.ts"
+
+/** A FHIR export of another population, to import while the server runs. */
+const otherExport = () => {
+  const dir = tempDataDir()
+  hcc(dir, ["data", "generate", "--patients", "2500", "--seed", "29"])
+  const bulk = join(tempDataDir(), "bulk")
+  hcc(dir, ["data", "export", "--format", "fhir", bulk])
+  return bulk
+}
+
+describe.each([["on the HTTP thread", "0"], ["on two compute threads", "2"]])("refresh without a restart, computing %s", (_, threads) => {
+  it("serves the new import with zero failed requests while a client keeps asking", async () => {
+    const bulk = otherExport()
+    const dataDir = tempDataDir()
+    hcc(dataDir, ["data", "generate", "--patients", "2000", "--seed", "5"])
+    // An account whose limits the client's stream of requests does not reach.
+    const { token } = newAccount(dataDir, { tier: "unlimited", burstLimit: 100_000 })
+    const server = await startServer({ dataDir, env: { HCC_DATASET_POLL_SECONDS: "1", HCC_THREADS: threads } })
+    try {
+      await waitReady(server)
+      const before = ((await (await call(server, "/v1/catalog", { token })).json()) as { dataset: { id: string; patients: number } }).dataset
+      expect(before.patients).toBe(2000)
+
+      // A client asks the README's questions in turn until told to stop.
+      const calls = readmeCalls().filter(([path]) => path !== "/v1/drug-outcomes")
+      const seen: Array<{ readonly status: number; readonly dataset: string | null }> = []
+      let stop = false
+      const client = (async () => {
+        for (let i = 0; !stop; i++) {
+          const [path, body] = calls[i % calls.length]!
+          const r = await call(server, path, { body, token })
+          await r.arrayBuffer()
+          seen.push({ status: r.status, dataset: r.headers.get("hcc-dataset-id") })
+        }
+      })()
+
+      const importer = spawn(process.execPath, [join(ROOT, "src/cli.ts"), "data", "import", "--format", "fhir", bulk], { cwd: ROOT, env: dbEnv({ dataDir }), stdio: "ignore" })
+      const imported = await new Promise<number | null>((resolve) => importer.on("exit", resolve))
+      expect(imported).toBe(0)
+      const refreshed = await waitForLog(server, (l) => l.msg === "dataset refreshed", 120_000)
+      // Keep asking a little while on the new dataset.
+      const after = seen.length
+      while (seen.length < after + calls.length) await new Promise((r) => setTimeout(r, 20))
+      stop = true
+      await client
+
+      const now = ((await (await call(server, "/v1/catalog", { token })).json()) as { dataset: { id: string; patients: number; source: string } }).dataset
+      expect(now).toMatchObject({ id: refreshed.dataset_id, patients: 2500, source: "imported" })
+      expect(now.id).not.toBe(before.id)
+      expect(seen.filter((s) => s.status !== 200)).toEqual([])
+      // Every answer names its dataset: the old one, then (from the switch on) only the new one.
+      const ids = seen.map((s) => s.dataset)
+      const switched = ids.indexOf(now.id)
+      expect(switched).toBeGreaterThan(0)
+      expect(ids.slice(0, switched).every((id) => id === before.id)).toBe(true)
+      expect(ids.slice(switched).every((id) => id === now.id)).toBe(true)
+    } finally {
+      await server.stop()
+    }
+  }, 240_000)
+})
