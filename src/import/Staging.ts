@@ -329,7 +329,7 @@ export class Staging {
   /** Deletes the scratch file. */
   close(): void {
     if (this.db.isOpen) this.db.close()
-    rmSync(this.path, { force: true })
+    for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true })
   }
 
   /**

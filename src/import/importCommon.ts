@@ -29,7 +29,7 @@ export interface ImportSetup {
 }
 
 /** The staging files of imports, in the data folder. */
-const STAGING = /^import-[0-9a-z-]+\.staging\.db$/
+const STAGING = /^import-[0-9a-z-]+\.staging\.db(-journal|-wal|-shm)?$/
 
 /** Reads and checks a JSON file against a schema; every mismatch is `file: path: reason`. */
 const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Effect<S["Type"], ImportRejected> =>

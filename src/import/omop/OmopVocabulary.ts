@@ -120,6 +120,6 @@ export class OmopVocabulary {
   /** Deletes the scratch file. */
   dispose(): void {
     if (this.db.isOpen) this.db.close()
-    rmSync(this.path, { force: true })
+    for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true })
   }
 }

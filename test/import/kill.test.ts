@@ -1,0 +1,54 @@
+/**
+ * A kill -9 in the middle of an import, while it reads the files and while it writes the new
+ * dataset: the previous dataset is intact, a restarted server serves it, and the next import
+ * cleans up what the killed one left and succeeds.
+ */
+import { spawn } from "node:child_process"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { datasetDigest } from "../support/datasets.ts"
+import { call, dbEnv, hcc, ROOT, startServer, tempDataDir, waitReady } from "../support/server.ts"
+
+let bulk: string
+beforeAll(() => {
+  const source = tempDataDir()
+  hcc(source, ["data", "generate", "--patients", "6000", "--seed", "31"])
+  bulk = join(tempDataDir(), "bulk")
+  hcc(source, ["data", "export", "--format", "fhir", bulk])
+}, 120_000)
+
+/** Starts an import and kills it (SIGKILL) once its progress line reaches `percent`. */
+const killImportAt = (dataDir: string, percent: number) =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, "src/cli.ts"), "data", "import", "--format", "fhir", bulk], { cwd: ROOT, env: dbEnv({ dataDir }), stdio: ["ignore", "ignore", "pipe"] })
+    let err = ""
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      err += d
+      const m = [...err.matchAll(/importing FHIR: (\d+)%/g)].map((x) => Number(x[1]))
+      if (m.some((p) => p >= percent) && child.exitCode === null) child.kill("SIGKILL")
+    })
+    child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`the import ended (${String(code)}) before it was killed:\n${err}`))))
+  })
+
+describe("kill -9 during an import", () => {
+  it.each([["while it reads the files", 30], ["while it writes the new dataset", 90]])("%s: nothing partial, the previous dataset served after restart", async (_, percent) => {
+    const dataDir = tempDataDir()
+    hcc(dataDir, ["data", "generate", "--patients", "300", "--seed", "2"])
+    const before = datasetDigest(dataDir)
+    await killImportAt(dataDir, percent)
+    expect(datasetDigest(dataDir)).toBe(before)
+    const server = await startServer({ dataDir })
+    try {
+      await waitReady(server)
+      const catalog = (await (await call(server, "/v1/catalog")).json()) as { dataset: { patients: number; source: string } }
+      expect(catalog.dataset).toMatchObject({ patients: 300, source: "synthetic" })
+    } finally {
+      await server.stop()
+    }
+    // The next import removes what the killed one left and succeeds.
+    hcc(dataDir, ["data", "import", "--format", "fhir", bulk])
+    expect(readdirSync(dataDir).filter((f) => f.includes("staging")), readdirSync(dataDir).join(" ")).toEqual([])
+    expect(JSON.parse(hcc(dataDir, ["data", "import", "--format", "fhir", bulk, "--json"])).rows.patients).toBe(6000)
+  }, 240_000)
+})
