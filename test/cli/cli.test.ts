@@ -63,9 +63,9 @@ describe("every command with --json", () => {
     expect(json(generated)).toMatchObject({ patients: 200, seed: 3, seconds: expect.any(Number) })
     expect(generated.stderr).toMatch(/generating 200 patients: 100%/)
     const out = join(tempDataDir(), "export")
-    expect(json(runHcc(data, ["data", "export", out, "--json"]))).toEqual({ folder: out })
+    expect(json(runHcc(data, ["data", "export", out, "--json"]))).toEqual({ format: "csv", folder: out })
     expect(readdirSync(out)).toContain("patients.csv")
-    expect(json(runHcc(tempDataDir(), ["data", "import", out, "--json"]))).toEqual({ folder: out, patients: 200 })
+    expect(json(runHcc(tempDataDir(), ["data", "import", out, "--json"]))).toEqual({ format: "csv", folder: out, patients: 200 })
   })
 
   it("--version --json", () => {
