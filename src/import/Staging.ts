@@ -17,7 +17,7 @@ import { formatDate, lastDayOfMonth, monthOfDay } from "../health/calendar.ts"
 import { CONCEPT_MAPS, type MapKind, primaryCodeOf } from "../health/ConceptMaps.ts"
 import type { Chunk } from "../health/DatasetWriter.ts"
 import type { Row, Rows } from "../health/generator.ts"
-import { DEFAULT_VOCABULARY, type VocabularyKind } from "../health/vocabulary.ts"
+import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { STANDARD_SYSTEM_NAMES } from "../health/codeSystems.ts"
 import { labelOf, nameOf } from "./concepts.ts"
 import type { Concept, DeviceEvent, Fact } from "./facts.ts"
@@ -508,11 +508,16 @@ export class Staging {
     const taken = new Set<string>()
     for (const { kind, concept } of this.conceptList) for (const t of concept.targets) taken.add(`${kind}|${t}`)
     const unmappedNames = new Map<string, string>()
-    this.conceptList.forEach(({ kind, concept }, id) => {
+    // In an order that does not depend on the order files were read in (they are read in parallel),
+    // so two codes with one display always get the same names.
+    const key = ({ kind, concept }: (typeof this.conceptList)[number]) => `${kind}|${concept.system ?? ""}|${concept.code ?? ""}|${concept.display}|${concept.targets.join(",")}`
+    const order = this.conceptList.map((c, id) => [key(c), id] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, id]) => id)
+    for (const id of order) {
+      const { kind, concept } = this.conceptList[id]!
       if (concept.targets.length > 0) {
         for (const t of concept.targets) addEntry(kind, t, mappedLabel(kind, t), kind in CONCEPT_MAPS ? primaryCodeOf(kind, t) : undefined)
         codesOfConcept[id] = concept.targets
-        return
+        continue
       }
       const identity = `${kind}|${concept.system ?? ""}|${concept.code ?? `text:${concept.display.toLowerCase()}`}`
       let code = unmappedNames.get(identity)
@@ -527,7 +532,7 @@ export class Staging {
         addEntry(kind, code, labelOf(concept.display || code), standard)
       }
       codesOfConcept[id] = [code]
-    })
+    }
     // Device categories of implants, device metrics, regions of patients and studies, and the
     // source's own declared entries (so an exported dataset comes back with its whole vocabulary).
     for (const r of this.db.prepare("SELECT DISTINCT device FROM procedure WHERE device IS NOT NULL UNION SELECT DISTINCT device FROM device WHERE device IS NOT NULL").all() as Array<{ readonly device: string }>) {
@@ -734,8 +739,9 @@ export class Staging {
       const rows = this.db.prepare(`SELECT ${column} AS concept, COUNT(DISTINCT patient) AS n FROM ${table} GROUP BY ${column}`).all() as Array<{ readonly concept: number; readonly n: number }>
       for (const r of rows) if (vocab.isUnmapped(r.concept)) counts.set(r.concept, Math.max(counts.get(r.concept) ?? 0, r.n))
     }
+    const code = (concept: number) => vocab.codesOf(concept)[0]!
     return [...counts]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .sort((a, b) => b[1] - a[1] || (code(a[0]) < code(b[0]) ? -1 : code(a[0]) > code(b[0]) ? 1 : 0))
       .slice(0, 20)
       .map(([concept, patients]) => ({ kind: vocab.kindOf(concept), code: vocab.codesOf(concept)[0]!, standard: vocab.standardOf(concept), label: vocab.labelOfConcept(concept), patients }))
   }

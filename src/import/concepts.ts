@@ -58,6 +58,19 @@ export const conceptOf = (kind: MapKind, codings: ReadonlyArray<SourceCoding>, t
   }
 }
 
+/** The implant category (device map) codings name: the service's own code first, else the first a map entry takes; null when none. */
+export const deviceCategoryOf = (codings: ReadonlyArray<SourceCoding>): string | null => {
+  const own = codings.find((c) => c.system === ownSystem("device") && c.code !== undefined)?.code
+  if (own !== undefined) return own
+  for (const c of codings) {
+    const system = systemName(c.system)
+    if (system === null || c.code === undefined) continue
+    const hit = lookup("device", { system, code: c.code })[0]
+    if (hit !== undefined) return hit.target
+  }
+  return null
+}
+
 /** The device events (device_metric map) codings name: revisions, complications, infections, failures. */
 export const deviceEventsOf = (codings: ReadonlyArray<SourceCoding>): ReadonlyArray<DeviceEvent> => {
   const out: Array<DeviceEvent> = []

@@ -24,6 +24,9 @@ export interface ImportSetup {
   readonly staging: Staging
   readonly axisModel: CompiledAxisModel
   readonly regions: RegionMap
+  /** The files they were compiled from (parse threads compile their own). */
+  readonly axisModelFile: AxisModelFile
+  readonly regionMapFile: RegionMapFile
   /** Region codes the map knows (the surveillance files may name them). */
   readonly regionCodes: ReadonlySet<string>
 }
@@ -64,6 +67,8 @@ export const loadSetup = (options: { readonly axisModelFile?: string | undefined
       ...staging,
       axisModel: compileAxisModel(axisFile),
       regions,
+      axisModelFile: axisFile,
+      regionMapFile: regionFile,
       regionCodes: new Set(regionFile.regions.map((r) => r.code))
     } satisfies ImportSetup
   })

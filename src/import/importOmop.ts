@@ -12,7 +12,7 @@ import { AXES } from "../plugin/axes.ts"
 import { parseDate, monthOfDay } from "../health/calendar.ts"
 import { ImportRejected } from "../health/csv.ts"
 import { lookup } from "../health/ConceptMaps.ts"
-import { conceptOf, deviceEventsOf, type SourceCoding } from "./concepts.ts"
+import { conceptOf, deviceCategoryOf, deviceEventsOf, type SourceCoding } from "./concepts.ts"
 import type { Concept, EncounterKind, Fact, Problem } from "./facts.ts"
 import { finishImport, type ImportSetup, loadSetup, surveillanceOf } from "./importCommon.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
@@ -240,7 +240,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const day = dayOf(r.get("procedure_date"), "procedure_date")
       for (const x of [id, person, day]) if (isProblem(x)) return x
       const all = codings(r.get("procedure_concept_id"), r.get("procedure_source_concept_id"), r.get("procedure_source_value"))
-      const device = all.flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("device", { system: c.system, code: c.code }) : []))[0]?.target ?? null
+      const device = deviceCategoryOf(all)
       const events = deviceEventsOf(all)
       if (device === null && events.length === 0) return "PROCEDURE_OCCURRENCE not about an implant: left out"
       if (day === undefined) return { path: "procedure_date", reason: "is required for an implant or a revision" }
@@ -253,7 +253,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const day = dayOf(r.get("device_exposure_start_date"), "device_exposure_start_date")
       for (const x of [id, person, day]) if (isProblem(x)) return x
       const all = codings(r.get("device_concept_id"), r.get("device_source_concept_id"), r.get("device_source_value"))
-      const device = all.flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("device", { system: c.system, code: c.code }) : []))[0]?.target ?? null
+      const device = deviceCategoryOf(all)
       if (device === null) return "DEVICE_EXPOSURE of no implant category: left out"
       if (day === undefined) return { path: "device_exposure_start_date", reason: "is required" }
       return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: r.get("visit_occurrence_id") || null, events: [] }]

@@ -6,7 +6,7 @@
  * given one by one; a file whose name names no type is typed by its first resource.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Effect, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs"
 import { createReadStream } from "node:fs"
 import { basename, join } from "node:path"
@@ -31,27 +31,17 @@ const typeFromName = (name: string): string | undefined => {
   return parts.find((p) => /^[A-Z][A-Za-z]+$/.test(p))
 }
 
-/** The resourceType of a file's first non-empty line, or undefined. */
+/** The resourceType of a file's first non-empty line, or undefined (empty, or not readable as gzip). */
 const typeFromFirstLine = (path: string, gzip: boolean): string | undefined => {
   const fd = openSync(path, "r")
-  try {
-    const buffer = Buffer.alloc(64 * 1024)
-    const n = readSync(fd, buffer, 0, buffer.length, 0)
-    let text: string
-    if (gzip) {
-      try {
-        text = gunzipSync(buffer.subarray(0, n), { finishFlush: 2 }).toString("utf8")
-      } catch {
-        return undefined
-      }
-    } else {
-      text = buffer.subarray(0, n).toString("utf8")
-    }
-    const m = /"resourceType"\s*:\s*"([A-Za-z]+)"/.exec(text.split("\n").find((l) => l.trim() !== "") ?? "")
-    return m?.[1]
-  } finally {
-    closeSync(fd)
-  }
+  const buffer = Buffer.alloc(64 * 1024)
+  const n = readSync(fd, buffer, 0, buffer.length, 0)
+  closeSync(fd)
+  const head = buffer.subarray(0, n)
+  // A truncated gzip stream inflates as far as it goes (sync flush); a corrupt one gives no type.
+  const text = gzip ? Result.getOrUndefined(Result.try(() => gunzipSync(head, { finishFlush: 2 }).toString("utf8"))) : head.toString("utf8")
+  const first = text?.split("\n").find((l) => l.trim() !== "") ?? ""
+  return /"resourceType"\s*:\s*"([A-Za-z]+)"/.exec(first)?.[1]
 }
 
 /**
@@ -85,13 +75,14 @@ const READ_BYTES = 1 << 20
 
 /**
  * Reads a file's lines in batches: `onLines(lines, firstLineNumber)` for every piece (line numbers
- * from 1; empty lines included, so numbers stay right). `onBytes` hears the compressed bytes read so far.
+ * from 1; empty lines included, so numbers stay right), the next piece read once its Effect is
+ * done (so a slow consumer holds the reading back). `onBytes` hears the compressed bytes read so far.
  */
-export const forEachLines = (
+export const forEachLines = <E>(
   file: BulkFile,
-  onLines: (lines: ReadonlyArray<string>, first: number) => void,
+  onLines: (lines: ReadonlyArray<string>, first: number) => Effect.Effect<void, E>,
   onBytes: (bytes: number) => void = () => {}
-): Effect.Effect<void, Error> =>
+): Effect.Effect<void, Error | E> =>
   Effect.suspend(() => {
     const raw = createReadStream(file.path, { highWaterMark: READ_BYTES })
     let read = 0
@@ -102,32 +93,23 @@ export const forEachLines = (
     const decoder = new TextDecoder("utf-8", { fatal: true })
     let rest = ""
     let line = 1
+    const decode = (chunk: Uint8Array | undefined) =>
+      Effect.try({
+        try: () => {
+          const text = rest + (chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true }))
+          const lines = text.split("\n")
+          rest = chunk === undefined ? "" : lines.pop()!
+          const first = line
+          line += lines.length
+          return { lines: lines.length === 1 && lines[0] === "" ? [] : lines, first }
+        },
+        catch: (e) => new Error(`${file.name}:${line}: ${e instanceof Error ? e.message : String(e)}`)
+      })
     return NodeStream.fromReadable<Uint8Array, Error>({
       evaluate: () => (file.gzip ? raw.pipe(createGunzip()) : raw),
       onError: (e) => new Error(`${file.name}: ${e instanceof Error ? e.message : String(e)}`)
     }).pipe(
-      Stream.runForEachArray((chunks) =>
-        Effect.try({
-          try: () => {
-            for (const chunk of chunks) {
-              const text = rest + decoder.decode(chunk, { stream: true })
-              const lines = text.split("\n")
-              rest = lines.pop()!
-              if (lines.length > 0) {
-                onLines(lines, line)
-                line += lines.length
-              }
-            }
-          },
-          catch: (e) => new Error(`${file.name}:${line}: ${e instanceof Error ? e.message : String(e)}`)
-        })
-      ),
-      Effect.andThen(Effect.try({
-        try: () => {
-          rest += decoder.decode()
-          if (rest !== "") onLines([rest], line)
-        },
-        catch: (e) => new Error(`${file.name}:${line}: ${e instanceof Error ? e.message : String(e)}`)
-      }))
+      Stream.runForEach((chunk) => Effect.flatMap(decode(chunk), ({ first, lines }) => (lines.length > 0 ? onLines(lines, first) : Effect.void))),
+      Effect.andThen(Effect.flatMap(decode(undefined), ({ first, lines }) => (lines.length > 0 ? onLines(lines, first) : Effect.void)))
     )
   })

@@ -11,7 +11,7 @@ import { monthOfDay, parseDate } from "../../health/calendar.ts"
 import type { Sex } from "../../health/vocabulary.ts"
 import { lookup } from "../../health/ConceptMaps.ts"
 import type { CompiledAxisModel, ObservedValue } from "../AxisModel.ts"
-import { conceptOf, deviceEventsOf, ownSystem, type SourceCoding, systemName } from "../concepts.ts"
+import { conceptOf, deviceCategoryOf, deviceEventsOf, ownSystem, type SourceCoding, systemName } from "../concepts.ts"
 import type { Concept, DeviceEvent, EncounterKind, Fact, Mapped, Problem } from "../facts.ts"
 import type { RegionMap } from "../regions.ts"
 
@@ -406,11 +406,7 @@ const PROCEDURE_SKIPPED = new Set(["preparation", "not-done", "entered-in-error"
 const procedure = (r: fhir4.Procedure): Mapped => {
   if (r.status !== undefined && PROCEDURE_SKIPPED.has(r.status)) return skip(`Procedure with status ${r.status}: left out`)
   const codings = codingsOf(r.code)
-  const own = codings.find((c) => c.system === ownSystem("device"))?.code
-  const device = own ?? codings.flatMap((c) => {
-    const system = systemName(c.system)
-    return system === null || c.code === undefined ? [] : lookup("device", { system, code: c.code }).map((e) => e.target)
-  })[0] ?? null
+  const device = deviceCategoryOf(codings)
   const events: ReadonlyArray<DeviceEvent> = deviceEventsOf(codings)
   const deviceRefs: Array<string> = []
   const refProblems: Array<Problem> = []
