@@ -162,7 +162,11 @@ export const mergedStays = (e: Dataset["encounters"]): Array<Stay> => {
  * readmission, any other an index admission. For each index admission: whether a readmission
  * followed it, and whether its 30 days after discharge lie within the data.
  */
-export const admissions = (data: Pick<Dataset, "encounters" | "asOfDay">, b: { readonly n: number; readonly observedFrom: Float64Array }) => {
+export const admissions = (
+  data: Pick<Dataset, "encounters" | "asOfDay"> & { readonly patients?: { readonly deathDay: Float64Array } },
+  b: { readonly n: number; readonly observedFrom: Float64Array }
+) => {
+  const deathDay = data.patients?.deathDay ?? new Float64Array(b.n).fill(Number.NaN)
   const indexCount = new Float64Array(b.n)
   const readmissionRows: Array<{ patient: number; readmitted: boolean }> = []
   const stays = mergedStays(data.encounters)
@@ -173,7 +177,9 @@ export const admissions = (data: Pick<Dataset, "encounters" | "asOfDay">, b: { r
     if (gap >= 1 && gap <= READMISSION_DAYS) continue
     if (!(start >= b.observedFrom[p]!)) continue
     indexCount[p]! += 1
-    if (end + READMISSION_DAYS > data.asOfDay) continue
+    // The 30 days after discharge must lie within the data and the patient's life (death is a
+    // competing risk: a patient who died within them could not be readmitted).
+    if (end + READMISSION_DAYS > Math.min(data.asOfDay, deathDay[p]! >= 0 ? deathDay[p]! : Number.POSITIVE_INFINITY)) continue
     const next = i + 1 < stays.length && stays[i + 1]!.patient === p ? stays[i + 1]! : undefined
     const d = next === undefined ? Number.NaN : next.start - end
     readmissionRows.push({ patient: p, readmitted: d >= 1 && d <= READMISSION_DAYS })
@@ -213,7 +219,8 @@ const modelRows = (kernels: KernelsService, data: Dataset, b: Base) =>
     const hospitalization: Rows = {
       patient: Int32Array.from(observed),
       y: Float64Array.from(observed, (p) => indexCount[p]!),
-      offset: Float64Array.from(observed, (p) => Math.log((data.asOfDay - b.observedFrom[p]! + 1) / DAYS_PER_YEAR)),
+      // Time at risk: from the first scored month to as_of, or to death when the patient died first.
+      offset: Float64Array.from(observed, (p) => Math.log((Math.min(data.asOfDay, data.patients.deathDay[p]! >= 0 ? data.patients.deathDay[p]! : Number.POSITIVE_INFINITY) - b.observedFrom[p]! + 1) / DAYS_PER_YEAR)),
       axisMeans: b.windowMeans
     }
     const readmission: Rows = {

@@ -2,12 +2,30 @@
  * What an import found, as it reads: problems (any one stops the import; the first
  * MAX_REPORTED_PROBLEMS listed as `file:line: path: reason`, the rest counted), notes (records left
  * out on purpose, counted by reason), resources read per type. The summary is built from it.
+ *
+ * A large file is read in parts on several threads; a part knows its lines only from its own
+ * start, so a problem's place is kept as (file, part, line in the part) and written out with the
+ * file's line once every part before it has said how many lines it had.
  */
 import { MAX_REPORTED_PROBLEMS } from "../health/csv.ts"
 
+/** Where in a file: its name, the part of it read apart (0 for a file read whole), the line within that part (from 1). */
+export interface Place {
+  readonly name: string
+  readonly part: number
+  readonly line: number
+}
+
+interface Entry {
+  readonly where: string | Place
+  readonly path: string
+  readonly reason: string
+}
+
 /** The running record of an import. */
 export class Report {
-  readonly problems: Array<string> = []
+  private readonly entries: Array<Entry> = []
+  private readonly partLines = new Map<string, Array<number>>()
   problemCount = 0
   readonly notes = new Map<string, number>()
   /** Records read, by type (a resource type, an OMOP table). */
@@ -15,16 +33,36 @@ export class Report {
   /** Files or records of types the importer does not read, by type. */
   readonly skipped = new Map<string, number>()
 
-  /** One problem, located. */
-  problem(where: string, path: string, reason: string): void {
+  /** One problem, at a place (or a file as a whole). */
+  problem(where: string | Place, path: string, reason: string): void {
     this.problemCount++
-    if (this.problems.length < MAX_REPORTED_PROBLEMS) this.problems.push(`${where}: ${path === "" ? "" : `${path}: `}${reason}`)
+    if (this.entries.length < MAX_REPORTED_PROBLEMS) this.entries.push({ where, path, reason })
   }
 
   /** One problem already written as `file:line: path: reason`. */
   problemText(text: string): void {
-    this.problemCount++
-    if (this.problems.length < MAX_REPORTED_PROBLEMS) this.problems.push(text)
+    this.problem(text, "", "")
+  }
+
+  /** How many lines a part of a file had (once it is read). */
+  setPartLines(name: string, part: number, lines: number): void {
+    const list = this.partLines.get(name) ?? []
+    list[part] = lines
+    this.partLines.set(name, list)
+  }
+
+  /** `file:line` of a place (the line in the whole file). */
+  render(where: string | Place): string {
+    if (typeof where === "string") return where
+    let line = where.line
+    const parts = this.partLines.get(where.name) ?? []
+    for (let p = 0; p < where.part; p++) line += parts[p] ?? 0
+    return `${where.name}:${line}`
+  }
+
+  /** The problems listed, as `file:line: path: reason`. */
+  get problems(): ReadonlyArray<string> {
+    return this.entries.map((e) => [this.render(e.where), e.path, e.reason].filter((x) => x !== "").join(": "))
   }
 
   /** One more record left out for this reason. */

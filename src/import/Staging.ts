@@ -22,7 +22,7 @@ import { STANDARD_SYSTEM_NAMES } from "../health/codeSystems.ts"
 import { labelOf, nameOf } from "./concepts.ts"
 import type { Concept, DeviceEvent, Fact } from "./facts.ts"
 import type { RegionMap } from "./regions.ts"
-import type { Report } from "./Report.ts"
+import type { Place, Report } from "./Report.ts"
 
 /** Days after an implant in which a revision or complication counts towards its rate metrics. */
 export const FOLLOW_UP_DAYS = 365
@@ -33,15 +33,19 @@ const ROWS_PER_CHUNK = 20_000
 /** Staged rows per transaction of the scratch file. */
 const ROWS_PER_COMMIT = 50_000
 
-/** Where a fact came from: the file's number (in the import's file order) and line. */
+/** Where a fact came from: a sort key of its file and part (in the import's file order), its line, its place for messages. */
 export interface Origin {
+  /** Orders files, and parts of a file, as they come in the import (file number × PARTS + part). */
   readonly file: number
+  /** The line within the part. */
   readonly line: number
-  /** `file:line` for messages. */
-  readonly where: string
+  readonly place: Place
   /** The record's type (a FHIR resourceType, an OMOP table), for source ids. */
   readonly type: string
 }
+
+/** The most parts a file is read in (the sort key of an Origin). */
+export const PARTS = 4096
 
 interface PatientRecord {
   readonly origin: Origin
@@ -151,7 +155,7 @@ export class Staging {
       const rows = this.patientLookup.all(ref) as Array<{ readonly idx: number }>
       const ids = new Set(rows.map((r) => r.idx))
       if (ids.size > 1) {
-        this.report.problem(origin.where, path, `the identifier ${ref.slice(1)} names ${ids.size} patients`)
+        this.report.problem(origin.place, path, `the identifier ${ref.slice(1)} names ${ids.size} patients`)
         return undefined
       }
       idx = rows[0]?.idx
@@ -159,7 +163,7 @@ export class Staging {
       idx = this.patientIndex.get(ref)
     }
     if (idx === undefined) {
-      this.report.problem(origin.where, path, this.format === "omop"
+      this.report.problem(origin.place, path, this.format === "omop"
         ? `person ${ref} is not in the PERSON table`
         : `Patient ${ref.startsWith("?") ? `with identifier ${ref.slice(1)}` : ref} is not in the export`)
     }
@@ -195,14 +199,14 @@ export class Staging {
   /** Ends phase one: patients get their indexes in file order; a patient id seen twice is a problem. */
   closePhaseOne(): void {
     this.patientRecords.sort((a, b) => a.origin.file - b.origin.file || a.origin.line - b.origin.line)
-    const first = new Map<string, string>()
+    const first = new Map<string, Origin>()
     for (const { origin, fact } of this.patientRecords) {
       const earlier = first.get(fact.src)
       if (earlier !== undefined) {
-        this.report.problem(origin.where, "Patient.id", `'${fact.src}' is also the id of the patient at ${earlier}`)
+        this.report.problem(origin.place, this.format === "omop" ? "person_id" : "Patient.id", `'${fact.src}' is also the id of the patient at ${this.report.render(earlier.place)}`)
         continue
       }
-      first.set(fact.src, origin.where)
+      first.set(fact.src, origin)
       const idx = this.patientIndex.size
       this.patientIndex.set(fact.src, idx)
       this.run("patient", [idx, `${origin.type}/${fact.src}`, fact.birthYear, fact.sex, fact.region, fact.death])

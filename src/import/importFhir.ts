@@ -2,7 +2,7 @@
  * `hcc data import --format fhir`: a FHIR R4 Bulk Data export → the health dataset. Two phases
  * over the files (bulkFiles.ts): first the resources others refer to (Patient, Organization,
  * Medication, and the service's own CodeSystems), then the rest; the files are read on parse
- * threads (parsePool.ts, every core but this one), each resource mapped by fhir/resources.ts into
+ * threads (parsePool.ts, one per core; a large file in parts), each resource mapped by fhir/resources.ts into
  * facts, which this thread collects in a staging file (Staging.ts); checked whole, and only then
  * written as one new dataset in one transaction — any problem, and nothing is written.
  */
@@ -11,11 +11,12 @@ import { availableParallelism } from "node:os"
 import { ImportRejected } from "../health/csv.ts"
 import { parseDate } from "../health/calendar.ts"
 import type { Fact } from "./facts.ts"
-import { findBulkFiles } from "./fhir/bulkFiles.ts"
+import { findBulkFiles, partsOf } from "./fhir/bulkFiles.ts"
 import type { LinesBatch } from "./fhir/mapLines.ts"
 import { parsePool } from "./fhir/parsePool.ts"
 import { type MedicationCode, PHASE_ONE, PHASE_TWO, READ_TYPES } from "./fhir/resources.ts"
 import { finishImport, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
+import { PARTS } from "./Staging.ts"
 
 /** Options of a FHIR import. */
 export interface FhirImportOptions {
@@ -27,7 +28,7 @@ export interface FhirImportOptions {
   readonly regionMapFile?: string | undefined
   /** Where the staging file goes (the data folder). */
   readonly stagingDir: string
-  /** Parse threads (default: one per core but the importing one, at least one). */
+  /** Parse threads (default: one per core). */
   readonly threads?: number | undefined
   readonly onProgress?: ((done: number) => Effect.Effect<void>) | undefined
 }
@@ -46,22 +47,24 @@ export const importFhir = (options: FhirImportOptions) =>
       (setup) =>
         Effect.gen(function*() {
           const { report, staging } = setup
-          const threads = options.threads ?? Math.max(1, availableParallelism() - 1)
+          // Every core: the importing thread mostly waits for the parse threads while they read.
+          const threads = options.threads ?? Math.max(1, availableParallelism())
           const pool = yield* parsePool(threads, { axisModel: setup.axisModelFile, regionMap: setup.regionMapFile })
           const total = Math.max(1, files.filter((f) => f.type !== undefined && READ_TYPES.has(f.type)).reduce((s, f) => s + f.bytes, 0))
-          const readBytes = new Map<number, number>()
+          const readBytes = new Map<string, number>()
           const progress = () => {
             let done = 0
             for (const b of readBytes.values()) done += b
             return options.onProgress?.(0.8 * Math.min(1, done / total)) ?? Effect.void
           }
           const medications = new Map<string, MedicationCode>()
-          const numbered = files.map((file, number) => ({ file, number }))
+          // Every file in parts (a large uncompressed one in several, read on several threads).
+          const tasks = files.flatMap((file, number) => partsOf(file).map((part) => ({ file, number, part })))
 
-          /** Stages what a piece of a file gave. */
-          const take = (fileName: string, number: number, type: string) => (batch: LinesBatch) => {
+          /** Stages what a piece of a part gave. */
+          const take = (fileName: string, number: number, part: number, type: string) => (batch: LinesBatch) => {
             report.count(type, batch.read)
-            for (const p of batch.problems) report.problem(`${fileName}:${p.line}`, p.path, p.reason)
+            for (const p of batch.problems) report.problem({ name: fileName, part, line: p.line }, p.path, p.reason)
             for (const [note, n] of Object.entries(batch.notes)) report.note(note, n)
             for (const [line, fact] of batch.facts) {
               const f = fact as Fact
@@ -70,29 +73,31 @@ export const importFhir = (options: FhirImportOptions) =>
                 medications.set(f.src, code)
                 for (const id of f.identifiers) if (!medications.has(id)) medications.set(id, code)
               } else {
-                staging.add({ file: number, line, where: `${fileName}:${line}`, type }, f)
+                staging.add({ file: number * PARTS + part, line, place: { name: fileName, part, line }, type }, f)
               }
             }
           }
-          const readAll = (selected: ReadonlyArray<{ readonly file: (typeof files)[number]; readonly number: number }>) =>
-            Effect.forEach(selected, ({ file, number }) =>
-              pool.run(file, number, false, take(file.name, number, file.type!), (bytes) => {
-                readBytes.set(number, bytes)
+          const readAll = (selected: typeof tasks) =>
+            Effect.forEach(selected, ({ file, number, part }) =>
+              pool.run(file, number, part, false, take(file.name, number, part.part, file.type!), (bytes) => {
+                readBytes.set(`${number}/${part.part}`, bytes)
                 Effect.runSync(progress())
-              }).pipe(Effect.tap(() => {
-                readBytes.set(number, file.bytes)
+              }).pipe(Effect.tap(({ lines }) => {
+                report.setPartLines(file.name, part.part, lines)
+                readBytes.set(`${number}/${part.part}`, part.end - part.start)
                 return progress()
               })), { concurrency: threads, discard: true })
+          const ofTypes = (types: ReadonlyArray<string>) => tasks.filter(({ file }) => file.type !== undefined && types.includes(file.type))
 
-          for (const { file } of numbered) if (file.type === undefined) report.note(`${file.name}: empty, no resource type`)
-          const skippedTypes = numbered.filter(({ file }) => file.type !== undefined && !READ_TYPES.has(file.type))
-          yield* Effect.forEach(skippedTypes, ({ file, number }) =>
-            Effect.map(pool.run(file, number, true, () => {}, () => {}), (lines) => report.skip(file.type!, lines)), { concurrency: threads, discard: true })
-          // Phase one (patients get their ids in the order of the export, whatever order its files are read in).
-          yield* readAll(numbered.filter(({ file }) => file.type !== undefined && (PHASE_ONE as ReadonlyArray<string>).includes(file.type)))
+          for (const file of files) if (file.type === undefined) report.note(`${file.name}: empty, no resource type`)
+          const skippedTypes = tasks.filter(({ file }) => file.type !== undefined && !READ_TYPES.has(file.type))
+          yield* Effect.forEach(skippedTypes, ({ file, number, part }) =>
+            Effect.map(pool.run(file, number, part, true, () => {}, () => {}), ({ counted }) => report.skip(file.type!, counted)), { concurrency: threads, discard: true })
+          // Phase one (patients get their ids in the order of the export, whatever order its parts are read in).
+          yield* readAll(ofTypes(PHASE_ONE))
           staging.closePhaseOne()
           pool.setMedications([...medications])
-          yield* readAll(numbered.filter(({ file }) => file.type !== undefined && (PHASE_TWO as ReadonlyArray<string>).includes(file.type)))
+          yield* readAll(ofTypes(PHASE_TWO))
           if (report.read.get("Patient") === undefined && report.problemCount === 0) report.problem(options.paths.join(", "), "", "no Patient resources (a Patient file is required)")
           const surveillance = yield* surveillanceOf(options.paths, setup)
           if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))

@@ -17,7 +17,7 @@ import type { Concept, EncounterKind, Fact, Problem } from "./facts.ts"
 import { finishImport, type ImportSetup, loadSetup, surveillanceOf } from "./importCommon.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
 import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./omop/tables.ts"
-import type { Origin } from "./Staging.ts"
+import { type Origin, PARTS } from "./Staging.ts"
 
 /** Options of an OMOP import. */
 export interface OmopImportOptions {
@@ -118,13 +118,13 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
         Effect.gen(function*() {
           yield* forEachRow(file, (rows) => {
             for (const row of rows) {
-              const where = `${file.name}:${row.line}`
-              const origin: Origin = { file: files.indexOf(file), line: row.line, where, type: table }
+              const place = { name: file.name, part: 0, line: row.line }
+              const origin: Origin = { file: files.indexOf(file) * PARTS, line: row.line, place, type: table }
               report.count(table)
               const out = onRow(row, origin)
               if (out === undefined) continue
               if (typeof out === "string") report.note(out)
-              else if (isProblem(out)) report.problem(where, out.path, out.reason)
+              else if (isProblem(out)) report.problem(place, out.path, out.reason)
               else for (const f of out) table === "person" ? staging.addPhaseOne(origin, f) : staging.add(origin, f)
             }
           })

@@ -2,11 +2,12 @@
  * Every FHIR mapping rule of docs/data.md on a small EHR-style export (test/fixtures/fhir/ehr.ts),
  * checked in the tables the import writes; and every kind of bad input, which imports nothing.
  */
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { datasetDigest, type Table, tablesOf } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, ROOT, runHcc, tempDataDir } from "../support/server.ts"
 
 let t: Record<string, Table>
 let summary: Record<string, any>
@@ -209,5 +210,49 @@ describe("FHIR import: bad input imports nothing", () => {
   it("unknown code systems and unmapped codes are not errors", () => {
     const r = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", variant("Condition.ndjson", (l) => l.push({ resourceType: "Condition", id: "cx", subject: { reference: "Patient/p3" }, code: { coding: [{ system: "http://example.org/local-codes", code: "X-1", display: "Local finding" }] } }))])
     expect(r.status).toBe(0)
+  })
+})
+
+describe("FHIR import: an operator's own axis model and region map", () => {
+  it("--axis-model: another instrument scores its axis; a wrong file names the path and the reason", () => {
+    const model = JSON.parse(readFileSync(join(ROOT, "src/import/axis-model.json"), "utf8")) as { instruments: Array<Record<string, unknown>>; version: string }
+    model.version = "9.9.9"
+    model.instruments.push({
+      id: "heart_rate",
+      name: "Heart rate",
+      code: { system: "http://loinc.org", code: "8867-4" },
+      axis: "RS",
+      transform: { type: "linear", range: [40, 120], direction: "lower_is_better" },
+      rationale: "a test instrument",
+      source: "this test"
+    })
+    const file = join(tempDataDir(), "model.json")
+    writeFileSync(file, JSON.stringify(model))
+    const dir = tempDataDir()
+    const s = JSON.parse(hcc(dir, ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk")), "--axis-model", file, "--json"]))
+    expect(s.axis_model).toBe("9.9.9")
+    // 72 /min → 10 × (1 − 32/80) = 6.
+    expect(tablesOf(dir).axis_scores!.find((r) => r.patient_id === "3" && r.month === "2024-04")!.rs).toBe("6")
+    model.instruments.push({ id: "bad", name: "bad", code: { system: "http://loinc.org", code: "1-8" }, axis: "XX", transform: { type: "linear", range: [5, 1], direction: "up" }, rationale: "", source: "" })
+    writeFileSync(file, JSON.stringify(model))
+    const r = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk")), "--axis-model", file])
+    expect(r.status).toBe(1)
+    expect(r.stderr).toMatch(/model\.json: \/instruments\/\d+\/axis: /)
+  })
+
+  it("--region-map: the operator's regions", () => {
+    const map = {
+      regions: [{ code: "new_england", label: "New England" }, { code: "elsewhere", label: "Elsewhere" }],
+      us_states: [{ code: "MA", name: "Massachusetts", region: "new_england" }],
+      countries: [],
+      fallback: "elsewhere"
+    }
+    const file = join(tempDataDir(), "regions.json")
+    writeFileSync(file, JSON.stringify(map))
+    const dir = tempDataDir()
+    hcc(dir, ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk")), "--region-map", file])
+    const t = tablesOf(dir)
+    expect(t.patients!.map((p) => p.region)).toEqual(["new_england", "elsewhere", "elsewhere", "elsewhere", "elsewhere"])
+    expect(t.vocabulary!.find((v) => v.kind === "region" && v.code === "new_england")!.label).toBe("New England")
   })
 })

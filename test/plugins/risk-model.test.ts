@@ -244,6 +244,14 @@ describe("index admissions and readmissions", () => {
     expect(Array.from(a.indexCount)).toEqual([2, 1])
     expect(a.readmissionRows).toEqual([{ patient: 0, readmitted: true }, { patient: 0, readmitted: false }, { patient: 1, readmitted: false }])
   })
+
+  it("a patient who dies within 30 days of a discharge is no readmission row (death competes with readmission)", () => {
+    const e = encounters([[0, INPATIENT, "2025-01-10", "2025-01-15"], [1, INPATIENT, "2025-01-10", "2025-01-15"]])
+    const deathDay = Float64Array.from([parseDate("2025-02-01"), Number.NaN])
+    const a = admissions({ encounters: e, asOfDay, patients: { deathDay } }, { n: 2, observedFrom })
+    expect(Array.from(a.indexCount)).toEqual([1, 1])
+    expect(a.readmissionRows).toEqual([{ patient: 1, readmitted: false }])
+  })
 })
 
 describe("the endpoint", () => {

@@ -73,18 +73,60 @@ export const findBulkFiles = (paths: ReadonlyArray<string>): { readonly files: R
 /** Bytes read per piece of a file. */
 const READ_BYTES = 1 << 20
 
+/** A part of a file read on its own: bytes [start, end), starting at a line's start. */
+export interface FilePart {
+  readonly part: number
+  readonly start: number
+  readonly end: number
+}
+
+/** Bytes a part of a large uncompressed file has, about (a gzip'd file is read whole). */
+export const PART_BYTES = 128 * 1024 * 1024
+
+/** The parts a file is read in: one for a gzip'd or small file, else pieces of about PART_BYTES, each from a line's start. */
+export const partsOf = (file: BulkFile, partBytes = PART_BYTES): ReadonlyArray<FilePart> => {
+  if (file.gzip || file.bytes <= partBytes) return [{ part: 0, start: 0, end: file.bytes }]
+  const fd = openSync(file.path, "r")
+  const window = Buffer.alloc(64 * 1024)
+  const starts = [0]
+  for (let at = partBytes; at < file.bytes; at += partBytes) {
+    // The next line's start at or after `at` (a line longer than the window: look further).
+    let pos = at
+    for (;;) {
+      const n = readSync(fd, window, 0, window.length, pos)
+      if (n === 0) {
+        pos = file.bytes
+        break
+      }
+      const nl = window.subarray(0, n).indexOf(10)
+      if (nl >= 0) {
+        pos += nl + 1
+        break
+      }
+      pos += n
+    }
+    if (pos < file.bytes && pos > starts[starts.length - 1]!) starts.push(pos)
+  }
+  closeSync(fd)
+  return starts.map((start, part) => ({ part, start, end: starts[part + 1] ?? file.bytes }))
+}
+
 /**
- * Reads a file's lines in batches: `onLines(lines, firstLineNumber)` for every piece (line numbers
- * from 1; empty lines included, so numbers stay right), the next piece read once its Effect is
- * done (so a slow consumer holds the reading back). `onBytes` hears the compressed bytes read so far.
+ * Reads a file's lines (or a part's) in batches: `onLines(lines, firstLineNumber)` for every piece
+ * (line numbers from 1 at the part's start; empty lines included, so numbers stay right), the next
+ * piece read once its Effect is done (so a slow consumer holds the reading back). `onBytes` hears
+ * the (compressed) bytes read so far. Succeeds with the lines the part holds.
  */
 export const forEachLines = <E>(
   file: BulkFile,
   onLines: (lines: ReadonlyArray<string>, first: number) => Effect.Effect<void, E>,
-  onBytes: (bytes: number) => void = () => {}
-): Effect.Effect<void, Error | E> =>
+  onBytes: (bytes: number) => void = () => {},
+  part?: FilePart
+): Effect.Effect<number, Error | E> =>
   Effect.suspend(() => {
-    const raw = createReadStream(file.path, { highWaterMark: READ_BYTES })
+    const raw = part === undefined || part.end <= part.start
+      ? createReadStream(file.path, { highWaterMark: READ_BYTES })
+      : createReadStream(file.path, { highWaterMark: READ_BYTES, start: part.start, end: part.end - 1 })
     let read = 0
     raw.on("data", (chunk) => {
       read += chunk.length
@@ -100,8 +142,9 @@ export const forEachLines = <E>(
           const lines = text.split("\n")
           rest = chunk === undefined ? "" : lines.pop()!
           const first = line
-          line += lines.length
-          return { lines: lines.length === 1 && lines[0] === "" ? [] : lines, first }
+          const complete = chunk === undefined && lines.length === 1 && lines[0] === "" ? [] : lines
+          line += complete.length
+          return { lines: complete, first }
         },
         catch: (e) => new Error(`${file.name}:${line}: ${e instanceof Error ? e.message : String(e)}`)
       })
@@ -110,6 +153,7 @@ export const forEachLines = <E>(
       onError: (e) => new Error(`${file.name}: ${e instanceof Error ? e.message : String(e)}`)
     }).pipe(
       Stream.runForEach((chunk) => Effect.flatMap(decode(chunk), ({ first, lines }) => (lines.length > 0 ? onLines(lines, first) : Effect.void))),
-      Effect.andThen(Effect.flatMap(decode(undefined), ({ first, lines }) => (lines.length > 0 ? onLines(lines, first) : Effect.void)))
+      Effect.andThen(Effect.flatMap(decode(undefined), ({ first, lines }) => (lines.length > 0 ? onLines(lines, first) : Effect.void))),
+      Effect.map(() => line - 1)
     )
   })

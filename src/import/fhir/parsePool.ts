@@ -1,12 +1,13 @@
 /**
- * The FHIR import's parse threads (parseWorker.ts): one file at a time each, so the files of an
- * export are read, decompressed, parsed and mapped on every core while the importing thread
- * stages what they give. A file is read by one thread: exports split large types into numbered
- * files (`Observation.1.ndjson`, …), as bulk servers write them.
+ * The FHIR import's parse threads (parseWorker.ts): one part of a file at a time each, so an
+ * export is read, decompressed, parsed and mapped on every core while the importing thread stages
+ * what they give. A large uncompressed file is read in parts (bulkFiles.ts `partsOf`); a gzip'd
+ * one cannot be entered in the middle and is read whole by one thread (exports split large types
+ * into numbered files, `Observation.1.ndjson.gz`, …, as bulk servers write them).
  */
 import { Effect } from "effect"
 import { Worker } from "node:worker_threads"
-import type { BulkFile } from "./bulkFiles.ts"
+import type { BulkFile, FilePart } from "./bulkFiles.ts"
 import type { LinesBatch } from "./mapLines.ts"
 import type { FromParser, ParseThreadInit, ToParser } from "./parseWorker.ts"
 import type { MedicationCode } from "./resources.ts"
@@ -18,16 +19,18 @@ export interface ParsePool {
   /** Phase one's Medication resources, for the mapping of phase two. */
   readonly setMedications: (entries: ReadonlyArray<readonly [string, MedicationCode]>) => void
   /**
-   * Reads one file on a free thread: `onBatch` gets each piece's result (on this thread, in file
-   * order), `onBytes` the bytes read so far; succeeds with the non-empty lines when `count`.
+   * Reads one part of a file on a free thread: `onBatch` gets each piece's result (on this thread,
+   * in order), `onBytes` the bytes read so far; succeeds with the part's lines (and the non-empty
+   * ones, when `count`).
    */
   readonly run: (
     file: BulkFile,
     number: number,
+    part: FilePart,
     count: boolean,
     onBatch: (batch: LinesBatch) => void,
     onBytes: (bytes: number) => void
-  ) => Effect.Effect<number, Error>
+  ) => Effect.Effect<{ readonly lines: number; readonly counted: number }, Error>
 }
 
 interface Thread {
@@ -66,8 +69,8 @@ export const parsePool = (threads: number, init: ParseThreadInit) =>
         setMedications: (entries) => {
           for (const t of pool) t.worker.postMessage({ _tag: "medications", entries } satisfies ToParser)
         },
-        run: (file, number, count, onBatch, onBytes) =>
-          Effect.callback<number, Error>((resume) => {
+        run: (file, number, part, count, onBatch, onBytes) =>
+          Effect.callback<{ readonly lines: number; readonly counted: number }, Error>((resume) => {
             take((t) => {
               t.handler = (m) => {
                 switch (m._tag) {
@@ -78,13 +81,13 @@ export const parsePool = (threads: number, init: ParseThreadInit) =>
                     return onBytes(m.bytes)
                   case "done":
                     release(t)
-                    return resume(Effect.succeed(m.lines))
+                    return resume(Effect.succeed({ lines: m.lines, counted: m.counted }))
                   case "failed":
                     release(t)
                     return resume(Effect.fail(new Error(m.message)))
                 }
               }
-              t.worker.postMessage({ _tag: "file", file, number, count } satisfies ToParser)
+              t.worker.postMessage({ _tag: "file", file, number, part, count } satisfies ToParser)
             })
           })
       }

@@ -9,8 +9,7 @@ import { Deferred, Effect } from "effect"
 import { parentPort, workerData } from "node:worker_threads"
 import { type AxisModelFile, compileAxisModel } from "../AxisModel.ts"
 import { compileRegionMap, type RegionMapFile } from "../regions.ts"
-import type { BulkFile } from "./bulkFiles.ts"
-import { forEachLines } from "./bulkFiles.ts"
+import { type BulkFile, type FilePart, forEachLines } from "./bulkFiles.ts"
 import { countLines, type LinesBatch, mapLines } from "./mapLines.ts"
 import type { FhirContext, MedicationCode } from "./resources.ts"
 
@@ -26,14 +25,15 @@ export interface ParseThreadInit {
 /** Importing thread → parse thread. */
 export type ToParser =
   | { readonly _tag: "medications"; readonly entries: ReadonlyArray<readonly [string, MedicationCode]> }
-  | { readonly _tag: "file"; readonly file: BulkFile; readonly number: number; readonly count: boolean }
+  | { readonly _tag: "file"; readonly file: BulkFile; readonly number: number; readonly part: FilePart; readonly count: boolean }
   | { readonly _tag: "taken" }
 
 /** Parse thread → importing thread. */
 export type FromParser =
   | { readonly _tag: "batch"; readonly number: number; readonly batch: LinesBatch }
   | { readonly _tag: "bytes"; readonly number: number; readonly bytes: number }
-  | { readonly _tag: "done"; readonly number: number; readonly lines: number }
+  /** The part is read: its lines (empty ones too), and the non-empty ones when counting. */
+  | { readonly _tag: "done"; readonly number: number; readonly lines: number; readonly counted: number }
   | { readonly _tag: "failed"; readonly number: number; readonly message: string }
 
 const port = parentPort!
@@ -55,12 +55,12 @@ const send = (number: number, batch: LinesBatch) =>
     return Deferred.await(waiting)
   })
 
-const read = (file: BulkFile, number: number, count: boolean) => {
-  let lines = 0
+const read = (file: BulkFile, number: number, part: FilePart, count: boolean) => {
+  let counted = 0
   let lastBytes = 0
   return forEachLines(file, (piece, first) => {
     if (count) {
-      lines += countLines(piece)
+      counted += countLines(piece)
       return Effect.void
     }
     return send(number, mapLines(piece, first, file.type!, ctx))
@@ -70,8 +70,8 @@ const read = (file: BulkFile, number: number, count: boolean) => {
       lastBytes = bytes
       post({ _tag: "bytes", number, bytes })
     }
-  }).pipe(
-    Effect.andThen(Effect.sync(() => post({ _tag: "done", number, lines }))),
+  }, part).pipe(
+    Effect.flatMap((lines) => Effect.sync(() => post({ _tag: "done", number, lines, counted }))),
     Effect.catch((e: unknown) => Effect.sync(() => post({ _tag: "failed", number, message: e instanceof Error ? e.message : String(e) })))
   )
 }
@@ -90,6 +90,6 @@ port.on("message", (m: ToParser) => {
       }
       return
     case "file":
-      void Effect.runPromise(read(m.file, m.number, m.count))
+      void Effect.runPromise(read(m.file, m.number, m.part, m.count))
   }
 })
