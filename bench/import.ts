@@ -40,9 +40,9 @@ const sizeOf = (folder: string) => {
   return { stored, raw }
 }
 
-/** Runs an import as a child process; samples its RSS; returns wall and CPU seconds and peak RSS. */
+/** Runs an import as a child process; samples its RSS; returns wall and CPU seconds and peak RSS (and how it failed, if it did). */
 const timedImport = (args: ReadonlyArray<string>) =>
-  new Promise<{ readonly wall: number; readonly cpu: number; readonly peakMiB: number }>((resolvePromise, reject) => {
+  new Promise<{ readonly wall: number; readonly cpu: number; readonly peakMiB: number; readonly failed?: string }>((resolvePromise) => {
     const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-import-"))
     const started = performance.now()
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, stdio: ["ignore", "ignore", "pipe"] })
@@ -62,11 +62,13 @@ const timedImport = (args: ReadonlyArray<string>) =>
         // The process has just ended.
       }
     }, 100)
-    child.on("exit", (code) => {
+    child.on("exit", (code, signal) => {
       clearInterval(sample)
       rmSync(dataDir, { recursive: true, force: true })
-      if (code !== 0) reject(new Error(`import failed: ${err}`))
-      else resolvePromise({ wall: (performance.now() - started) / 1000, cpu, peakMiB: Math.round(peak) })
+      const measured = { wall: (performance.now() - started) / 1000, cpu, peakMiB: Math.round(peak) }
+      // An import killed for memory (no swap: the kernel's OOM killer) says so in its row.
+      if (code !== 0) resolvePromise({ ...measured, failed: signal !== null ? `killed by ${signal}` : (err.trim().split("\n").at(-1) ?? `exit ${code}`) })
+      else resolvePromise(measured)
     })
   })
 
@@ -97,6 +99,10 @@ const main = async () => {
   const base = rows[0]!.r.wall
   for (const { name, bytes, r } of rows) {
     const cores = r.cpu / r.wall
+    if (r.failed !== undefined) {
+      console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | failed after ${r.wall.toFixed(1)} s: ${r.failed} | ${r.cpu.toFixed(1)} | | | | ${r.peakMiB} | |`)
+      continue
+    }
     console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${(r.wall / base).toFixed(2)} |`)
   }
 }

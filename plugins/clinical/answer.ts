@@ -114,6 +114,16 @@ const cohortStep = (data: Dataset, u: Understanding, e: Evidence): Step => {
 
 const axisStep = (data: Dataset, u: Understanding, e: Evidence, a: AxisEvidence): Step => {
   const group = e.everyone ? "all patients" : "similar patients"
+  // No patient of the group has three scores of the axis in the window (an imported dataset may
+  // have no instrument for it at all): say so, claim no level, trend or verdict.
+  if (a.n === 0) {
+    const level = Number.isNaN(a.level) ? "no scores" : `level=${a.level.toFixed(2)}, none with 3 scores`
+    return {
+      structured: `${a.axis}: no scores to judge (${level} in the window; n=0); verdict=no_data`,
+      natural: `${a.axis} (${AXIS_NAMES[a.axis]}): the ${group} have no scores of it to judge in the window${Number.isNaN(a.level) ? "" : " (none has 3)"}, so nothing is said about it.`,
+      sql: `${Sql.slopeSql(data, u, a.axis, e.window)}; -- → 0 patients with 3 scores: no scores to judge ${a.axis} by`
+    }
+  }
   const stated = u.direction === undefined ? "" : a.verdict === u.direction ? `; query says ${u.direction}: confirmed` : `; query says ${u.direction}: not confirmed`
   const ci = Number.isNaN(a.halfWidth) ? "" : ` (95 % CI ${signed(a.slope - a.halfWidth)} to ${signed(a.slope + a.halfWidth)}, p=${a.p < 0.001 ? "<0.001" : a.p.toFixed(3)})`
   const structured = `${a.axis}: level=${a.level.toFixed(2)} (all ${a.populationLevel.toFixed(2)}); slope=${signed(a.slope)}/month${ci}; n=${int(a.n)}; ` +
@@ -155,9 +165,17 @@ const adverseStep = (data: Dataset, u: Understanding, e: Evidence): Step => {
 
 const correlationStep = (data: Dataset, u: Understanding, e: Evidence, axes: ReadonlyArray<string>): Step => {
   const entries = Object.entries(e.correlations)
-  const strongest = entries.reduce((b, c) => (Math.abs(c[1]) > Math.abs(b[1]) ? c : b))
   const pairs = `${entries.length} pair${entries.length === 1 ? "" : "s"}`
   const over = e.correlationOverEveryone ? `all ${int(e.correlationPatients)} patients` : `the ${int(e.correlationPatients)} similar patients`
+  const missing = axes.filter((a) => !entries.some(([k]) => k.split("_").includes(a)))
+  if (entries.length === 0) {
+    return {
+      structured: `axis_correlations: none of ${axes.join(",")} over ${over} (no scores of ${missing.join(",")} to correlate)`,
+      natural: `No correlation between the requested axes can be given across ${over}: there are no scores of ${list(missing)} to correlate.`,
+      sql: `${Sql.meansSql(data, u, axes as ReadonlyArray<AxisEvidence["axis"]>, e.window, e.correlationOverEveryone)}; -- no column pair with scores in both: no correlation`
+    }
+  }
+  const strongest = entries.reduce((b, c) => (Math.abs(c[1]) > Math.abs(b[1]) ? c : b))
   return {
     structured: `axis_correlations: ${pairs} of ${axes.join(",")} over ${over}; strongest ${strongest[0]} r=${strongest[1].toFixed(3)}`,
     natural: `Across ${over}, mean scores in the window correlate most strongly between ${strongest[0].replace("_", " and ")} (r = ${strongest[1].toFixed(3)}), of ${pairs} of the requested axes.`,
@@ -179,7 +197,9 @@ export const suggestionsFor = (u: Understanding, e: Evidence): Array<string> => 
     const intervention = words(AXIS_INTERVENTIONS[a.axis])
     if (a.verdict === "declining") out.push(`Offer ${intervention} for ${a.axis}: it declines by ${Math.abs(a.slope).toFixed(3)} points a month in these patients.`)
     else if (atLeast(a.populationLevel - a.level, LEVEL_GAP)) out.push(`Offer ${intervention} for ${a.axis}: these patients score ${(a.populationLevel - a.level).toFixed(2)} points below all patients.`)
-    if (u.direction === "declining" && a.verdict !== "declining") {
+    if (u.direction === "declining" && a.n === 0) {
+      out.push(`Record ${a.axis} scores: these patients have none to judge the stated decline by.`)
+    } else if (u.direction === "declining" && a.verdict !== "declining") {
       out.push(`Confirm the ${a.axis} decline with repeated scores: on average these patients do not decline (${signed(a.slope)} points a month).`)
     }
   }

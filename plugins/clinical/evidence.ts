@@ -317,7 +317,8 @@ export const gatherEvidence = (
       for (let a = 0; a < k; a++) {
         for (let b = a + 1; b < k; b++) {
           const v = r.pearson[pair++]!
-          correlations[pairKey(requestedAxes[a]!, requestedAxes[b]!)] = Number.isFinite(v) ? v : 0
+          // A pair with an axis the patients have no scores of (or no spread in) has no correlation: left out, not 0.
+          if (Number.isFinite(v)) correlations[pairKey(requestedAxes[a]!, requestedAxes[b]!)] = v
         }
       }
     }

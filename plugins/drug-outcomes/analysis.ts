@@ -566,7 +566,9 @@ export const analyzeDrug = (
         correlationN: pairs,
         meanSlope,
         trendP,
-        trend: trendP < TREND_ALPHA && atLeast(meanSlope, TREND_MIN_SLOPE) ? "positive" : trendP < TREND_ALPHA && atMost(meanSlope, -TREND_MIN_SLOPE) ? "negative" : "stable"
+        trend: slopeN === 0
+          ? "no_data"
+          : trendP < TREND_ALPHA && atLeast(meanSlope, TREND_MIN_SLOPE) ? "positive" : trendP < TREND_ALPHA && atMost(meanSlope, -TREND_MIN_SLOPE) ? "negative" : "stable"
       })
     }
     const analysis: DrugAnalysis = {

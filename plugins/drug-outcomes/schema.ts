@@ -4,8 +4,8 @@ import { AXES, AxisCode, Code, distinctNonEmpty, Minimum } from "../../src/plugi
 
 /** Which exposed patients form the cohort (docs/analytics.md). */
 export const OUTCOME_TYPES = ["efficacy", "adverse_events", "adherence"] as const
-/** Direction of an axis while on the drug. */
-export const TRENDS = ["positive", "stable", "negative"] as const
+/** Direction of an axis while on the drug; `no_data` when no cohort patient has the scores to say. */
+export const TRENDS = ["positive", "stable", "negative", "no_data"] as const
 
 /** The request body. */
 export const DrugOutcomesRequest = Schema.Struct({
@@ -23,7 +23,7 @@ export const DrugOutcomesRequest = Schema.Struct({
 
 const AxisOutcome = Schema.Struct({
   correlation: Schema.NullOr(Schema.Finite).annotate({ description: "Pearson r between adherence (PDC) and the axis change from before to during the drug (3 decimals); null when fewer than 3 patients have a known adherence (dispensing records) and scores before and during" }),
-  trend: Schema.Literals(TRENDS).annotate({ description: "Direction of the cohort's within-patient slopes while on the drug" })
+  trend: Schema.Literals(TRENDS).annotate({ description: "Direction of the cohort's within-patient slopes while on the drug; no_data when no cohort patient has 3 scores of the axis on the drug (e.g. an imported dataset without an instrument for the axis)" })
 })
 
 /** The response body (the platform adds hcc_cost). */

@@ -21,6 +21,12 @@ export const DECLINE_BLOCK_MONTHS = 6
 export const DECLINE_POINTS = 1
 /** A condition enters a model when at least this many of its rows have the outcome, and as many do not. */
 export const MIN_CONDITION_CELL = 10
+/**
+ * An axis enters a model when at least this many of its rows have a score of it: an axis no data
+ * informs (an imported dataset with no instrument for it) would be a constant column, so it is left
+ * out, and a profile's score of it contributes nothing.
+ */
+export const MIN_AXIS_ROWS = 20
 /** Age enters as (age − AGE_CENTRE) / 10; axis means as mean − AXIS_CENTRE. */
 export const AGE_CENTRE = 60
 export const AXIS_CENTRE = 5
@@ -265,8 +271,8 @@ interface Design {
 }
 
 /** The design matrix of all the rows, in row order, with the features' names. */
-const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<string>, axisFill: Float64Array): Design => {
-  const features = ["intercept", "age", ...conditions, ...AXES]
+const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<string>, axes: ReadonlyArray<number>, axisFill: Float64Array): Design => {
+  const features = ["intercept", "age", ...conditions, ...axes.map((a) => AXES[a]!)]
   const p = features.length
   const n = rows.patient.length
   const x = new Float64Array(n * p)
@@ -278,9 +284,10 @@ const design = (data: Dataset, b: Base, rows: Rows, conditions: ReadonlyArray<st
     x[at] = 1
     x[at + 1] = (b.age[patient]! - AGE_CENTRE) / 10
     for (let k = 0; k < flags.length; k++) x[at + 2 + k] = flags[k]![patient]!
-    for (let a = 0; a < AXES.length; a++) {
+    for (let k = 0; k < axes.length; k++) {
+      const a = axes[k]!
       const v = rows.axisMeans[a * b.n + patient]!
-      x[at + axesAt + a] = (Number.isNaN(v) ? axisFill[a]! : v) - AXIS_CENTRE
+      x[at + axesAt + k] = (Number.isNaN(v) ? axisFill[a]! : v) - AXIS_CENTRE
     }
   }
   return { features, x, p, n, y: rows.y, offset: rows.offset, cluster: rows.patient }
@@ -450,6 +457,7 @@ const validate = (kernels: KernelsService, prob: Float64Array, outcome: Float64A
 const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: RiskType, family: GlmFamily, rows: Rows, unitDays: number, capDays = Infinity) =>
   Effect.gen(function*() {
     const conditions = usableConditions(data, rows)
+    const scored = new Int32Array(AXES.length)
     const axisFill = Float64Array.from(AXES, (_, a) => {
       let s = 0
       let c = 0
@@ -460,9 +468,11 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
           c++
         }
       }
+      scored[a] = c
       return c === 0 ? AXIS_CENTRE : s / c
     })
-    const all = design(data, b, rows, conditions, axisFill)
+    const axes = [...AXES.keys()].filter((a) => scored[a]! >= MIN_AXIS_ROWS)
+    const all = design(data, b, rows, conditions, axes, axisFill)
     const even = (r: number) => data.patients.ids[rows.patient[r]!]! % 2 === 0
     const train = designRows(all, even)
     const test = designRows(all, (r) => !even(r))
