@@ -14,6 +14,7 @@ import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { AxisModelFile, compileAxisModel, type CompiledAxisModel, DEFAULT_AXIS_MODEL } from "./AxisModel.ts"
 import { compileRegionMap, DEFAULT_REGION_MAP, type RegionMap, RegionMapFile } from "./regions.ts"
 import { Report } from "./Report.ts"
+import { datasetRows } from "./StagedDataset.ts"
 import { Staging } from "./Staging.ts"
 
 /** An import under way: its report, its staging store and the maps it reads with. */
@@ -128,7 +129,7 @@ export const finishImport = (
 ) =>
   Effect.gen(function*() {
     const { chunks, made } = yield* Effect.try({
-      try: () => setup.staging.rows({ asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance }),
+      try: () => datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance }),
       catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1)
     })
     yield* replaceDataset(chunks, { atomic: true, onProgress: (done) => options.onProgress?.(0.8 + 0.2 * done) ?? Effect.void })

@@ -6,14 +6,14 @@
  * problem (`Type.path: reason`), and any problem stops the import.
  */
 import type * as fhir4 from "fhir/r4.js"
-import { AXES } from "../../plugin/axes.ts"
-import { monthOfDay, parseDate } from "../../health/calendar.ts"
 import type { Sex } from "../../health/vocabulary.ts"
 import { lookup } from "../../health/ConceptMaps.ts"
-import type { CompiledAxisModel, ObservedValue } from "../AxisModel.ts"
-import { conceptOf, deviceCategoryOf, deviceEventsOf, ownSystem, type SourceCoding, systemName } from "../concepts.ts"
+import { codingsOf, dayOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
+import { observation } from "./observations.ts"
+import { conceptOf, deviceCategoryOf, deviceEventsOf, systemName } from "../concepts.ts"
 import type { Concept, DeviceEvent, EncounterKind, Fact, Mapped, Problem } from "../facts.ts"
-import type { RegionMap } from "../regions.ts"
+
+export type { FhirContext, MedicationCode }
 
 /** Our own extensions and systems (written by `hcc data export --format fhir`). */
 export const HCC_REGION_EXTENSION = "urn:hcc:fhir:region"
@@ -21,20 +21,6 @@ export const HCC_REGION_EXTENSION = "urn:hcc:fhir:region"
 export const HCC_ADHERENCE_EXTENSION = "urn:hcc:fhir:adherence"
 /** Vocabulary code systems the export writes as CodeSystem resources. */
 export const HCC_VOCABULARY_PREFIX = "urn:hcc:vocabulary:"
-
-/** What mapping reads besides the resource: phase one's Medication resources, the axis and region maps. */
-export interface FhirContext {
-  readonly axisModel: CompiledAxisModel
-  readonly regions: RegionMap
-  /** Medication resources by id: their codings and text. */
-  readonly medications: ReadonlyMap<string, MedicationCode>
-}
-
-/** A Medication resource's code. */
-export interface MedicationCode {
-  readonly codings: ReadonlyArray<SourceCoding>
-  readonly text?: string | undefined
-}
 
 /** The resource types read in phase one (others refer to them), then those read in phase two. */
 export const PHASE_ONE = ["CodeSystem", "Organization", "Medication", "Patient"] as const
@@ -53,64 +39,6 @@ export const PHASE_TWO = [
 ] as const
 /** Every type the importer reads; files of other types are counted and skipped. */
 export const READ_TYPES: ReadonlySet<string> = new Set([...PHASE_ONE, ...PHASE_TWO])
-
-const fact = (...facts: ReadonlyArray<Fact>): Mapped => ({ facts, problems: [] })
-const skip = (note: string): Mapped => ({ facts: [], problems: [], notes: [note] })
-const problem = (path: string, reason: string): Mapped => ({ facts: [], problems: [{ path, reason }] })
-const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x && "path" in x
-
-/**
- * A FHIR date or dateTime → the day it names (the date as written: a time zone offset does not
- * move it); a partial date (`YYYY`, `YYYY-MM`) → its first day. A Problem when it does not parse.
- */
-export const dayOf = (value: unknown, path: string): number | Problem | undefined => {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== "string") return { path, reason: `expected a date, got ${JSON.stringify(value)}` }
-  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(value)
-  const day = m === null ? Number.NaN : parseDate(`${m[1]}-${m[2] ?? "01"}-${m[3] ?? "01"}`)
-  return Number.isNaN(day) ? { path, reason: `'${value}' is not a FHIR date or dateTime` } : day
-}
-
-/**
- * The id a reference names, for a resource type: `Type/id`, an absolute URL ending so, a version
- * (`/_history/n`) dropped, `urn:uuid:id` (Bundle-style, any type); a conditional reference
- * (`Type?identifier=system|value`) or a logical one (`identifier`) → `?system|value`, resolved
- * against the identifiers of the export's resources. A Problem when it names another type or
- * cannot be read; undefined when there is no reference.
- */
-export const referenceId = (ref: fhir4.Reference | undefined, type: string, path: string): string | Problem | undefined => {
-  if (ref === undefined || ref === null) return undefined
-  if (typeof ref !== "object") return { path, reason: "expected a Reference" }
-  const text = ref.reference
-  if (text === undefined) {
-    const id = ref.identifier
-    if (id?.value !== undefined) return `?${id.system ?? ""}|${id.value}`
-    return undefined
-  }
-  if (typeof text !== "string") return { path, reason: "expected a Reference" }
-  if (text.startsWith("urn:uuid:") || text.startsWith("urn:oid:")) return text.slice(text.indexOf(":", 4) + 1)
-  const conditional = new RegExp(`(?:^|/)${type}\\?identifier=([^&]*)`).exec(text)
-  if (conditional !== null) {
-    const value = decodeURIComponent(conditional[1]!)
-    return `?${value.includes("|") ? value : `|${value}`}`
-  }
-  const parts = text.replace(/\/_history\/[^/]+$/, "").split("/")
-  const at = parts.length - 2
-  if (at < 0 || parts[at + 1] === "") return { path, reason: `'${text}' is not a reference to a ${type}` }
-  if (parts[at] !== type) return { path, reason: `'${text}' refers to a ${parts[at]}, not a ${type}` }
-  return parts[at + 1]!
-}
-
-const codingsOf = (cc: fhir4.CodeableConcept | undefined): ReadonlyArray<SourceCoding> =>
-  Array.isArray(cc?.coding) ? cc.coding.filter((c) => typeof c === "object" && c !== null) : []
-
-const hasCode = (cc: fhir4.CodeableConcept | undefined) => codingsOf(cc).some((c) => c.code !== undefined) || typeof cc?.text === "string"
-
-/** The patient a resource is about (required): its id, or a Problem. */
-const subjectOf = (ref: fhir4.Reference | undefined, path: string): string | Problem => {
-  const id = referenceId(ref, "Patient", path)
-  return id === undefined ? { path, reason: "is required (the patient the resource is about)" } : id
-}
 
 const identifiersOf = (ids: ReadonlyArray<fhir4.Identifier> | undefined): ReadonlyArray<string> =>
   (Array.isArray(ids) ? ids : []).flatMap((i) => (typeof i?.value === "string" ? [`?${i.system ?? ""}|${i.value}`, `?|${i.value}`] : []))
@@ -302,103 +230,6 @@ const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapp
   const days = daysOf(r.daysSupply)
   if (days === undefined || !(days > 0)) return problem("MedicationDispense.daysSupply", `${JSON.stringify(r.daysSupply)} is not a number of days`)
   return fact({ k: "dispense", patient: patientId, drug, day, days: Math.round(days) })
-}
-
-const OBSERVATION_SKIPPED = new Set(["cancelled", "entered-in-error"])
-
-/** The value of an observation or a component as the axis model reads it, or a Problem when a quantity is not a number. */
-const valueOf = (v: fhir4.Observation | fhir4.ObservationComponent, path: string): ObservedValue | Problem => {
-  if (v.valueQuantity !== undefined) {
-    if (typeof v.valueQuantity.value !== "number" || !Number.isFinite(v.valueQuantity.value)) {
-      return { path: `${path}.valueQuantity.value`, reason: `${JSON.stringify(v.valueQuantity.value)} is not a number` }
-    }
-    return { quantity: v.valueQuantity.value }
-  }
-  if (typeof v.valueInteger === "number") return { quantity: v.valueInteger }
-  if (v.valueCodeableConcept !== undefined) return { codings: codingsOf(v.valueCodeableConcept), text: v.valueCodeableConcept.text }
-  if (typeof v.valueString === "string") return { text: v.valueString }
-  if (typeof v.valueBoolean === "boolean") return { text: v.valueBoolean ? "Yes" : "No" }
-  return {}
-}
-
-const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
-  if (OBSERVATION_SKIPPED.has(r.status)) return skip(`Observation with status ${r.status}: left out`)
-  const model = ctx.axisModel
-  const metricSystem = ownSystem("device_metric")
-  const parts: Array<{ readonly codings: ReadonlyArray<SourceCoding>; readonly node: fhir4.Observation | fhir4.ObservationComponent; readonly path: string }> = [
-    { codings: codingsOf(r.code), node: r, path: "Observation" },
-    ...(Array.isArray(r.component) ? r.component : []).map((c, i) => ({ codings: codingsOf(c?.code), node: c, path: `Observation.component[${i}]` }))
-  ]
-  // The cheap test first: most observations of an EHR export inform no axis.
-  const relevant = parts.some((p) => p.codings.some((c) => c.system === model.directSystem || c.system === metricSystem || model.instrumentsOf(c.system, c.code).length > 0))
-  if (!relevant) return skip("Observation the axis model does not use: left out")
-  if (r.subject?.reference !== undefined && !/(^|\/)Patient\/|^urn:uuid:|^Patient\?/.test(r.subject.reference)) return skip("Observation about something other than a patient: left out")
-  const patientId = subjectOf(r.subject, "Observation.subject")
-  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
-  const when = r.effectiveDateTime ?? r.effectivePeriod?.start ?? r.effectiveInstant ?? r.issued
-  const day = dayOf(when, r.effectiveDateTime !== undefined ? "Observation.effectiveDateTime" : r.effectivePeriod?.start !== undefined ? "Observation.effectivePeriod.start" : r.effectiveInstant !== undefined ? "Observation.effectiveInstant" : "Observation.issued")
-  if (day === undefined) return problem("Observation.effective[x]", "is required (the month the score belongs to)")
-  if (isProblem(day)) return { facts: [], problems: [day] }
-  const facts: Array<Fact> = []
-  const problems: Array<Problem> = []
-  const notes: Array<string> = []
-  const sums = new Float64Array(AXES.length)
-  const counts = new Int32Array(AXES.length)
-  let direct = false
-  const directSums = new Float64Array(AXES.length)
-  const directCounts = new Int32Array(AXES.length)
-  for (const part of parts) {
-    for (const c of part.codings) {
-      if (c.system === model.directSystem) {
-        const axis = model.directAxis(c.code)
-        if (axis === undefined) continue
-        const v = valueOf(part.node, part.path)
-        if (isProblem(v)) {
-          problems.push(v)
-          continue
-        }
-        if (v.quantity === undefined || v.quantity < 0 || v.quantity > 10) {
-          problems.push({ path: `${part.path}.value[x]`, reason: `a direct ${axis} score must be a number in [0, 10], got ${JSON.stringify(v.quantity ?? null)}` })
-          continue
-        }
-        const a = AXES.indexOf(axis)
-        directSums[a]! += v.quantity
-        directCounts[a]!++
-        direct = true
-      } else if (c.system === metricSystem && c.code !== undefined) {
-        const implant = referenceId(r.focus?.[0], "Procedure", "Observation.focus")
-        const v = valueOf(part.node, part.path)
-        if (implant === undefined || isProblem(implant)) {
-          problems.push(isProblem(implant) ? implant : { path: "Observation.focus", reason: "a device outcome needs the implant Procedure it is about" })
-        } else if (isProblem(v) || v.quantity === undefined) {
-          problems.push(isProblem(v) ? v : { path: `${part.path}.value[x]`, reason: "a device outcome needs a number" })
-        } else {
-          facts.push({ k: "outcome", implant, metric: c.code, value: v.quantity })
-        }
-      } else {
-        for (const instrument of model.instrumentsOf(c.system, c.code)) {
-          const v = valueOf(part.node, part.path)
-          if (isProblem(v)) {
-            problems.push(v)
-            continue
-          }
-          const score = model.score(instrument, v)
-          if (typeof score === "string") {
-            notes.push(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
-            continue
-          }
-          const a = AXES.indexOf(instrument.axis)
-          sums[a]! += score
-          counts[a]!++
-        }
-      }
-    }
-  }
-  if (problems.length > 0) return { facts: [], problems }
-  const month = monthOfDay(day)
-  if (direct) facts.push({ k: "scores", patient: patientId, month, day, direct: true, sums: Array.from(directSums), counts: Array.from(directCounts) })
-  if (counts.some((n) => n > 0)) facts.push({ k: "scores", patient: patientId, month, day, direct: false, sums: Array.from(sums), counts: Array.from(counts) })
-  return { facts, problems: [], notes }
 }
 
 const PROCEDURE_SKIPPED = new Set(["preparation", "not-done", "entered-in-error", "stopped"])
