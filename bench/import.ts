@@ -96,14 +96,14 @@ const main = async () => {
   console.log("")
   console.log("| import | files MiB (stored / uncompressed) | wall s | CPU s | cores used | MiB/s (uncompressed) | MiB/s per core | peak RSS MiB | × CSV's wall time |")
   console.log("|---|---|---|---|---|---|---|---|---|")
-  const base = rows[0]!.r.wall
+  const base = rows[0]!.r.failed === undefined ? rows[0]!.r.wall : Number.NaN
   for (const { name, bytes, r } of rows) {
     const cores = r.cpu / r.wall
     if (r.failed !== undefined) {
       console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | failed after ${r.wall.toFixed(1)} s: ${r.failed} | ${r.cpu.toFixed(1)} | | | | ${r.peakMiB} | |`)
       continue
     }
-    console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${(r.wall / base).toFixed(2)} |`)
+    console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${Number.isNaN(base) ? "—" : (r.wall / base).toFixed(2)} |`)
   }
 }
 

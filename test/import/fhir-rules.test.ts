@@ -40,7 +40,7 @@ describe("FHIR import: patients", () => {
 })
 
 describe("FHIR import: conditions", () => {
-  it("SNOMED CT and ICD-10-CM (a category covers its subcodes) map to the service's conditions", () => {
+  it("SNOMED CT and ICD-10-CM (a category covers its subcodes) map to the service's conditions; a conditional reference finds its patient by identifier", () => {
     expect(rowsOf("patient_conditions", "p1").map((r) => r.condition)).toEqual(["acute_bronchitis", "hypertension", "type_2_diabetes"])
     expect(rowsOf("patient_conditions", "p2").map((r) => r.condition)).toContain("type_2_diabetes")
     expect(rowsOf("patient_conditions", "p2").map((r) => r.condition)).toContain("heart_failure")
@@ -129,7 +129,7 @@ describe("FHIR import: the axis model", () => {
 })
 
 describe("FHIR import: implants and their outcomes", () => {
-  it("an implant procedure (or one whose focal device is of an implant type) is an implant; its study is the performing organization (or the encounter's service provider)", () => {
+  it("an implant procedure (or one whose focal device is of an implant type) is an implant; its study is the performing organization (or the encounter's service provider, here a conditional reference)", () => {
     expect(t.device_implants!.map((i) => [i.patient_id, i.device, i.study_id, i.implant_date])).toEqual([
       ["1", "knee_implant", "org-a", "2024-01-15"],
       ["2", "cochlear_implant", "org-b", "2024-05-02"]
@@ -189,6 +189,7 @@ describe("FHIR import: bad input imports nothing", () => {
     ["a line that is not JSON", "Condition.ndjson", (l: Array<object | string>) => l.splice(2, 0, "{not json"), /Condition\.ndjson:3: not JSON: /],
     ["a resource missing what the mapping needs", "Encounter.ndjson", (l: Array<object | string>) => (l[1] = { ...(l[1] as object), subject: undefined }), /Encounter\.ndjson:2: Encounter\.subject: is required/],
     ["a reference to a patient not in the export", "Condition.ndjson", (l: Array<object | string>) => (l[0] = { ...(l[0] as object), subject: { reference: "Patient/nobody" } }), /Condition\.ndjson:1: Condition\.subject: Patient nobody is not in the export/],
+    ["a conditional reference no patient's identifier matches", "Condition.ndjson", (l: Array<object | string>) => (l[0] = { ...(l[0] as object), subject: { reference: "Patient?identifier=urn:x|404" } }), /Condition\.ndjson:1: Condition\.subject: Patient with identifier urn:x\|404 is not in the export/],
     ["an unparseable date", "Procedure.ndjson", (l: Array<object | string>) => (l[1] = { ...(l[1] as object), performedDateTime: "2024-13-01" }), /Procedure\.ndjson:2: Procedure\.performedDateTime: '2024-13-01' is not a FHIR date or dateTime/],
     ["an unparseable quantity", "Observation.1.ndjson", (l: Array<object | string>) => (l[0] = { ...(l[0] as object), valueQuantity: { value: "nine" } }), /Observation\.1\.ndjson:1: Observation\.valueQuantity\.value: "nine" is not a number/],
     ["a resource of another type than its file", "Encounter.ndjson", (l: Array<object | string>) => l.push({ resourceType: "Patient", id: "x" }), /Encounter\.ndjson:7: resourceType: 'Patient' in a file of Encounter resources/],
