@@ -298,7 +298,7 @@ const dataGenerate = Command.make(
       if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new UsageError(`--patients must be between 1 and ${MAX_PATIENTS}`))
       if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
-      yield* replaceDataset(generatedChunks({ patients, seed }), { atomic: false, onProgress: progressBar(`generating ${patients} patients`) })
+      yield* replaceDataset(generatedChunks({ patients, seed }), { onProgress: progressBar(`generating ${patients} patients`) })
       yield* removeSnapshot(config.dataDir)
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
       yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${SWITCH_NOTE}`)
@@ -330,7 +330,7 @@ const dataImport = Command.make(
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
         const rows = yield* readFolder(folder)
-        yield* replaceDataset(importChunks(rows), { atomic: true, onProgress: progressBar("importing") })
+        yield* replaceDataset(importChunks(rows), { onProgress: progressBar("importing") })
         yield* removeSnapshot(config.dataDir)
         const patients = rows.patients?.length ?? 0
         return yield* emit({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${SWITCH_NOTE}`)

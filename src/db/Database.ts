@@ -202,35 +202,6 @@ export const insertRows = (
     }
   })
 
-/** Deletes every row of `tables` (children listed after their parents): one TRUNCATE on PostgreSQL. */
-export const clearTables = (sql: SqlClient.SqlClient, tables: ReadonlyArray<string>): Effect.Effect<void, SqlError.SqlError> =>
-  sql.onDialectOrElse({
-    pg: () => Effect.asVoid(sql.unsafe(`TRUNCATE ${tables.join(", ")}`)),
-    orElse: () => Effect.forEach([...tables].reverse(), (name) => sql.unsafe(`DELETE FROM ${name}`), { discard: true })
-  })
-
-/**
- * Runs a bulk load of `tables` with their foreign keys checked once at the end instead of per row.
- * PostgreSQL checks a foreign key with a trigger per inserted row (measured: 2.6× the cost of the
- * insert itself), so its constraints among `tables` are dropped for the load and added back after
- * it, which validates every row in one join — a load that broke one fails there, naming the
- * constraint. DDL is transactional in PostgreSQL: inside a transaction, all of it rolls back
- * together. SQLite's checks are cheap and stay on.
- */
-export const withForeignKeysAfter = <A, E, R>(sql: SqlClient.SqlClient, tables: ReadonlyArray<string>, effect: Effect.Effect<A, E, R>) =>
-  sql.onDialectOrElse({
-    pg: () =>
-      Effect.gen(function*() {
-        const keys = yield* sql<{ readonly table_name: string; readonly name: string; readonly definition: string }>`SELECT
-            c.conrelid::regclass::text AS table_name, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
-          FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid::regclass::text IN ${sql.in(tables)}`
-        for (const k of keys) yield* sql.unsafe(`ALTER TABLE ${k.table_name} DROP CONSTRAINT ${k.name}`)
-        const restore = Effect.forEach(keys, (k) => sql.unsafe(`ALTER TABLE ${k.table_name} ADD CONSTRAINT ${k.name} ${k.definition}`), { discard: true })
-        return yield* effect.pipe(Effect.onExit(() => Effect.orDie(restore)))
-      }),
-    orElse: () => effect
-  })
-
 /** `n` placeholders from the `start`-th, in the engine's syntax, comma-separated. */
 export const placeholders = (sql: SqlClient.SqlClient, n: number, start = 1): string => {
   const numbered = sql.onDialectOrElse({ pg: () => true, orElse: () => false })

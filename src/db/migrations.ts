@@ -326,6 +326,64 @@ const realData = Effect.gen(function*() {
 /** The tables SQLite rebuilds for {@link realData}: `patients`, then every table a foreign key leads from to it, parents first. */
 const REBUILT = ["patients", "patient_conditions", "axis_scores", "encounters", "drug_exposures", "adverse_events", "device_implants", "device_outcomes"] as const
 
+/** The health tables, parents before children (a table only references tables before it). */
+const HEALTH = [
+  "vocabulary",
+  "dataset_info",
+  "patients",
+  "patient_conditions",
+  "axis_scores",
+  "encounters",
+  "drug_exposures",
+  "adverse_events",
+  "device_studies",
+  "device_implants",
+  "device_outcomes",
+  "animal_surveillance",
+  "human_surveillance",
+  "source_ids"
+] as const
+
+/**
+ * Two sets of health tables, so a new dataset is written beside the one served (docs/data.md):
+ * the tables become `<table>_a`, a copy of each is made as `<table>_b` (its foreign keys leading
+ * within its set), and `<table>` is a view of the active set, which every reader reads. A writer
+ * fills the other set in short transactions and then, in one, points the views at it
+ * (DatasetWriter.ts). `dataset_set` names the active set. A later migration that changes a health
+ * table changes both sets and makes its view again.
+ */
+const datasetSets = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  for (const t of HEALTH) yield* sql.unsafe(`ALTER TABLE ${t} RENAME TO ${t}_a`)
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        for (const t of HEALTH) yield* sql.unsafe(`CREATE TABLE ${t}_b (LIKE ${t}_a INCLUDING ALL)`)
+        const keys = yield* sql<{ readonly table_name: string; readonly name: string; readonly definition: string }>`SELECT
+            c.conrelid::regclass::text AS table_name, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+          FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid::regclass::text IN ${sql.in(HEALTH.map((t) => `${t}_a`))}`
+        for (const k of keys) {
+          const definition = k.definition.replace(/REFERENCES ([a-z_]+)_a\b/, "REFERENCES $1_b")
+          yield* sql.unsafe(`ALTER TABLE ${k.table_name.replace(/_a$/, "_b")} ADD CONSTRAINT ${k.name}_b ${definition}`)
+        }
+      }),
+    orElse: () =>
+      Effect.gen(function*() {
+        // The set's DDL as SQLite keeps it (renamed references included), the names moved to set b.
+        const rename = (text: string) => HEALTH.reduce((t, name) => t.replace(new RegExp(`"?\\b${name}_a\\b"?`, "g"), `${name}_b`), text)
+        const schema = yield* sql<{ readonly type: string; readonly name: string; readonly sql: string }>`SELECT type, name, sql FROM sqlite_schema
+          WHERE tbl_name IN ${sql.in(HEALTH.map((t) => `${t}_a`))} AND sql IS NOT NULL ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END`
+        const order = (name: string) => HEALTH.findIndex((t) => `${t}_a` === name)
+        const tables = schema.filter((r) => r.type === "table").sort((a, b) => order(a.name) - order(b.name))
+        for (const r of tables) yield* sql.unsafe(rename(r.sql))
+        for (const r of schema.filter((x) => x.type === "index")) yield* sql.unsafe(rename(r.sql).replace(/^CREATE INDEX ([a-z_]+)/, "CREATE INDEX $1_b"))
+      })
+  })
+  for (const t of HEALTH) yield* sql.unsafe(`CREATE VIEW ${t} AS SELECT * FROM ${t}_a`)
+  yield* sql`CREATE TABLE dataset_set (active TEXT NOT NULL CHECK (active IN ('a', 'b')))`
+  yield* sql`INSERT INTO dataset_set (active) VALUES ('a')`
+})
+
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
   "1_platform": platform,
@@ -335,7 +393,8 @@ export const migrations = Migrator.fromRecord({
   "5_idempotency_keys": idempotencyKeys,
   "6_account_admin": accountAdmin,
   "7_dataset_stamp": datasetStamp,
-  "8_real_data": realData
+  "8_real_data": realData,
+  "9_dataset_sets": datasetSets
 })
 
 /** Applies pending migrations; returns the ones it ran. */

@@ -1,17 +1,21 @@
 /**
  * Replaces the health dataset in the database: the one writer behind `hcc data generate`, `hcc data
- * import` and the first start. Rows go in through Database.insertRows: multi-row INSERTs on SQLite,
- * column arrays through unnest() on PostgreSQL.
+ * import` and the first start. The database holds two sets of the health tables (`<table>_a`,
+ * `<table>_b`, migration 9) and every reader reads `<table>`, a view of the active set. A writer
+ * fills the other set in short transactions — a running server's own writes (the usage ledger)
+ * never wait long for it, and the dataset being served stays whole in the database all along —
+ * then points the views at it and renews the dataset's stamp in one short transaction. So a
+ * failure or a `kill -9` at any point before that leaves the previous dataset as it was, and a
+ * server (or a new process) never reads half of one.
  *
- * Two modes. `atomic` (import): one transaction, so a failure leaves the old dataset untouched.
- * Chunked (generation): one transaction per chunk, so a running server's own writes (the usage
- * ledger) never wait long; `dataset_info` is written last, and a dataset without its `as_of` row is
- * treated as absent (incomplete) by the loader, so an interrupted generation is never served.
+ * Rows go in through Database.insertRows: multi-row INSERTs on SQLite, column arrays through
+ * unnest() on PostgreSQL. One writer at a time: a lease in the database (`dataset-write`).
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { type BulkColumnKind, clearTables, insertRows, withForeignKeysAfter } from "../db/Database.ts"
+import { type BulkColumnKind, insertRows } from "../db/Database.ts"
+import * as Leases from "../db/Leases.ts"
 import type { Rows } from "./generator.ts"
 import { HEALTH_TABLE_NAMES, tableSpec } from "./healthTables.ts"
 
@@ -24,54 +28,142 @@ export interface Chunk {
 /** How a column is passed in bulk. */
 const bulkKind = (type: string): BulkColumnKind => (type === "int" ? "integer" : type === "real" ? "real" : "text")
 
-/** Inserts one chunk, tables in dependency order. */
-const insertChunk = (sql: SqlClient.SqlClient, rows: Rows) =>
+/** The other set's table of a health table. */
+const inSet = (table: string, set: string) => `${table}_${set}`
+
+/** Inserts one chunk into a set, tables in dependency order. */
+const insertChunk = (sql: SqlClient.SqlClient, set: string, rows: Rows) =>
   Effect.forEach(HEALTH_TABLE_NAMES, (name) => {
     const list = rows[name]
     if (list === undefined || list.length === 0) return Effect.void
-    return insertRows(sql, name, tableSpec(name).columns.map((c) => ({ name: c.name, kind: bulkKind(c.type) })), list)
+    return insertRows(sql, inSet(name, set), tableSpec(name).columns.map((c) => ({ name: c.name, kind: bulkKind(c.type) })), list)
   }, { discard: true })
 
+/** Rows deleted per transaction when a set is emptied on SQLite. */
+const DELETE_BATCH = 20_000
+
 /**
- * Deletes every row of the health tables and renews the dataset's stamp, so a snapshot of the old
- * dataset's columns (src/health/snapshot.ts) is never read for the new one.
+ * Empties a set's tables, children first: PostgreSQL truncates them at once; SQLite deletes a
+ * batch of rows per transaction, so no transaction holds the file for long.
  */
-const clear = (sql: SqlClient.SqlClient) =>
-  Effect.andThen(
-    clearTables(sql, HEALTH_TABLE_NAMES),
-    Effect.andThen(sql`DELETE FROM dataset_stamp`, sql`INSERT INTO dataset_stamp (id) VALUES (${randomUUID()})`)
-  )
+const emptySet = (sql: SqlClient.SqlClient, set: string) =>
+  sql.onDialectOrElse({
+    pg: () => Effect.asVoid(sql.unsafe(`TRUNCATE ${HEALTH_TABLE_NAMES.map((t) => inSet(t, set)).join(", ")}`)),
+    orElse: () =>
+      Effect.forEach([...HEALTH_TABLE_NAMES].reverse(), (t) =>
+        Effect.gen(function*() {
+          const table = inSet(t, set)
+          for (;;) {
+            const left = yield* sql.unsafe<{ readonly n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${table} LIMIT 1)`)
+            if ((left[0]?.n ?? 0) === 0) return
+            yield* sql.withTransaction(sql.unsafe(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} LIMIT ${DELETE_BATCH})`))
+          }
+        }), { discard: true })
+  })
+
+/** A foreign key of a health table on PostgreSQL. */
+interface ForeignKey {
+  readonly table_name: string
+  readonly name: string
+  readonly definition: string
+}
+
+/** The foreign keys of a set's tables (PostgreSQL). */
+const foreignKeys = (sql: SqlClient.SqlClient, set: string) =>
+  sql<ForeignKey>`SELECT c.conrelid::regclass::text AS table_name, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+    FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid::regclass::text IN ${sql.in(HEALTH_TABLE_NAMES.map((t) => inSet(t, set)))}`
+
+/**
+ * Loads a set with its foreign keys checked once at the end instead of per row. PostgreSQL checks
+ * a foreign key with a trigger per inserted row, several times the cost of the insert itself, so
+ * the set's keys are dropped for the load and made again after it as the served set has them,
+ * which validates every row in one join: a load that broke one fails there, naming the key. The
+ * keys are copied from the served set (which always has them: a set is only served once its keys
+ * are back), so a writer killed mid-load leaves nothing for the next one to mend. SQLite's checks
+ * are cheap and stay on.
+ */
+const withForeignKeysAfter = <A, E, R>(sql: SqlClient.SqlClient, target: string, served: string, load: Effect.Effect<A, E, R>) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        for (const k of yield* foreignKeys(sql, target)) yield* sql.unsafe(`ALTER TABLE ${k.table_name} DROP CONSTRAINT ${k.name}`)
+        const keys = yield* foreignKeys(sql, served)
+        const result = yield* load
+        const moved = new RegExp(`_${served}$`)
+        for (const k of keys) {
+          const table = k.table_name.replace(moved, `_${target}`)
+          const definition = k.definition.replace(new RegExp(`REFERENCES ([a-z_]+)_${served}\\b`), `REFERENCES $1_${target}`)
+          yield* sql.unsafe(`ALTER TABLE ${table} ADD CONSTRAINT ${k.name.replace(/_[ab]$/, "")}_${target} ${definition}`)
+        }
+        return result
+      }),
+    orElse: () => load
+  })
+
+/** The set the views read. */
+const activeSet = Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.map(sql`SELECT active FROM dataset_set`.values, (rows) => String(rows[0]?.[0] ?? "a")))
+
+/** Points the views at `set` and renews the dataset's stamp (one transaction: readers see one dataset or the other). */
+const activate = (sql: SqlClient.SqlClient, set: string) =>
+  sql.withTransaction(Effect.gen(function*() {
+    for (const t of HEALTH_TABLE_NAMES) {
+      yield* sql.onDialectOrElse({
+        pg: () => sql.unsafe(`CREATE OR REPLACE VIEW ${t} AS SELECT * FROM ${inSet(t, set)}`),
+        orElse: () => Effect.andThen(sql.unsafe(`DROP VIEW ${t}`), sql.unsafe(`CREATE VIEW ${t} AS SELECT * FROM ${inSet(t, set)}`))
+      })
+    }
+    yield* sql`UPDATE dataset_set SET active = ${set}`
+    yield* sql`DELETE FROM dataset_stamp`
+    yield* sql`INSERT INTO dataset_stamp (id) VALUES (${randomUUID()})`
+  }))
+
+/** The lease one writer of the dataset holds, renewed after every chunk. */
+const WRITER_LEASE = "dataset-write"
+/** How long it lasts unless renewed. */
+const WRITER_LEASE_MS = 120_000
+
+/** Another process is writing the dataset. */
+export class DatasetBusy extends Error {
+  constructor() {
+    super("another process is writing the health dataset (an import or a generation); try again when it has finished")
+  }
+}
+
+/** Takes (or renews) the writer's lease; fails with DatasetBusy when another process holds it. */
+const holdLease = (owner: string) =>
+  Effect.flatMap(Leases.acquire(WRITER_LEASE, owner, WRITER_LEASE_MS), (held) => (held ? Effect.void : Effect.fail(new DatasetBusy())))
 
 /** Options of a write. */
 export interface WriteOptions {
-  /** One transaction for everything (import) or one per chunk (generation). */
-  readonly atomic: boolean
-  /** Called after each chunk with the share done (in chunked mode, after the chunk's commit). */
+  /** Called after each chunk with the share done. */
   readonly onProgress?: (done: number) => Effect.Effect<void>
 }
 
 /**
- * Replaces the dataset with the chunks' rows. Chunks come from a lazy iterable, so a generated
- * population never sits in memory whole. In chunked mode, `dataset_info` rows must come in the
- * last chunk.
+ * Replaces the dataset with the chunks' rows (see the module comment). Chunks come from a lazy
+ * iterable, so a generated population never sits in memory whole.
  */
-export const replaceDataset = (chunks: Iterable<Chunk>, options: WriteOptions) =>
+export const replaceDataset = (chunks: Iterable<Chunk>, options: WriteOptions = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const owner = Leases.newOwner()
     const progress = options.onProgress ?? (() => Effect.void)
-    const each = (chunk: Chunk) => Effect.andThen(insertChunk(sql, chunk.rows), progress(chunk.done))
-    if (options.atomic) {
-      yield* sql.withTransaction(withForeignKeysAfter(sql, HEALTH_TABLE_NAMES, Effect.andThen(clear(sql), Effect.forEach(chunks, each, { discard: true }))))
-    } else {
-      yield* sql.withTransaction(clear(sql))
+    yield* holdLease(owner)
+    yield* Effect.gen(function*() {
+      const served = yield* activeSet
+      const target = served === "a" ? "b" : "a"
+      yield* emptySet(sql, target)
       // Progress runs after each commit: it may touch the database on another connection (the
       // generation lease), which must not wait for this one's write lock.
       yield* withForeignKeysAfter(
         sql,
-        HEALTH_TABLE_NAMES,
-        Effect.forEach(chunks, (chunk) => Effect.andThen(sql.withTransaction(insertChunk(sql, chunk.rows)), progress(chunk.done)), { discard: true })
+        target,
+        served,
+        Effect.forEach(chunks, (chunk) =>
+          Effect.andThen(sql.withTransaction(insertChunk(sql, target, chunk.rows)), Effect.andThen(holdLease(owner), progress(chunk.done))), { discard: true })
       )
-    }
+      yield* activate(sql, target)
+    }).pipe(Effect.ensuring(Effect.ignore(Leases.release(WRITER_LEASE, owner))))
   })
 
 /** True when the database holds a complete dataset (its `as_of` row is written last). */

@@ -22,7 +22,6 @@ import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { bulkWriter } from "../db/Database.ts"
 import * as Leases from "../db/Leases.ts"
-import { LimiterStore } from "../db/LimiterStore.ts"
 import { resolveCode } from "./codes.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
 import { generatedChunks } from "./generator.ts"
@@ -37,6 +36,8 @@ export const MAX_PANEL_MONTHS = 120
 const PATIENTS_PER_READ = 5000
 /** Rows per read of the tables read in id order (drug courses, adverse events). */
 const ROWS_PER_READ = 50_000
+/** Reads of a dataset that was replaced while being read before the load gives up (each replacement is a whole import). */
+const MAX_LOAD_ATTEMPTS = 5
 
 type Values = ReadonlyArray<ReadonlyArray<unknown>>
 
@@ -428,9 +429,8 @@ const WAIT_POLL = "500 millis"
  */
 const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string, progress?: number) => void) =>
   Effect.gen(function*() {
-    const owner = randomUUID()
+    const owner = Leases.newOwner()
     const sql = yield* SqlClient.SqlClient
-    const store = yield* LimiterStore
     let announced = false
     while (!(yield* hasDataset)) {
       if (!(yield* Leases.acquire(GENERATION_LEASE, owner, GENERATION_LEASE_MS))) {
@@ -447,10 +447,9 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string,
       // Renewed on the service's own connection (the rows go through the bulk one).
       const renew = Leases.acquire(GENERATION_LEASE, owner, GENERATION_LEASE_MS).pipe(
         Effect.andThen(breathe),
-        Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.provideService(LimiterStore, store)
+        Effect.provideService(SqlClient.SqlClient, sql)
       )
-      yield* bulkWriter(replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { atomic: false, onProgress: (done) => Effect.andThen(Effect.sync(() => setStep(generating, done)), Effect.orDie(renew)) })).pipe(
+      yield* bulkWriter(replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { onProgress: (done) => Effect.andThen(Effect.sync(() => setStep(generating, done)), Effect.orDie(renew)) })).pipe(
         Effect.ensuring(Effect.ignore(Leases.release(GENERATION_LEASE, owner)))
       )
       yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))
@@ -485,8 +484,21 @@ export const layer = Layer.effect(
         }
       })
     })
-    /** The dataset in the database: from its snapshot when it has one, else from SQL. */
+    /**
+     * The dataset in the database: from its snapshot when it has one, else from SQL. A read from
+     * SQL takes many statements; a writer that switched datasets meanwhile (its stamp changed)
+     * may have left it with tables of both, so it is read again.
+     */
     const load = (step: (text: string, done?: number) => void) =>
+      Effect.gen(function*() {
+        for (let attempt = 1;; attempt++) {
+          const read = yield* loadOnce(step)
+          if (read.from === "snapshot" || (yield* datasetStamp) === read.stamp) return read
+          if (attempt === MAX_LOAD_ATTEMPTS) return yield* Effect.fail(new Error(`the dataset was replaced while it was read, ${attempt} times in a row`))
+          yield* Effect.logInfo("the dataset was replaced while it was read; reading it again")
+        }
+      })
+    const loadOnce = (step: (text: string, done?: number) => void) =>
       Effect.gen(function*() {
         const stamp = yield* datasetStamp
         const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
@@ -592,7 +604,7 @@ export const layer = Layer.effect(
         if (state._tag === "loading") continue
         const stamp = yield* Effect.orElseSucceed(datasetStamp, () => undefined)
         if (stamp === undefined || (state._tag === "ready" && stamp === state.dataset.id) || stamp === refused) continue
-        // A generation in progress has renewed the stamp but not yet written its as_of: not yet.
+        // A database without a dataset (never written): nothing to load.
         if (!(yield* Effect.orElseSucceed(hasDataset, () => false))) continue
         yield* refresh(stamp)
       }

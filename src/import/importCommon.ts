@@ -132,7 +132,7 @@ export const finishImport = (
       try: () => datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance }),
       catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1)
     })
-    yield* replaceDataset(chunks, { atomic: true, onProgress: (done) => options.onProgress?.(0.8 + 0.2 * done) ?? Effect.void })
+    yield* replaceDataset(chunks, { onProgress: (done) => options.onProgress?.(0.8 + 0.2 * done) ?? Effect.void })
     const m = made()
     const summary: ImportSummary = {
       format: options.format,

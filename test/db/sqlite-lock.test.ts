@@ -25,7 +25,7 @@ const holdWriteLock = (ms: number): Promise<ChildProcess> =>
       const { DatabaseSync } = require("node:sqlite")
       const db = new DatabaseSync(${JSON.stringify(join(server.dataDir, "hcc.db"))})
       db.exec("BEGIN IMMEDIATE")
-      db.exec("INSERT INTO dataset_info (key, value) VALUES ('lock-test', 'x') ON CONFLICT (key) DO UPDATE SET value = 'y'")
+      db.exec("INSERT INTO leases (name, owner, expires_ms) VALUES ('lock-test', 'x', 0) ON CONFLICT (name) DO UPDATE SET owner = 'y'")
       process.stdout.write("locked\\n")
       setTimeout(() => { db.exec("ROLLBACK"); db.close() }, ${ms})`
     const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] })

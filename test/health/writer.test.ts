@@ -1,0 +1,154 @@
+/**
+ * The dataset writer (src/health/DatasetWriter.ts) fills the set of tables that is not served and
+ * switches the views over at the end: between its chunks another process writes without waiting
+ * and still reads the previous dataset whole; a write that fails leaves the previous dataset served
+ * and mends nothing by hand for the next one; one writer at a time, and a writer killed on this
+ * machine does not block the next.
+ */
+import { Cause, Effect, Exit, type Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { spawnSync } from "node:child_process"
+import { hostname } from "node:os"
+import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { describe, expect, it } from "vitest"
+import { runMigrations } from "../../src/db/migrations.ts"
+import * as PgLayer from "../../src/db/PgClient.ts"
+import * as SqliteClient from "../../src/db/SqliteClient.ts"
+import { type Chunk, DatasetBusy, replaceDataset } from "../../src/health/DatasetWriter.ts"
+import { generatedChunks } from "../../src/health/generator.ts"
+import { datasetStamp } from "../../src/health/snapshot.ts"
+import { ENGINES, type Engine } from "../support/engines.ts"
+import { testDatabase } from "../support/postgres.ts"
+import { tempDataDir } from "../support/server.ts"
+
+/** A migrated database on `engine`: its client layer and, on SQLite, its file. */
+const database = async (engine: Engine) => {
+  if (engine === "postgres") return { file: undefined, layer: PgLayer.layer({ url: await testDatabase(), maxConnections: 2 }) }
+  const file = join(tempDataDir(), "hcc.db")
+  return { file, layer: SqliteClient.layer({ filename: file }) }
+}
+
+const run = <A, E>(layer: Layer.Layer<SqlClient.SqlClient, unknown>, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  Effect.runPromise(Effect.andThen(runMigrations, effect).pipe(Effect.scoped, Effect.provide(layer)))
+
+/** What a reader sees: the patients, the dataset's seed and its stamp. */
+const served = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const patients = Number((yield* sql`SELECT COUNT(*) AS n FROM patients`.values)[0]![0])
+  const seed = (yield* sql`SELECT value FROM dataset_info WHERE key = 'seed'`.values)[0]?.[0]
+  return { patients, seed: seed === undefined ? undefined : String(seed), stamp: yield* datasetStamp }
+})
+
+/** The foreign keys of each set on PostgreSQL. */
+const foreignKeysBySet = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly set: string; readonly n: number }>`SELECT right(c.conrelid::regclass::text, 1) AS set, COUNT(*)::int AS n
+    FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid::regclass::text ~ '_[ab]$' GROUP BY 1 ORDER BY 1`
+  return Object.fromEntries(rows.map((r) => [r.set, r.n]))
+})
+
+/** The chunks of a generated population, failing when the `failAt`-th is asked for. */
+function* failingAt(failAt: number, chunks: Iterable<Chunk>): Iterable<Chunk> {
+  let i = 0
+  for (const chunk of chunks) {
+    if (++i === failAt) throw new Error("the source broke")
+    yield chunk
+  }
+}
+
+describe("the dataset writer on SQLite", () => {
+  it("lets other processes write between its chunks, and they read the previous dataset until the switch", async () => {
+    const { file, layer } = await database("sqlite")
+    const seen: Array<{ readonly wrote: boolean; readonly patients: number }> = []
+    /** Another process's connection, that will not wait for a lock: a write either goes through at once or fails. */
+    const other = () => {
+      const db = new DatabaseSync(file!)
+      db.exec("PRAGMA busy_timeout = 0")
+      try {
+        let wrote = true
+        try {
+          db.exec("BEGIN IMMEDIATE")
+          db.exec("INSERT INTO leases (name, owner, expires_ms) VALUES ('other', 'x', 0) ON CONFLICT (name) DO UPDATE SET expires_ms = leases.expires_ms + 1")
+          db.exec("COMMIT")
+        } catch {
+          wrote = false
+        }
+        const patients = Number((db.prepare("SELECT COUNT(*) AS n FROM patients").get() as { n: number }).n)
+        seen.push({ wrote, patients })
+      } finally {
+        db.close()
+      }
+    }
+    function* observed(chunks: Iterable<Chunk>): Iterable<Chunk> {
+      for (const chunk of chunks) {
+        other()
+        yield chunk
+      }
+    }
+    const [before, after] = await run(layer, Effect.gen(function*() {
+      yield* replaceDataset(generatedChunks({ patients: 300, seed: 1 }))
+      const before = yield* served
+      // Three chunks of patients (2,000 a chunk) between the vocabulary's and the surveillance's.
+      yield* replaceDataset(observed(generatedChunks({ patients: 4500, seed: 2 })))
+      return [before, yield* served] as const
+    }))
+    expect(before).toMatchObject({ patients: 300, seed: "1" })
+    expect(after).toMatchObject({ patients: 4500, seed: "2" })
+    expect(after.stamp).not.toBe(before.stamp)
+    expect(seen.length).toBe(5)
+    expect(seen).toEqual(seen.map(() => ({ wrote: true, patients: 300 })))
+  })
+})
+
+describe.each(ENGINES)("the dataset writer on %s", (engine) => {
+  it("leaves the previous dataset served when a write fails, and the next write succeeds", async () => {
+    const { layer } = await database(engine)
+    const result = await run(layer, Effect.gen(function*() {
+      yield* replaceDataset(generatedChunks({ patients: 300, seed: 1 }))
+      const before = yield* served
+      const failed = yield* Effect.exit(replaceDataset(failingAt(3, generatedChunks({ patients: 4500, seed: 2 }))))
+      const afterFailure = yield* served
+      yield* replaceDataset(generatedChunks({ patients: 500, seed: 3 }))
+      const next = yield* served
+      // The set the failed write had begun (its keys dropped on PostgreSQL) is served now, whole.
+      yield* replaceDataset(generatedChunks({ patients: 400, seed: 4 }))
+      const keys = engine === "postgres" ? yield* foreignKeysBySet : undefined
+      return { before, failed, afterFailure, next, last: yield* served, keys }
+    }))
+    expect(Exit.isFailure(result.failed) && String(Cause.squash(result.failed.cause))).toContain("the source broke")
+    expect(result.afterFailure).toEqual(result.before)
+    expect(result.next).toMatchObject({ patients: 500, seed: "3" })
+    expect(result.last).toMatchObject({ patients: 400, seed: "4" })
+    if (result.keys !== undefined) {
+      expect(result.keys["a"]).toBeGreaterThan(0)
+      expect(result.keys["b"]).toBe(result.keys["a"])
+    }
+  })
+
+  it("refuses a second writer while one writes, and takes over from one killed on this machine", async () => {
+    const { layer } = await database(engine)
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid
+    const result = await run(layer, Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* replaceDataset(generatedChunks({ patients: 300, seed: 1 }))
+      const hold = (owner: string) =>
+        sql`INSERT INTO leases (name, owner, expires_ms) VALUES ('dataset-write', ${owner}, ${Date.now() + 3_600_000})
+          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_ms = excluded.expires_ms`
+      // A live writer (on another machine, so its process cannot be looked at).
+      yield* hold("elsewhere/1/writer")
+      const busy = yield* Effect.flip(replaceDataset(generatedChunks({ patients: 500, seed: 2 })))
+      const whileBusy = yield* served
+      // A writer of this machine whose process has ended.
+      yield* hold(`${hostname()}/${dead}/writer`)
+      yield* replaceDataset(generatedChunks({ patients: 500, seed: 3 }))
+      const leases = yield* sql`SELECT owner FROM leases WHERE name = 'dataset-write'`.values
+      return { busy, whileBusy, after: yield* served, leases }
+    }))
+    expect(result.busy).toBeInstanceOf(DatasetBusy)
+    expect(result.whileBusy).toMatchObject({ patients: 300, seed: "1" })
+    expect(result.after).toMatchObject({ patients: 500, seed: "3" })
+    // Released when done.
+    expect(result.leases).toEqual([])
+  })
+})
