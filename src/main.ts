@@ -52,6 +52,20 @@ const DatabaseLog = Layer.effectDiscard(
   })
 )
 
+/**
+ * One line saying which small-cell rule the answers are held to; a warning when it is off
+ * (HCC_MIN_CELL_SIZE=1), which only synthetic data should be served with.
+ */
+const DisclosureLog = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const { minimum, rounding } = (yield* AppConfig).disclosure
+    const fields = { min_cell_size: minimum, count_rounding: rounding }
+    yield* (minimum <= 1
+      ? Effect.logWarning("small-cell protection is off: counts and statistics of any size are published; serve synthetic data only")
+      : Effect.logInfo("small-cell protection")).pipe(Effect.annotateLogs(fields))
+  })
+)
+
 /** Key of the advisory lock under which one process at a time looks for (and makes) the demo account. */
 const DEMO_ACCOUNT_LOCK = 4_242_002
 
@@ -112,7 +126,7 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
     // The docs page's assets are compiled before the server listens (Server.ts).
     Layer.provide(NodeServerLive.pipe(Layer.provide(DocsAssetsPreloaded))),
     Layer.provide(DemoAccountLive),
-    Layer.provide(DatabaseLog),
+    Layer.provide(Layer.merge(DatabaseLog, DisclosureLog)),
     Layer.provideMerge(StateLive),
     Layer.provideMerge(PreparationsLive),
     Layer.provideMerge(PluginRegistry.layer(builtins)),

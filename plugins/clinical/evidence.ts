@@ -14,7 +14,10 @@ import type { Direction, Understanding } from "./understand.ts"
 /** A time range of the catalog. */
 export type TimeRange = (typeof TIME_RANGES)[number]
 
-/** Fewer similar patients than this give no data evidence (the CMS small-cell rule). */
+/**
+ * Fewer similar patients than this give no data evidence (the CMS small-cell rule), whatever the
+ * service's minimum cell size; a larger minimum raises it.
+ */
 export const MIN_SIMILAR = 11
 /** A cohort's mean within-patient slope is a trend when p < 0.05 and |slope| ≥ this (points per month). */
 export const TREND_SLOPE = 0.01
@@ -80,11 +83,13 @@ export const evidenceWindow = (data: Dataset, timeRange: TimeRange | undefined, 
 /** A named axis in the similar patients and in all patients over the window. */
 export interface AxisEvidence {
   readonly axis: Axis
-  /** Mean of the patients' mean scores (NaN without scores). */
+  /** Mean of the patients' mean scores (NaN without scores), and how many patients have a score. */
   readonly level: number
+  readonly scored: number
   readonly populationLevel: number
-  /** Patients with at least 3 scores in the window (a slope). */
+  /** Patients with at least 3 scores in the window (a slope), and how many of them decline. */
   readonly n: number
+  readonly negative: number
   /** Mean within-patient least-squares slope, points per month, its 95 % half-width and p. */
   readonly slope: number
   readonly halfWidth: number
@@ -93,7 +98,12 @@ export interface AxisEvidence {
   /** Share of the patients with a slope whose slope is negative. */
   readonly shareDeclining: number
   readonly populationShareDeclining: number
+  /** All patients with a slope, and how many of them decline. */
+  readonly populationN: number
+  readonly populationNegative: number
   readonly verdict: Direction
+  /** Fewer patients with a slope than the minimum cell size (but some): nothing about the axis's trend is published. */
+  readonly withheld?: boolean
 }
 
 /** Adverse events of a named drug among the similar patients in the window. */
@@ -109,6 +119,9 @@ export interface Evidence {
   readonly population: number
   /** Similar patients (everyone when the query names no drug or condition). */
   readonly similar: number
+  /** Whether there are enough similar patients for data evidence, and how many that takes. */
+  readonly enough: boolean
+  readonly minimumSimilar: number
   readonly everyone: boolean
   readonly encounters: number
   readonly axes: ReadonlyArray<AxisEvidence>
@@ -122,6 +135,7 @@ export interface Evidence {
 
 interface WindowStats {
   readonly level: number
+  readonly scored: number
   readonly n: number
   readonly sum: number
   readonly sumSq: number
@@ -214,7 +228,7 @@ const axisWindowStats = primed((mean: Float64Array, slope: Float64Array, at: num
     sumSq += s * s
     if (below(s, 0)) negative++
   }
-  return { level: levelN === 0 ? Number.NaN : levelSum / levelN, n: cnt, sum, sumSq, negative }
+  return { level: levelN === 0 ? Number.NaN : levelSum / levelN, scored: levelN, n: cnt, sum, sumSq, negative }
 }, Float64Array.of(1), Float64Array.of(-0.5), 0, 1)
 
 /** Student t quantile of a 95 % interval with df degrees of freedom, by bisection on the two-sided p. */
@@ -251,14 +265,16 @@ export const gatherEvidence = (
   offsets: Int32Array,
   u: Understanding,
   requestedAxes: ReadonlyArray<Axis>,
-  w: Window
+  w: Window,
+  minimumCell: number
 ) =>
   Effect.gen(function*() {
     const n = data.patients.count
     const everyone = u.drugs.length === 0 && u.conditions.length === 0
     const all = new Uint8Array(n).fill(1)
     const cohort = everyone ? { mask: all, size: n } : yield* health.select({ drugs: u.drugs, conditions: u.conditions })
-    const enough = cohort.size >= MIN_SIMILAR
+    const minimumSimilar = Math.max(MIN_SIMILAR, minimumCell)
+    const enough = cohort.size >= minimumSimilar
 
     // Encounters of the similar patients that started in the window.
     const firstDay = firstDayOfMonth(data.firstMonth + w.from)
@@ -277,14 +293,18 @@ export const gatherEvidence = (
         axes.push({
           axis,
           level: s.level,
+          scored: s.scored,
           populationLevel: pop[k]!.level,
           n: s.n,
+          negative: s.negative,
           slope,
           halfWidth: s.n < 2 ? Number.NaN : t95(s.n - 1) * sd / Math.sqrt(s.n),
           p,
           populationSlope: pop[k]!.n === 0 ? Number.NaN : pop[k]!.sum / pop[k]!.n,
           shareDeclining: s.n === 0 ? Number.NaN : s.negative / s.n,
           populationShareDeclining: pop[k]!.n === 0 ? Number.NaN : pop[k]!.negative / pop[k]!.n,
+          populationN: pop[k]!.n,
+          populationNegative: pop[k]!.negative,
           verdict: s.n === 0 ? "stable" : verdictOf(slope, p)
         })
       })
@@ -327,6 +347,8 @@ export const gatherEvidence = (
       window: w,
       population: n,
       similar: cohort.size,
+      enough,
+      minimumSimilar,
       everyone,
       encounters,
       axes,

@@ -1,7 +1,7 @@
 /** POST /v1/clinical: read the question, gather the evidence, answer in the requested format. */
 import { Effect } from "effect"
-import { canonicalOrder, type Dataset, datasetCache, fail, HealthData, Kernels, preparedPerDataset, roundTo } from "../../src/plugin/Plugin.ts"
-import { confidenceOf, reasoningChain, suggestionsFor } from "./answer.ts"
+import { canonicalOrder, type Dataset, datasetCache, Disclosure, fail, HealthData, Kernels, preparedPerDataset, roundTo } from "../../src/plugin/Plugin.ts"
+import { confidenceOf, publishedEvidence, reasoningChain, suggestionsFor } from "./answer.ts"
 import { encounterOffsets, type Evidence, evidenceWindow, gatherEvidence, INTERACTIONS } from "./evidence.ts"
 import type { ClinicalRequest, ClinicalResponse } from "./schema.ts"
 import { phraseTable, type PhraseTable, understand, understoodAnything } from "./understand.ts"
@@ -38,12 +38,16 @@ export const clinical = (request: typeof ClinicalRequest.Type) =>
     const axes = canonicalOrder(request.axes)
     const window = evidenceWindow(data, request.time_range, u)
     const key = JSON.stringify([u.drugs, u.conditions, u.axes, window.from, axes])
-    const evidence = yield* evidenceCache(data, key, Effect.orDie(gatherEvidence(kernels, health, data, offsets, u, axes, window)))
-    const e: Evidence = { ...evidence, window }
+    const cells = yield* Disclosure
+    const evidence = yield* evidenceCache(data, key, Effect.orDie(gatherEvidence(kernels, health, data, offsets, u, axes, window, cells.minimum)))
+    // Small cells never reach the text: an axis trend resting on too few patients is withheld before the answer is written.
+    const e: Evidence = publishedEvidence({ ...evidence, window }, cells)
+    // The correlations rest on the patients they run across; the encounters count is declared a count.
+    cells.rests("/contributing_data/axis_correlations/*", e.correlationPatients)
     const response: typeof ClinicalResponse.Type = {
-      reasoning_chain: reasoningChain(data, u, e, axes, request.response_format, INTERACTIONS.length),
-      suggestions: suggestionsFor(u, e),
-      confidence: confidenceOf(u, e).value,
+      reasoning_chain: reasoningChain(data, u, e, axes, request.response_format, INTERACTIONS.length, cells),
+      suggestions: suggestionsFor(u, e, cells),
+      confidence: confidenceOf(u, e, cells).value,
       contributing_data: {
         encounters: e.encounters,
         axis_correlations: Object.fromEntries(Object.entries(e.correlations).map(([k, v]) => [k, roundTo(v, 3)]))

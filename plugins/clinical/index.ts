@@ -25,6 +25,7 @@ export default withAnswers(answers, definePlugin({
     { code: "query_not_understood", status: 422, description: "The query names no drug, condition, axis or direction the dataset knows; suggestions name near misses." }
   ],
   vocabularies: { direction: DIRECTIONS },
+  disclosure: { counts: ["/contributing_data/encounters"], statistics: ["/contributing_data/axis_correlations/*"] },
   examples: [
     {
       name: "sample",

@@ -27,9 +27,11 @@ export const ClinicalResponse = Schema.Struct({
   suggestions: Schema.Array(Schema.String).annotate({ description: "Suggestions of the documented rules keyed on those facts" }),
   confidence: Schema.Finite.annotate({ description: "understanding × n / (n + 50) × (0.5 + 0.5 × agreement), 2 decimals (docs/analytics.md#clinical)" }),
   contributing_data: Schema.Struct({
-    encounters: Schema.Int.annotate({ description: "Encounters of the similar patients that started in the evidence window" }),
-    axis_correlations: Schema.Record(Schema.String, Schema.Finite).annotate({
-      description: "`<axis>_<axis>` (canonical order) → Pearson r across the patients' mean scores in the window, 3 decimals"
+    encounters: Schema.NullOr(Schema.Int).annotate({
+      description: "Encounters of the similar patients that started in the evidence window; null when fewer than the minimum cell size but some (listed in `suppressed`)"
+    }),
+    axis_correlations: Schema.Record(Schema.String, Schema.NullOr(Schema.Finite)).annotate({
+      description: "`<axis>_<axis>` (canonical order) → Pearson r across the patients' mean scores in the window, 3 decimals; null when those patients are fewer than the minimum cell size (listed in `suppressed`)"
     })
   })
 })

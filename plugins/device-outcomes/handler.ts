@@ -4,8 +4,8 @@
  * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
-import { closest, datasetCache, fail, HealthData, Kernels, parseMonths, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
-import { implantsInPeriod, poolMetric, studyEstimates } from "./pooling.ts"
+import { closest, datasetCache, Disclosure, fail, HealthData, Kernels, parseMonths, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { implantsInPeriod, isProportion, poolMetric, studyEstimates } from "./pooling.ts"
 import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 
 /** Answers kept per dataset, keyed by the decoded request (the pooling is deterministic). */
@@ -38,12 +38,14 @@ const compute = (request: typeof DeviceOutcomesRequest.Type) =>
     }
     const months = parseMonths(request.time_period)!
     const selected = yield* Effect.orDie(implantsInPeriod(kernels, data, device, months))
+    const disclosure = yield* Disclosure
+    yield* disclosure.cohort(selected.size, `The implants of ${request.device_category} placed in the last ${months} months`)
     if (selected.size < 2) {
       return yield* fail("cohort_too_small", `${selected.size} ${request.device_category} implant(s) were placed in the last ${months} months; at least 2 are needed.`, {
         context: { cohort_size: selected.size, required: 2 }
       })
     }
-    const outcomes: Record<string, number> = {}
+    const outcomes: Record<string, number | null> = {}
     for (const metric of request.outcome_metrics) {
       const studies = yield* Effect.orDie(studyEstimates(kernels, data, selected.prepared, selected.mask, metric))
       if (studies.length === 0) {
@@ -52,6 +54,12 @@ const compute = (request: typeof DeviceOutcomesRequest.Type) =>
         })
       }
       outcomes[metric] = roundTo(poolMetric(metric, studies, false).estimate, 4)
+      // A rate rests on its implants, those with the event and those without; a mean on its values.
+      const n = studies.reduce((a, s) => a + s.n, 0)
+      if (isProportion(metric)) {
+        const events = studies.reduce((a, s) => a + s.events, 0)
+        disclosure.rests(`/outcomes/${metric}`, n, events, n - events)
+      } else disclosure.rests(`/outcomes/${metric}`, n)
     }
     const response: typeof DeviceOutcomesResponse.Type = {
       device_category: request.device_category,

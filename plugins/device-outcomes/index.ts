@@ -21,8 +21,9 @@ export default withAnswers(answers, definePlugin({
   errors: [
     { code: "unknown_metric", status: 400, description: "An outcome metric is not in the dataset's vocabulary; `errors` names each one and the known metrics." },
     { code: "unknown_device", status: 422, description: "The device category is not in the dataset's vocabulary; see suggestions and the catalog." },
-    { code: "cohort_too_small", status: 422, description: "Too few implants of the device in the period to estimate (context gives both numbers); widen time_period." }
+    { code: "cohort_too_small", status: 422, description: "Fewer implants of the device in the period than the minimum cell size (`context.minimum`), or too few to estimate; widen time_period." }
   ],
+  disclosure: { cohort: "/sample_size", statistics: ["/outcomes/*"] },
   examples: [
     {
       name: "knee",

@@ -17,8 +17,9 @@ export const DeviceOutcomesRequest = Schema.Struct({
 export const DeviceOutcomesResponse = Schema.Struct({
   device_category: Schema.String,
   studies_analyzed: Schema.Int.annotate({ description: "Studies with at least one implant of the device in the period" }),
-  outcomes: Schema.Record(Schema.String, Schema.Finite).annotate({
-    description: "Each requested metric → its DerSimonian–Laird random-effects pooled estimate across studies (4 decimals)"
+  outcomes: Schema.Record(Schema.String, Schema.NullOr(Schema.Finite)).annotate({
+    description: "Each requested metric → its random-effects pooled estimate across studies (4 decimals); null when it would rest on fewer implants, " +
+      "events or non-events than the minimum cell size (listed in `suppressed`)"
   }),
-  sample_size: Schema.Int.annotate({ description: "Implants of the device placed in the period" })
+  sample_size: Schema.Int.annotate({ description: "Implants of the device placed in the period (rounded when the service rounds counts)" })
 })

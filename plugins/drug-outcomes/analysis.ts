@@ -35,6 +35,11 @@ export interface AxisEffect {
   readonly correlation: number
   /** Patients with a known adherence and a before and an on-drug score (the correlation's n). */
   readonly correlationN: number
+  /** Cohort patients with scores in strata that have comparators (the difference's exposed side), and those comparators. */
+  readonly exposedN: number
+  readonly comparatorN: number
+  /** Cohort patients with a slope on the drug (the trend's n). */
+  readonly slopeN: number
   readonly meanSlope: number
   readonly trendP: number
   readonly trend: (typeof TRENDS)[number]
@@ -537,7 +542,13 @@ export const analyzeDrug = (
       const comparable = Array.from({ length: nStrata }, (_, s) => cellOf(comparatorCells, s))
       // Direct standardization to the cohort's strata that have comparators.
       let used = 0
-      for (let s = 0; s < nStrata; s++) if (exposed[s]!.n > 0 && comparable[s]!.n >= 2) used += exposed[s]!.n
+      let comparatorN = 0
+      for (let s = 0; s < nStrata; s++) {
+        if (exposed[s]!.n > 0 && comparable[s]!.n >= 2) {
+          used += exposed[s]!.n
+          comparatorN += comparable[s]!.n
+        }
+      }
       const exposedVariance = variance(exposed.reduce((a, c) => ({ n: a.n + c.n, s: a.s + c.s, ss: a.ss + c.ss }), cell()))
       let difference = 0
       let v = 0
@@ -564,6 +575,9 @@ export const analyzeDrug = (
         standardized: used > 0 && sd > 0 ? difference / sd : Number.NaN,
         correlation: corr,
         correlationN: pairs,
+        exposedN: used,
+        comparatorN,
+        slopeN,
         meanSlope,
         trendP,
         trend: slopeN === 0

@@ -1,6 +1,6 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, datasetCache, fail, HealthData, Kernels, parseMinimum, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, canonicalOrder, closest, datasetCache, Disclosure, fail, HealthData, Kernels, parseMinimum, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
 import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
 
@@ -21,27 +21,39 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
       return yield* fail("unknown_drug", `No drug named '${request.drug}' in the dataset.`, { suggestions: closest(request.drug, data.vocabulary.drug) })
     }
     const axes = canonicalOrder(request.axes_filter)
-    const required = parseMinimum(request.population_size)!
+    const disclosure = yield* Disclosure
+    // A population_size under the minimum cell size is raised to it.
+    const required = Math.max(parseMinimum(request.population_size)!, disclosure.minimum)
     const a = yield* analyses(data, `${drug}/${request.outcome_type}`, Effect.orDie(analyzeDrug(kernels, data, drug, request.outcome_type, AXES)))
     if (request.outcome_type === "adherence" && a.adherenceKnown === 0) {
       return yield* fail("adherence_unknown", `No course of ${request.drug} in the data window has a known adherence (the dataset has no dispensing records for it), so no cohort of adherent patients can be formed.`)
     }
+    yield* disclosure.cohort(a.cohortSize, `The patients on ${request.drug} (${request.outcome_type})`)
     if (a.cohortSize < required) {
-      return yield* fail("cohort_too_small", `${a.cohortSize} patients match ${request.drug} (${request.outcome_type}); the request asks for at least ${required}.`, {
-        context: { cohort_size: a.cohortSize, required }
+      return yield* fail("cohort_too_small", `${disclosure.text(a.cohortSize)} patients match ${request.drug} (${request.outcome_type}); the request asks for at least ${required}.`, {
+        context: { cohort_size: disclosure.count(a.cohortSize) ?? 0, required, minimum: disclosure.minimum }
       })
     }
-    const standardized = axes.map((axis) => a.axes.get(axis)!.standardized).filter((x) => Number.isFinite(x))
-    if (standardized.length === 0) {
+    const used = axes.map((axis) => a.axes.get(axis)!).filter((e) => Number.isFinite(e.standardized))
+    if (used.length === 0) {
       return yield* fail("cohort_too_small", `No comparable unexposed patients (same indication, age band and sex) have ${axes.join(", ")} scores.`, {
-        context: { cohort_size: a.comparators, required: 2 }
+        context: { minimum: disclosure.minimum }
       })
+    }
+    // What each figure rests on: the standardized differences on their exposed and comparator
+    // patients, the event rate on the cohort and its events, each axis's correlation and trend on their patients.
+    disclosure.rests("/efficacy_score", ...used.flatMap((e) => [e.exposedN, e.comparatorN]))
+    disclosure.rests("/adverse_event_rate", a.cohortSize, a.events)
+    for (const axis of axes) {
+      const e = a.axes.get(axis)!
+      disclosure.rests(`/axis_breakdown/${axis}/correlation`, e.correlationN)
+      disclosure.rests(`/axis_breakdown/${axis}/trend`, e.slopeN)
     }
     const response: typeof DrugOutcomesResponse.Type = {
       drug: request.drug,
       outcome_type: request.outcome_type,
       cohort_size: a.cohortSize,
-      efficacy_score: roundTo(standardized.reduce((s, x) => s + x, 0) / standardized.length, 3),
+      efficacy_score: roundTo(used.reduce((s, e) => s + e.standardized, 0) / used.length, 3),
       adverse_event_rate: roundTo(a.eventRate, 4),
       axis_breakdown: Object.fromEntries(axes.map((axis) => {
         const e = a.axes.get(axis)!

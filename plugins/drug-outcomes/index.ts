@@ -22,10 +22,14 @@ export default withAnswers(answers, definePlugin({
   hcc_cost: 3.0,
   errors: [
     { code: "unknown_drug", status: 422, description: "The drug is not in the dataset's vocabulary; see suggestions and the catalog." },
-    { code: "cohort_too_small", status: 422, description: "The cohort is smaller than population_size, or no comparable unexposed patients exist; context gives both numbers." },
+    { code: "cohort_too_small", status: 422, description: "The cohort is smaller than the minimum cell size (`context.minimum`) or than population_size (`context.required`), or no comparable unexposed patients exist." },
     { code: "adherence_unknown", status: 422, description: "outcome_type adherence, but no course of the drug has a known adherence: the dataset has no dispensing records for it (imported data); ask for efficacy or adverse_events." }
   ],
   vocabularies: { outcome_type: OUTCOME_TYPES, trend: TRENDS },
+  disclosure: {
+    cohort: "/cohort_size",
+    statistics: ["/efficacy_score", "/adverse_event_rate", "/axis_breakdown/*/correlation", "/axis_breakdown/*/trend"]
+  },
   examples: [
     {
       name: "sample",

@@ -17,21 +17,21 @@ export const DrugOutcomesRequest = Schema.Struct({
     description: "Target axes of the efficacy score and of axis_breakdown (default all 8)"
   }),
   population_size: Minimum.pipe(Schema.withDecodingDefaultKey(Effect.succeed("minimum_1"))).annotate({
-    description: "Smallest cohort to report (default minimum_1); a smaller one is 422 cohort_too_small"
+    description: "Smallest cohort to report (default minimum_1; one under the service's minimum cell size is raised to it); a smaller one is 422 cohort_too_small"
   })
 })
 
 const AxisOutcome = Schema.Struct({
-  correlation: Schema.NullOr(Schema.Finite).annotate({ description: "Pearson r between adherence (PDC) and the axis change from before to during the drug (3 decimals); null when fewer than 3 patients have a known adherence (dispensing records) and scores before and during" }),
-  trend: Schema.Literals(TRENDS).annotate({ description: "Direction of the cohort's within-patient slopes while on the drug; no_data when no cohort patient has 3 scores of the axis on the drug (e.g. an imported dataset without an instrument for the axis)" })
+  correlation: Schema.NullOr(Schema.Finite).annotate({ description: "Pearson r between adherence (PDC) and the axis change from before to during the drug (3 decimals); null when fewer than 3 patients have a known adherence (dispensing records) and scores before and during, or when fewer than the minimum cell size do (listed in `suppressed`)" }),
+  trend: Schema.NullOr(Schema.Literals(TRENDS)).annotate({ description: "Direction of the cohort's within-patient slopes while on the drug; no_data when no cohort patient has 3 scores of the axis on the drug (e.g. an imported dataset without an instrument for the axis); null when fewer patients than the minimum cell size do (listed in `suppressed`)" })
 })
 
 /** The response body (the platform adds hcc_cost). */
 export const DrugOutcomesResponse = Schema.Struct({
   drug: Schema.String,
   outcome_type: Schema.String,
-  cohort_size: Schema.Int,
-  efficacy_score: Schema.Finite.annotate({ description: "Mean over the target axes of Cohen's d: the stratified difference (exposed − comparable unexposed) in points divided by the axis's reference SD, the same for every drug (3 decimals)" }),
-  adverse_event_rate: Schema.Finite.annotate({ description: "Adverse events of the drug per cohort patient in the data window (4 decimals)" }),
+  cohort_size: Schema.Int.annotate({ description: "Patients in the cohort (rounded when the service rounds counts)" }),
+  efficacy_score: Schema.NullOr(Schema.Finite).annotate({ description: "Mean over the target axes of Cohen's d: the stratified difference (exposed − comparable unexposed) in points divided by the axis's reference SD, the same for every drug (3 decimals); null when its exposed or comparator patients on some axis are fewer than the minimum cell size (listed in `suppressed`)" }),
+  adverse_event_rate: Schema.NullOr(Schema.Finite).annotate({ description: "Adverse events of the drug per cohort patient in the data window (4 decimals); null when the events are fewer than the minimum cell size (but not zero; listed in `suppressed`)" }),
   axis_breakdown: Schema.Record(Schema.String, AxisOutcome).annotate({ description: "Per target axis, canonical order" })
 })

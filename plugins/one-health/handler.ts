@@ -1,6 +1,6 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
 import { Effect } from "effect"
-import { closest, datasetCache, fail, HealthData, Kernels, resolveCode } from "../../src/plugin/Plugin.ts"
+import { closest, datasetCache, Disclosure, fail, HealthData, Kernels, resolveCode } from "../../src/plugin/Plugin.ts"
 import { alertLevel, analyzeLead, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
 import type { OneHealthRequest, OneHealthResponse } from "./schema.ts"
 
@@ -39,6 +39,8 @@ const compute = (request: typeof OneHealthRequest.Type) =>
         suggestions: series.carriers
       })
     }
+    // Every figure of the answer is about the human cases: too few of them and nothing is published.
+    yield* (yield* Disclosure).cohort(series.human.reduce((s, x) => s + x, 0), `The human ${condition} cases in ${region}`)
     const a = yield* Effect.orDie(analyzeLead(kernels, series.animal, series.human))
     const lagDays = Math.max(0, a.lagWeeks) * 7
     const hostPotential = potentialOf(species, condition)

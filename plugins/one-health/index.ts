@@ -23,9 +23,12 @@ export default withAnswers(answers, definePlugin({
     { code: "unknown_species", status: 422, description: "The species is not in the dataset's vocabulary; see suggestions and the catalog." },
     { code: "unknown_condition", status: 422, description: "The condition is not in the dataset's vocabulary; see suggestions and the catalog." },
     { code: "unknown_region", status: 422, description: "The region is not in the dataset's vocabulary; see suggestions and the catalog." },
-    { code: "series_not_found", status: 422, description: "The dataset has no surveillance series for this species, condition and region; suggestions lists the species that have one." }
+    { code: "series_not_found", status: 422, description: "The dataset has no surveillance series for this species, condition and region; suggestions lists the species that have one." },
+    { code: "cohort_too_small", status: 422, description: "The human series holds fewer cases than the minimum cell size (`context.minimum`): nothing about it is published." }
   ],
   vocabularies: { one_health_query_type: ONE_HEALTH_QUERY_TYPES, alert_level: ALERT_LEVELS, zoonotic_risk: RISK_LEVELS },
+  // Only the human cases are people; the answer publishes no count of them.
+  disclosure: {},
   examples: [
     {
       name: "sample",

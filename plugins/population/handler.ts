@@ -7,10 +7,13 @@
  * Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, type Dataset, datasetCache, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, preparedPerDataset, primed, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, type Dataset, datasetCache, Disclosure, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, preparedPerDataset, primed, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
 import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
-/** Smallest cohort reported (CMS cell-size suppression policy: no cell of 1–10 beneficiaries). */
+/**
+ * Smallest cohort reported whatever the service's minimum cell size (CMS cell-size suppression
+ * policy: no cell of 1–10 beneficiaries); a larger minimum cell size raises it.
+ */
 export const MIN_COHORT = 11
 
 /** Label of the period a month (y × 12 + m − 1) falls in. */
@@ -122,6 +125,24 @@ export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, a
     return sums
   })
 
+/** How many of the masked patients have a score of `axis` in panel months [from, to). */
+export const scoredPatients = (data: Dataset, mask: Uint8Array, axis: number, from: number, to: number): number => {
+  const { data: scores, nMonths, nPatients } = data.panel
+  let patients = 0
+  for (let p = 0; p < nPatients; p++) {
+    if (mask[p] === 0) continue
+    const base = (axis * nPatients + p) * nMonths
+    for (let m = from; m < to; m++) {
+      const x = scores[base + m]!
+      if (x === x) {
+        patients++
+        break
+      }
+    }
+  }
+  return patients
+}
+
 /** Answers kept per dataset, keyed by the decoded request (defaults applied). */
 const answers = datasetCache<typeof PopulationResponse.Type>(256)
 
@@ -139,6 +160,8 @@ const compute = (request: typeof PopulationRequest.Type) =>
     const kernels = yield* Kernels
     const data = yield* health.dataset
     const cohort = yield* health.select(criteriaOf(request.cohort_definition))
+    const disclosure = yield* Disclosure
+    yield* disclosure.cohort(cohort.size, "The cohort")
     if (cohort.size < MIN_COHORT) {
       return yield* fail("cohort_too_small", `The cohort has ${cohort.size} patients; at least ${MIN_COHORT} are needed to report it.`, {
         context: { cohort_size: cohort.size, required: MIN_COHORT }
@@ -185,9 +208,19 @@ const compute = (request: typeof PopulationRequest.Type) =>
         const count = result.count[k * nGroups + g]!
         any ||= count > 0
         period[`avg_${axis}`] = count > 0 ? roundTo(result.sum[k * nGroups + g]! / count, 3) : null
+        // An average rests on the patients scored in the period: as many as scores when a period is
+        // one month (one score per patient and month), else counted when the scores do not settle it.
+        if (count > 0) {
+          const from = monthGroup.indexOf(g)
+          const to = monthGroup.lastIndexOf(g) + 1
+          const patients = count >= disclosure.minimum * (to - from) ? count : scoredPatients(data, mask, AXES.indexOf(axis), from, to)
+          disclosure.rests(`/periods/${periods.length}/avg_${axis}`, patients)
+        }
       })
       if (any) periods.push(period)
     }
+    // The significance rests on every reported axis's patients with a slope.
+    disclosure.rests("/statistical_significance", ...axes.map((_, k) => slopeSums[k * 3]!))
 
     let minP = 1
     axes.forEach((_, k) => {

@@ -1,5 +1,5 @@
 /** The population domain: how a cohort's axis scores move over time. */
-import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
+import { AXES, definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { MIN_COHORT, population, preparePopulation } from "./handler.ts"
 import { ANALYSIS_TYPES, GRANULARITIES, PopulationRequest, PopulationResponse } from "./schema.ts"
@@ -16,17 +16,19 @@ export default withAnswers(answers, definePlugin({
     "periods with no score are left out) and tests the trend: each patient's least-squares slope over the data window, " +
     "a one-sample t-test of their mean per axis, the smallest p-value Bonferroni-adjusted for the number of axes (an upper " +
     "bound on the chance probability: read it as 'at most'). " +
-    `Cohorts under ${MIN_COHORT} patients are not reported (422 cohort_too_small). See docs/analytics.md.`,
+    `Cohorts under ${MIN_COHORT} patients (or the service's minimum cell size, if larger) are not reported (422 cohort_too_small); ` +
+    "a period average resting on fewer scored patients than the minimum cell size is null. See docs/analytics.md.",
   request: PopulationRequest,
   response: PopulationResponse,
   hcc_cost: 10.0,
   errors: [
-    { code: "cohort_too_small", status: 422, description: `Fewer than ${MIN_COHORT} patients match the cohort definition; widen it.` },
+    { code: "cohort_too_small", status: 422, description: `Fewer than ${MIN_COHORT} patients (or the minimum cell size, \`context.minimum\`) match the cohort definition; widen it.` },
     { code: "unknown_condition", status: 422, description: "A condition is not in the dataset's vocabulary; see suggestions and the catalog." },
     { code: "unknown_drug", status: 422, description: "A drug is not in the dataset's vocabulary; see suggestions and the catalog." },
     { code: "unknown_region", status: 422, description: "A region is not in the dataset's vocabulary; see suggestions and the catalog." }
   ],
   vocabularies: { analysis_type: ANALYSIS_TYPES, granularity: GRANULARITIES },
+  disclosure: { cohort: "/cohort_size", statistics: [...AXES.map((axis) => `/periods/*/avg_${axis}`), "/statistical_significance"] },
   examples: [
     {
       name: "sample",

@@ -48,7 +48,9 @@ export const PopulationRequest = Schema.Struct({
   axes: Schema.optionalKey(distinctNonEmpty(AxisCode).annotate({ description: "Axes to report (default all 8), listed in canonical order" }))
 })
 
-const Average = Schema.NullOr(Schema.Finite).annotate({ description: "Mean of the cohort's scores in the period (3 decimals); null when none was recorded" })
+const Average = Schema.NullOr(Schema.Finite).annotate({
+  description: "Mean of the cohort's scores in the period (3 decimals); null when none was recorded, or when fewer patients than the minimum cell size were scored (listed in `suppressed`)"
+})
 const periodFields = {
   month: Schema.optionalKey(Schema.String),
   quarter: Schema.optionalKey(Schema.String),
@@ -60,10 +62,11 @@ const periodFields = {
 
 /** The response body (the platform adds hcc_cost). */
 export const PopulationResponse = Schema.Struct({
-  cohort_size: Schema.Int,
+  cohort_size: Schema.Int.annotate({ description: "Patients in the cohort (rounded when the service rounds counts)" }),
   analysis_type: Schema.String,
   periods: Schema.Array(Schema.Struct(periodFields)),
-  statistical_significance: Schema.Finite.annotate({
-    description: "Bonferroni-adjusted p-value of the strongest axis trend (one-sample t-test of per-patient slopes, × the number of axes, capped at 1): an upper bound on the probability of so clear a trend on some axis were none trending; docs/analytics.md"
+  statistical_significance: Schema.NullOr(Schema.Finite).annotate({
+    description: "Bonferroni-adjusted p-value of the strongest axis trend (one-sample t-test of per-patient slopes, × the number of axes, capped at 1): an upper bound on the probability of so clear a trend on some axis were none trending; docs/analytics.md. " +
+      "null when the patients with a slope on some reported axis are fewer than the minimum cell size (listed in `suppressed`)"
   })
 })

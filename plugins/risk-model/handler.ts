@@ -1,6 +1,6 @@
 /** POST /v1/risk-model: the profile scored by the risk type's model, fitted once per dataset at load. */
 import { Effect } from "effect"
-import { closest, fail, HealthData, Kernels, parseAgeRange, parseDays, preparedPerDataset, resolveCode, roundTo, type Dataset } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, HealthData, Kernels, parseAgeRange, parseDays, preparedPerDataset, resolveCode, roundTo, type Dataset } from "../../src/plugin/Plugin.ts"
 import { recommendedInterventions } from "./interventions.ts"
 import { contributions, fitRiskModels, probabilityWithin, profileVector, type RiskModels } from "./model.ts"
 import type { RiskModelRequest, RiskModelResponse } from "./schema.ts"
@@ -62,6 +62,16 @@ export const riskModel = (request: typeof RiskModelRequest.Type) =>
       .filter((f) => f.weight !== 0)
       .sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight) || a.factor.localeCompare(b.factor))
       .slice(0, MAX_FACTORS)
+    // A condition's coefficient rests on the model's patients with the condition, with and without
+    // the outcome: the probability of a profile naming it, and its weight, rest on them too.
+    const disclosure = yield* Disclosure
+    for (const code of conditions) {
+      const cells = model.conditionPatients.get(code)
+      if (cells === undefined) continue
+      disclosure.rests("/probability", ...cells)
+      const at = factors.findIndex((f) => f.factor === code)
+      if (at >= 0) disclosure.rests(`/contributing_factors/${at}/weight`, ...cells)
+    }
     const response: typeof RiskModelResponse.Type = {
       risk_type: request.risk_type,
       probability: roundTo(probability, 4),

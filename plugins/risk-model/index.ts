@@ -25,6 +25,7 @@ export default withAnswers(answers, definePlugin({
     { code: "model_unavailable", status: 422, description: "The dataset cannot support this risk type's model (health_decline needs at least 12 months of axis scores)." }
   ],
   vocabularies: { risk_type: RISK_TYPES },
+  disclosure: { statistics: ["/probability", "/contributing_factors/*/weight"] },
   examples: [
     {
       name: "sample",

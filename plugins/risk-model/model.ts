@@ -66,6 +66,8 @@ export interface RiskModel {
   readonly capDays: number
   readonly rows: number
   readonly events: number
+  /** Per condition feature: its patients with a row with the outcome, and with a row without (what its weight rests on). */
+  readonly conditionPatients: ReadonlyMap<string, readonly [number, number]>
   readonly iterations: number
   readonly validation: Validation
 }
@@ -258,6 +260,21 @@ const usableConditions = (data: Dataset, rows: Rows): Array<string> =>
     }
     return withEvent >= MIN_CONDITION_CELL && without >= MIN_CONDITION_CELL
   })
+
+/** Per condition: how many distinct patients have a row with the outcome, and how many a row without. */
+const conditionPatientsOf = (data: Dataset, rows: Rows, conditions: ReadonlyArray<string>): Map<string, readonly [number, number]> =>
+  new Map(conditions.map((code) => {
+    const flags = data.patients.conditions.get(code)!.data
+    const withEvent = new Set<number>()
+    const without = new Set<number>()
+    for (let i = 0; i < rows.patient.length; i++) {
+      const p = rows.patient[i]!
+      if (flags[p] !== 1) continue
+      if (rows.y[i]! > 0) withEvent.add(p)
+      else without.add(p)
+    }
+    return [code, [withEvent.size, without.size] as const]
+  }))
 
 /** A model's design: row-major x (n × p), with each row's outcome, offset and patient (its cluster). */
 interface Design {
@@ -494,6 +511,7 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
       capDays,
       rows: all.n,
       events: all.y.reduce((s, v) => s + v, 0),
+      conditionPatients: conditionPatientsOf(data, rows, conditions),
       iterations: fit.iterations,
       validation
     } satisfies RiskModel

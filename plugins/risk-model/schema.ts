@@ -33,13 +33,13 @@ export const RiskModelRequest = Schema.Struct({
 
 const Factor = Schema.Struct({
   factor: Schema.String.annotate({ description: "`age`, a condition code or an axis code" }),
-  weight: Schema.Finite.annotate({ description: "The factor's contribution to the model's log rate (hospitalization) or log odds (readmission, health_decline) against a patient at the population's mean, on that scale: +0.1 multiplies the rate or the odds by e^0.1 ≈ 1.105 — not a percentage of risk (3 decimals)" })
+  weight: Schema.NullOr(Schema.Finite).annotate({ description: "The factor's contribution to the model's log rate (hospitalization) or log odds (readmission, health_decline) against a patient at the population's mean, on that scale: +0.1 multiplies the rate or the odds by e^0.1 ≈ 1.105 — not a percentage of risk (3 decimals); null when the condition's patients with or without the outcome are fewer than the minimum cell size (listed in `suppressed`)" })
 })
 
 /** The response body (the platform adds hcc_cost). */
 export const RiskModelResponse = Schema.Struct({
   risk_type: Schema.String,
-  probability: Schema.Finite.annotate({ description: "Probability of the event within the horizon (4 decimals)" }),
+  probability: Schema.NullOr(Schema.Finite).annotate({ description: "Probability of the event within the horizon (4 decimals); null when a named condition's patients with or without the outcome are fewer than the minimum cell size (listed in `suppressed`)" }),
   contributing_factors: Schema.Array(Factor).annotate({ description: "This profile's largest contributions (at most 5, non-zero), largest |weight| first" }),
   recommended_interventions: Schema.Int.annotate({ description: "How many interventions the documented rules recommend for this profile (docs/analytics.md)" })
 })

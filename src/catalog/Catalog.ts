@@ -1,12 +1,13 @@
 /** Builds the catalog (decisions §6) from the live registry: loaded domains, their costs and vocabularies. */
 import { AXES, AXIS_NAMES, AXIS_SCORE_RANGE } from "../plugin/axes.ts"
+import type { DisclosureSettings } from "../plugin/disclosure.ts"
 import type { LoadedPlugin } from "../plugin/PluginRegistry.ts"
 import { QUERY_TYPES, TIME_RANGES } from "../plugin/vocabularies.ts"
 import { TIER_LIMITS, TIERS } from "../metering/Tiers.ts"
 import type { CatalogResponse } from "./CatalogSchema.ts"
 
 /** The catalog body for this set of plugins. Computed once at start; the registry does not change while serving. */
-export const buildCatalog = (plugins: ReadonlyArray<LoadedPlugin>, version: string): typeof CatalogResponse.Type => {
+export const buildCatalog = (plugins: ReadonlyArray<LoadedPlugin>, version: string, disclosure: DisclosureSettings): typeof CatalogResponse.Type => {
   const vocabularies: Record<string, Array<string>> = {
     axis: [...AXES],
     query_type: [...QUERY_TYPES],
@@ -43,6 +44,7 @@ export const buildCatalog = (plugins: ReadonlyArray<LoadedPlugin>, version: stri
     })),
     // Filled in once the dataset is loaded (PlatformHandlers).
     dataset: null,
+    disclosure: { min_cell_size: disclosure.minimum, count_rounding: disclosure.rounding },
     hcc_cost: 0
   }
 }

@@ -43,6 +43,12 @@ export const CatalogResponse = Schema.Struct({
       description: "Per axis, the share of patients with at least one score (0–1, 3 decimals). 0: no data informs the axis (e.g. no instrument of the axis model in an imported dataset); answers then say so instead of inventing scores"
     })
   })).annotate({ description: "What the answers are based on; null while the dataset loads. Answers are not medical advice." }),
+  disclosure: Schema.Struct({
+    min_cell_size: Schema.Int.annotate({
+      description: "No published count or statistic rests on fewer patients than this (HCC_MIN_CELL_SIZE; 1: the rule is off). Smaller counts read null or \"fewer than <n>\"; a cohort under it is 422 cohort_too_small"
+    }),
+    count_rounding: Schema.Int.annotate({ description: "Every published count is rounded to a multiple of this (HCC_COUNT_ROUNDING; 1: not rounded)" })
+  }).annotate({ description: "The small-cell rule in force (docs/api.md, Small cells)" }),
   hcc_cost: Schema.Literal(0)
 })
 

@@ -15,6 +15,8 @@ export interface ThreadInit {
   readonly thread: number
   /** HCC_COMPUTE_PRIORITY: whether to put the thread in Linux's SCHED_IDLE class. */
   readonly priority: AppSettings["computePriority"]
+  /** The small-cell rule the thread applies to every answer. */
+  readonly disclosure: AppSettings["disclosure"]
 }
 
 /** A compute thread's priority as Linux reports it for the thread (/proc/thread-self/stat). */

@@ -23,6 +23,7 @@ import { instantiateCore } from "../kernels/WasmModule.ts"
 import * as JsonLogger from "../log/JsonLogger.ts"
 import { adoptSharedPreparations, sharedPreparationsOf } from "../plugin/cache.ts"
 import { DomainError, type Plugin } from "../plugin/Plugin.ts"
+import { invokePlugin } from "../plugin/invoke.ts"
 import { loadPlugins } from "../plugin/PluginRegistry.ts"
 import type { FromThread, ThreadInit, ThreadPriority, ToThread } from "./protocol.ts"
 
@@ -77,23 +78,11 @@ interface Task {
   readonly run: (input: unknown) => Effect.Effect<unknown, DomainError, Kernels | HealthData>
 }
 
-/** Decode → handler → encode, as DomainHandlers does on the HTTP thread. */
+/** Decode → handler → encode with the small-cell rule applied, as on the HTTP thread (invoke.ts). */
 const taskOf = (plugin: Plugin): Task => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, { onExcessProperty: "error", errors: "all" })
-  const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
-  return {
-    run: (input) =>
-      decode(input).pipe(
-        Effect.orDie,
-        Effect.flatMap((decoded) => plugin.handler(decoded)),
-        Effect.flatMap((value) =>
-          encode(value).pipe(
-            Effect.mapError((e) => new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`)),
-            Effect.orDie
-          )
-        )
-      )
-  }
+  const invoke = invokePlugin(plugin, init.disclosure)
+  return { run: (input) => Effect.flatMap(Effect.orDie(decode(input)), invoke) }
 }
 
 const defectFields = (defect: unknown) =>

@@ -5,6 +5,7 @@
 import { Config, Context, Layer, Option, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
+import { DEFAULT_DISCLOSURE, type DisclosureSettings } from "../plugin/disclosure.ts"
 
 /** Every environment variable read below; README.md's configuration table lists exactly these (a test checks). */
 export const ENV_VARS = [
@@ -30,6 +31,8 @@ export const ENV_VARS = [
   "HCC_THREADS",
   "HCC_COMPUTE_PRIORITY",
   "HCC_DATASET_POLL_SECONDS",
+  "HCC_MIN_CELL_SIZE",
+  "HCC_COUNT_ROUNDING",
   "HCC_SNAPSHOT",
   "HCC_FAST_LANE"
 ] as const
@@ -87,6 +90,8 @@ export interface AppSettings {
   readonly fastLane: boolean
   /** How often a running server looks for a newly imported or generated dataset, in seconds (0: never; restart to serve a new one). */
   readonly datasetPollSeconds: number
+  /** The small-cell rule: HCC_MIN_CELL_SIZE (no figure rests on fewer patients; 1 = off) and HCC_COUNT_ROUNDING (counts rounded to a multiple; 1 = off). */
+  readonly disclosure: DisclosureSettings
 }
 
 /** `auto` = one compute thread per core; else a count (0 = none: the HTTP thread computes). */
@@ -160,7 +165,11 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   computePriority: Config.Literals(["idle", "nice"], "HCC_COMPUTE_PRIORITY").pipe(Config.withDefault("idle" as const)),
   snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
   fastLane: Config.Literals(["on", "off"], "HCC_FAST_LANE").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
-  datasetPollSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "HCC_DATASET_POLL_SECONDS").pipe(Config.withDefault(10))
+  datasetPollSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "HCC_DATASET_POLL_SECONDS").pipe(Config.withDefault(10)),
+  disclosure: Config.all({
+    minimum: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_MIN_CELL_SIZE").pipe(Config.withDefault(DEFAULT_DISCLOSURE.minimum)),
+    rounding: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_COUNT_ROUNDING").pipe(Config.withDefault(DEFAULT_DISCLOSURE.rounding))
+  })
 })
 
 /** The parsed settings as a service, so every layer reads one value. */
@@ -193,6 +202,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       snapshot: true,
       fastLane: true,
       datasetPollSeconds: 0,
+      disclosure: DEFAULT_DISCLOSURE,
       ...settings
     })
 }

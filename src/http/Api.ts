@@ -52,7 +52,10 @@ export const PlatformGroup = HttpApiGroup.make("platform").add(
 export const successSchema = <F extends Schema.Struct.Fields>(plugin: { readonly response: Schema.Struct<F>; readonly hcc_cost: number }) =>
   Schema.Struct({
     ...plugin.response.fields,
-    hcc_cost: Schema.Literal(plugin.hcc_cost).annotate({ description: "HCC credits this call cost" })
+    hcc_cost: Schema.Literal(plugin.hcc_cost).annotate({ description: "HCC credits this call cost" }),
+    suppressed: Schema.optionalKey(Schema.Array(Schema.String)).annotate({
+      description: "JSON pointers of the fields withheld (set to null) because they would rest on fewer patients than the minimum cell size; absent when nothing was (docs/api.md, Small cells)"
+    })
   })
 
 /** The POST endpoint of one plugin. */

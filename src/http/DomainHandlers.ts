@@ -18,7 +18,10 @@ import { Idempotency, KEY_PATTERN } from "../metering/Idempotency.ts"
 import { Metering } from "../metering/Metering.ts"
 import { leafValues, redactedFailure } from "../log/redact.ts"
 import { createHash } from "node:crypto"
-import type { Plugin, PluginServices } from "../plugin/Plugin.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import type { DisclosureSettings } from "../plugin/disclosure.ts"
+import { invokePlugin, type InvokeServices } from "../plugin/invoke.ts"
+import type { Plugin } from "../plugin/Plugin.ts"
 import type { makeApi } from "./Api.ts"
 import { fieldIssues } from "./issues.ts"
 import { BadRequest, InternalError, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
@@ -73,6 +76,8 @@ export interface CallServices {
   readonly idempotency: Idempotency["Service"]
   readonly health: HealthData["Service"]
   readonly pool: ComputePool["Service"]
+  /** The small-cell rule in force (applied by the plugin runner, here or on a compute thread). */
+  readonly disclosure: DisclosureSettings
 }
 
 /** The request body of the Effect HTTP path, with the body-limit and read failures as problems. */
@@ -96,12 +101,11 @@ export const unreadable = (requestId: string) =>
  * One plugin's charged call, for a request from either path, made by `principal`. Its success path
  * is a short chain of flatMaps, not generators: it runs on every charged request (issue 18, goal 5).
  */
-export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool }: CallServices) => {
+export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, metering, pool }: CallServices) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
     errors: "all"
   })
-  const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
   const annotations = { plugin: plugin.name }
 
   /** The body as JSON, or the 400 for a body that is not JSON. */
@@ -136,8 +140,7 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
     )
   }
 
-  const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
-  const inProcess = (input: unknown) => Effect.flatMap(plugin.handler(input), (value) => Effect.catch(encode(value), rejected))
+  const inProcess = invokePlugin(plugin, disclosure)
 
   /**
    * The answer's body (with `hcc_cost`), computed here or on a compute thread, and the dataset it
@@ -212,7 +215,7 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
   const keyed = (principal: Principal, info: RequestInfo, text: string, key: string) =>
     Effect.flatMap(
       Effect.catchTag(idempotency.claim(principal.account.id, key, fingerprintOf(plugin.path, text)), "SqlError", limitsUnavailable),
-      (claim): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices> => {
+      (claim): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
         if (claim._tag === "Replay") {
           return Effect.succeed(HttpServerResponse.text(claim.body, { status: claim.status, contentType: "application/json", headers: { "idempotent-replayed": "true" } }))
         }
@@ -230,8 +233,8 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
       }
     )
 
-  return (request: PluginRequest, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices> =>
-    Effect.flatMap(RequestContext, (info): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices> => {
+  return (request: PluginRequest, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> =>
+    Effect.flatMap(RequestContext, (info): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
       if (!isJsonContentType(request.headers["content-type"])) {
         return Effect.fail(
           new UnsupportedMediaType({
@@ -260,8 +263,8 @@ export const pluginCall = (plugin: Plugin, { health, idempotency, metering, pool
 }
 
 /** The services of {@link pluginCall}, from the context. */
-export const callServices: Effect.Effect<CallServices, never, Metering | Idempotency | HealthData | ComputePool> = Effect.gen(function*() {
-  return { metering: yield* Metering, idempotency: yield* Idempotency, health: yield* HealthData, pool: yield* ComputePool }
+export const callServices: Effect.Effect<CallServices, never, Metering | Idempotency | HealthData | ComputePool | AppConfig> = Effect.gen(function*() {
+  return { metering: yield* Metering, idempotency: yield* Idempotency, health: yield* HealthData, pool: yield* ComputePool, disclosure: (yield* AppConfig).disclosure }
 })
 
 /** Handlers of the `domains` group, one per loaded plugin. */
@@ -276,4 +279,4 @@ export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: Readonl
           Effect.flatMap(CurrentPrincipal, (principal) => call({ headers: request.headers, body: (requestId) => readBody(request, requestId) }, principal)))
       }
       return h
-    })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData | ComputePool>
+    })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData | ComputePool | AppConfig>

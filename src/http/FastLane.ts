@@ -23,7 +23,8 @@ import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
 import { Metering } from "../metering/Metering.ts"
 import { recordLaneRequest } from "../observability/Metrics.ts"
 import { otlpEnabled } from "../observability/Otel.ts"
-import type { Plugin, PluginServices } from "../plugin/Plugin.ts"
+import type { InvokeServices } from "../plugin/invoke.ts"
+import type { Plugin } from "../plugin/Plugin.ts"
 import { callServices, pluginCall, type PluginRequest, unreadable } from "./DomainHandlers.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { makeRequestGuard, type RouteTable } from "./Guard.ts"
@@ -126,10 +127,10 @@ export const fastLaneLayer = (routes: RouteTable, plugins: ReadonlyArray<Plugin>
       const authorize = makeAuthorize(yield* Accounts, metering)
       const services = yield* callServices
       // Everything the plugins' handlers may need, as the Effect path's routes have it.
-      const context = yield* Effect.context<PluginServices>()
+      const context = yield* Effect.context<InvokeServices>()
 
-      type Route = (req: IncomingMessage) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices>
-      const authorized = (answer: (req: IncomingMessage, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, PluginServices>): Route => (req) =>
+      type Route = (req: IncomingMessage) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices>
+      const authorized = (answer: (req: IncomingMessage, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices>): Route => (req) =>
         Effect.flatMap(authorize(bearerCredential(req.headers.authorization)), (principal) => answer(req, principal))
       const posts = new Map<string, Route>(plugins.map((plugin) => {
         const call = pluginCall(plugin, services)

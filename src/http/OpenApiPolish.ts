@@ -102,7 +102,6 @@ const codesFor = (status: number, plugin: Plugin | undefined, authenticated: boo
     if (!domain && ["invalid_request", "malformed_json", "unknown_field", "payload_too_large", "unsupported_media_type", "idempotency_key_in_use", "idempotency_key_reused", "cohort_too_small"].includes(code)) return false
     if (!domain && code.startsWith("unknown_")) return false
     if (domain && code.startsWith("unknown_") && !["unknown_field"].includes(code)) return false
-    if (domain && code === "cohort_too_small") return false
     if (!authenticated && ["missing_token", "invalid_token", "rate_limited"].includes(code)) return false
     return !["not_found", "method_not_allowed", "request_timeout", "headers_too_large"].includes(code)
   })

@@ -11,6 +11,7 @@ import { PluginRegistry } from "../plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "../version.ts"
 import { makeApi } from "./Api.ts"
 import { domainHandlers } from "./DomainHandlers.ts"
+import { AppConfig } from "../config/AppConfig.ts"
 import { fastLaneLayer } from "./FastLane.ts"
 import { guardLayer, MaxBodyLive, routeTable } from "./Guard.ts"
 import { GUIDES, guidePath, guidesLayer } from "./Guides.ts"
@@ -44,7 +45,7 @@ export const httpLayer = Layer.unwrap(
     const { plugins } = yield* PluginRegistry
     const api = makeApi(plugins.map((l) => l.plugin), { version: SERVICE_VERSION })
     // One catalog answer for both paths (the router's and the fast lane's).
-    const catalogAnswer = yield* makeCatalogAnswer(buildCatalog(plugins, SERVICE_VERSION))
+    const catalogAnswer = yield* makeCatalogAnswer(buildCatalog(plugins, SERVICE_VERSION, (yield* AppConfig).disclosure))
     const routes = routeTable(api, [["GET", OPENAPI_PATH], ["GET", DOCS_PATH], ...GUIDES.map((g) => ["GET", guidePath(g.page)] as const)])
     const handlers = Layer.mergeAll(
       systemHandlers(api),

@@ -26,7 +26,7 @@ export const ERROR_CATALOG: ReadonlyArray<CatalogedError> = [
   { code: "idempotency_key_in_use", status: 409, fault: "caller", meaning: "A request with this `Idempotency-Key` is still being answered.", action: "Wait `Retry-After` seconds and retry with the same key and body: you will get its answer." },
   { code: "payload_too_large", status: 413, fault: "caller", meaning: "The body is larger than 1 MiB.", action: "Send a smaller body." },
   { code: "unsupported_media_type", status: 415, fault: "caller", meaning: "The body is not declared as `application/json`.", action: "Send `Content-Type: application/json`." },
-  { code: "cohort_too_small", status: 422, fault: "caller", meaning: "The matching cohort is smaller than the requested `population_size`.", action: "Lower `population_size` or widen the cohort; `context` gives both numbers." },
+  { code: "cohort_too_small", status: 422, fault: "caller", meaning: "The answer would rest on fewer patients than the minimum cell size (`context.minimum`; the count itself is never given), or the cohort is smaller than the requested `population_size`.", action: "Widen the cohort, the period or the question, or lower `population_size`." },
   { code: "unknown_drug", status: 422, fault: "caller", meaning: "The drug is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
   { code: "unknown_device", status: 422, fault: "caller", meaning: "The device category is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },
   { code: "unknown_condition", status: 422, fault: "caller", meaning: "The condition is not in the dataset's vocabulary.", action: "Use one of the `suggestions` or a name from the catalog." },

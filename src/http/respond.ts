@@ -76,6 +76,9 @@ export const keyReused: Effect.Effect<never, Unprocessable> = Effect.gen(functio
 export const PLATFORM_UNAVAILABLE = "unavailable"
 
 /** The problem for a plugin's declared domain error; an undeclared code is the plugin's defect. */
+/** The platform's code for an answer that would rest on too few patients. */
+const COHORT_TOO_SMALL = "cohort_too_small"
+
 export const domainProblem = (
   plugin: Plugin,
   e: DomainError
@@ -88,7 +91,8 @@ export const domainProblem = (
       if (typeof seconds === "number") yield* retryAfter(seconds)
       return yield* new Unavailable({ code: e.code, detail: e.detail, request_id: info.requestId, hcc_cost: 0 })
     }
-    const declared = plugin.errors?.find((d) => d.code === e.code)
+    // The platform's small-cell rule may hold any plugin's answer back (src/plugin/invoke.ts).
+    const declared = plugin.errors?.find((d) => d.code === e.code) ?? (e.code === COHORT_TOO_SMALL ? { status: 422 as const } : undefined)
     if (declared === undefined) {
       return yield* Effect.die(new Error(`plugin "${plugin.name}" raised undeclared error code "${e.code}"`))
     }

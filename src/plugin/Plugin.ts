@@ -9,12 +9,14 @@
  * Versioned apart from the service (`PLUGIN_API_VERSION`, semver): new capabilities arrive as
  * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
  */
-import { Effect, Schema } from "effect"
+import type { Effect, Schema } from "effect"
 import type { Dataset, HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
+import type { Disclosure, DisclosureSpec } from "./disclosure.ts"
+import type { DomainError } from "./errors.ts"
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "1.4.0"
+export const PLUGIN_API_VERSION = "1.5.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -29,42 +31,7 @@ export interface DomainErrorSpec {
   readonly description: string
 }
 
-/** Values a problem body may carry in `context` (e.g. `{ cohort_size: 312, required: 500 }`). */
-export type ContextValue = string | number | boolean | ReadonlyArray<string | number>
-
-/**
- * The failure a handler raises for a caller-caused, well-formed but unanswerable request.
- * Its `code` must be one of the plugin's declared `errors`; the platform renders it as
- * `application/problem+json` with the declared status, the request id and `hcc_cost: 0`.
- */
-export class DomainError extends Schema.TaggedError<DomainError>()("DomainError", {
-  code: Schema.String,
-  detail: Schema.String,
-  suggestions: Schema.optionalKey(Schema.Array(Schema.String)),
-  context: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  /** For a 400: which request values are wrong (JSON pointer + message), as schema errors are reported. */
-  errors: Schema.optionalKey(Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })))
-}) {}
-
-/** Fails with a {@link DomainError}: `fail("unknown_drug", "No drug named 'metfromin'.", { suggestions: ["metformin"] })`. */
-export const fail = (
-  code: string,
-  detail: string,
-  extra?: {
-    readonly suggestions?: ReadonlyArray<string>
-    readonly context?: Readonly<Record<string, ContextValue>>
-    readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
-  }
-): Effect.Effect<never, DomainError> =>
-  Effect.fail(
-    new DomainError({
-      code,
-      detail,
-      ...(extra?.suggestions === undefined ? {} : { suggestions: extra.suggestions }),
-      ...(extra?.context === undefined ? {} : { context: extra.context }),
-      ...(extra?.errors === undefined ? {} : { errors: extra.errors })
-    })
-  )
+export { type ContextValue, DomainError, fail } from "./errors.ts"
 
 /** A documented sample call: shown in the OpenAPI document and run by the conformance suite. */
 export interface PluginExample<RequestEncoded> {
@@ -84,13 +51,23 @@ export interface PluginExample<RequestEncoded> {
 }
 
 /**
- * The services a handler may require: the WASM compute core (`Kernels`) and the health dataset
- * (`HealthData`). Time comes from effect's `Clock` and settings from effect's `Config` (both always
+ * The services a handler may require: the WASM compute core (`Kernels`), the health dataset
+ * (`HealthData`) and the small-cell rule of the request (`Disclosure`). Time comes from effect's `Clock` and settings from effect's `Config` (both always
  * available, no requirement needed); a plugin that needs none of them uses `never`.
  * `HealthData` fails with DomainError `unavailable` while the dataset loads: let it pass, the
  * platform answers 503 with Retry-After.
  */
-export type PluginServices = Kernels | HealthData
+export type PluginServices = Kernels | HealthData | Disclosure
+
+export {
+  type Basis,
+  Disclosure,
+  type DisclosureService,
+  type DisclosureSettings,
+  type DisclosureSpec,
+  recordingBases,
+  replayBases
+} from "./disclosure.ts"
 
 export { type GlmFamily, type GlmResult, Kernels, type KernelsService, type Panel } from "../kernels/Kernels.ts"
 export {
@@ -157,6 +134,12 @@ export interface PluginSpec<
   /** Marks the endpoint as unstable surface in the catalog and the OpenAPI document. */
   readonly experimental?: boolean
   /**
+   * Which response fields count patients or events and which statistics may be withheld, for the
+   * platform's small-cell rule (docs/plugins.md, "Small cells"). A plugin that declares none is
+   * held to the rule for every cohort it selects: one under the minimum cell size is a 422.
+   */
+  readonly disclosure?: DisclosureSpec
+  /**
    * Work done once per loaded dataset, before the service reports ready (e.g. fitting a model), so
    * no request pays for it. Keep the result with {@link preparedPerDataset} and read it back in the
    * handler. A failure is logged; the plugin then answers 503 `unavailable`, other domains are served.
@@ -181,6 +164,7 @@ export interface Plugin {
   readonly vocabularies?: Readonly<Record<string, ReadonlyArray<string>>>
   readonly examples?: ReadonlyArray<PluginExample<unknown>>
   readonly experimental?: boolean
+  readonly disclosure?: DisclosureSpec
   readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
   readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
 }

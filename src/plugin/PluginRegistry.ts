@@ -75,6 +75,8 @@ export const validatePlugin = (
         return reject("error_invalid", `error ${code} is a platform code (status ${known.status})`)
       }
     }
+    const disclosureProblem = p.disclosure === undefined ? undefined : checkDisclosure(p.disclosure, p.response as Schema.Top)
+    if (disclosureProblem !== undefined) return reject("disclosure_invalid", disclosureProblem)
     const examples = p.examples === undefined ? [] : p.examples
     if (!Array.isArray(examples)) return reject("example_invalid", "examples is not an array")
     const decode = Schema.decodeUnknownExit(p.request as Schema.Codec<unknown, unknown>)
@@ -85,6 +87,60 @@ export const validatePlugin = (
     }
     return Effect.succeed(candidate as Plugin)
   })
+
+type JsonSchema = Readonly<Record<string, unknown>>
+
+/** The sub-schemas a JSON pointer pattern reaches in a response's JSON Schema (through $ref, anyOf, properties, items). */
+const schemasAt = (doc: { readonly schema: JsonSchema; readonly definitions: Readonly<Record<string, JsonSchema>> }, pattern: string): Array<JsonSchema> => {
+  const resolve = (s: JsonSchema): Array<JsonSchema> => {
+    const ref = s["$ref"]
+    if (typeof ref === "string") {
+      const target = doc.definitions[decodeURIComponent(ref.split("/").at(-1)!)]
+      return target === undefined ? [] : resolve(target)
+    }
+    const anyOf = s["anyOf"]
+    return Array.isArray(anyOf) ? [s, ...(anyOf as Array<JsonSchema>).flatMap(resolve)] : [s]
+  }
+  let here = resolve(doc.schema)
+  for (const segment of pattern.slice(1).split("/")) {
+    here = here.flatMap((s) => {
+      const properties = (s["properties"] ?? {}) as Readonly<Record<string, JsonSchema>>
+      const next: Array<JsonSchema> = []
+      if (segment === "*") next.push(...Object.values(properties))
+      else if (properties[segment] !== undefined) next.push(properties[segment])
+      if (typeof s["additionalProperties"] === "object") next.push(s["additionalProperties"] as JsonSchema)
+      if (typeof s["items"] === "object" && (segment === "*" || /^\d+$/.test(segment))) next.push(s["items"] as JsonSchema)
+      return next.flatMap(resolve)
+    })
+  }
+  return here
+}
+
+/** Whether the field reached may be null (one of its schemas is the null type). */
+const allowsNull = (schemas: ReadonlyArray<JsonSchema>) => schemas.some((s) => s["type"] === "null")
+
+/** Why a plugin's `disclosure` declaration does not fit its response schema, or undefined. */
+const checkDisclosure = (declaration: unknown, response: Schema.Top): string | undefined => {
+  if (typeof declaration !== "object" || declaration === null) return "disclosure is not an object"
+  const d = declaration as Record<string, unknown>
+  const doc = Schema.toJsonSchemaDocument(response) as unknown as { schema: JsonSchema; definitions: Record<string, JsonSchema> }
+  const pointer = (x: unknown) => typeof x === "string" && x.startsWith("/") && x.length > 1
+  if (d.cohort !== undefined) {
+    if (!pointer(d.cohort)) return `disclosure.cohort ${JSON.stringify(d.cohort)} is not a JSON pointer`
+    if (!schemasAt(doc, d.cohort as string).some((s) => s["type"] === "integer")) return `disclosure.cohort ${String(d.cohort)} is not an integer field of the response`
+  }
+  for (const list of ["counts", "statistics"] as const) {
+    const entries = d[list] ?? []
+    if (!Array.isArray(entries)) return `disclosure.${list} is not an array`
+    for (const entry of entries as ReadonlyArray<unknown>) {
+      if (!pointer(entry)) return `disclosure.${list} entry ${JSON.stringify(entry)} is not a JSON pointer`
+      const found = schemasAt(doc, entry as string)
+      if (found.length === 0) return `disclosure.${list} entry ${String(entry)} names no field of the response`
+      if (!allowsNull(found)) return `disclosure.${list} entry ${String(entry)} must allow null (it is withheld as null)`
+    }
+  }
+  return undefined
+}
 
 /** Imports one HCC_PLUGINS module: a path (relative to the working directory) or a package name. */
 const importModule = (specifier: string): Effect.Effect<Record<string, unknown>, PluginRejected> =>

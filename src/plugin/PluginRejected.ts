@@ -21,7 +21,8 @@ export const PLUGIN_RULES = {
   response_declares_cost: "`response` must not declare `hcc_cost`: the platform adds it from the plugin's `hcc_cost`",
   handler_missing: "`handler` must be a function",
   error_invalid: "each entry of `errors` needs a snake_case `code`, a status of 400, 422 or 503 and a description, and must not reuse a platform code",
-  example_invalid: "each example's `request` must decode with the plugin's `request` schema"
+  example_invalid: "each example's `request` must decode with the plugin's `request` schema",
+  disclosure_invalid: "`disclosure` must name response fields by JSON pointer (`*` for any key or index): `cohort` an integer field, each of `counts` and `statistics` a field that allows null"
 } as const
 
 /** A rule code. */

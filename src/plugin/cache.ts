@@ -5,17 +5,25 @@
  * kept (they are cheap: they happen before the heavy work).
  */
 import { Deferred, Effect } from "effect"
-import { DomainError } from "./Plugin.ts"
+import { type Basis, recordingBases, replayBases } from "./disclosure.ts"
+import { DomainError } from "./errors.ts"
 
 /**
  * A cache of results per dataset: `cached(dataset, key, compute)`. Callers asking for a key that is
  * being computed wait for that one computation instead of starting their own (a burst of the same
  * new question computes it once). The computation runs detached from the caller that started it,
  * so that caller going away does not fail the others; its failure reaches every waiter and is not kept.
+ * What the computation reported to `Disclosure` (the bases of its statistics) is kept with its value
+ * and reported again for every request the value answers, so a cached answer is withheld as a fresh one.
  */
 export const datasetCache = <V>(max: number) => {
-  const byDataset = new WeakMap<object, Map<string, V>>()
-  const running = new WeakMap<object, Map<string, Deferred.Deferred<V, unknown>>>()
+  /** A kept value with the bases its computation reported (replayed into each request it answers). */
+  interface Entry {
+    readonly value: V
+    readonly bases: ReadonlyArray<Basis>
+  }
+  const byDataset = new WeakMap<object, Map<string, Entry>>()
+  const running = new WeakMap<object, Map<string, Deferred.Deferred<Entry, unknown>>>()
   const entriesOf = <T>(map: WeakMap<object, Map<string, T>>, dataset: object) => {
     let entries = map.get(dataset)
     if (entries === undefined) {
@@ -24,6 +32,7 @@ export const datasetCache = <V>(max: number) => {
     }
     return entries
   }
+  const served = (entry: Entry) => Effect.as(replayBases(entry.bases), entry.value)
   return <E, R>(dataset: object, key: string, compute: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> =>
     Effect.suspend(() => {
       const store = entriesOf(byDataset, dataset)
@@ -31,17 +40,17 @@ export const datasetCache = <V>(max: number) => {
       if (hit !== undefined) {
         store.delete(key)
         store.set(key, hit)
-        return Effect.succeed(hit)
+        return served(hit)
       }
       const inFlight = entriesOf(running, dataset)
-      const pending = inFlight.get(key) as Deferred.Deferred<V, E> | undefined
-      if (pending !== undefined) return Deferred.await(pending)
-      const deferred = Deferred.makeUnsafe<V, E>()
-      inFlight.set(key, deferred as Deferred.Deferred<V, unknown>)
-      const run = compute.pipe(
-        Effect.tap((value) =>
+      const pending = inFlight.get(key) as Deferred.Deferred<Entry, E> | undefined
+      if (pending !== undefined) return Effect.flatMap(Deferred.await(pending), served)
+      const deferred = Deferred.makeUnsafe<Entry, E>()
+      inFlight.set(key, deferred as Deferred.Deferred<Entry, unknown>)
+      const run = recordingBases(compute).pipe(
+        Effect.tap((entry) =>
           Effect.sync(() => {
-            store.set(key, value)
+            store.set(key, entry)
             if (store.size > max) store.delete(store.keys().next().value!)
           })),
         Effect.onExit((exit) =>
@@ -50,7 +59,7 @@ export const datasetCache = <V>(max: number) => {
             Deferred.done(deferred, exit)
           ))
       )
-      return Effect.andThen(Effect.forkDetach(run), Deferred.await(deferred))
+      return Effect.andThen(Effect.forkDetach(run), Effect.flatMap(Deferred.await(deferred), served))
     })
 }
 
