@@ -39,7 +39,7 @@ const compute = (request: typeof DeviceOutcomesRequest.Type) =>
     const months = parseMonths(request.time_period)!
     const selected = yield* Effect.orDie(implantsInPeriod(kernels, data, device, months))
     const disclosure = yield* Disclosure
-    yield* disclosure.cohort(selected.size, `The implants of ${request.device_category} placed in the last ${months} months`)
+    yield* disclosure.cohort(selected.size, `The implants of ${request.device_category} placed in the last ${months === 1 ? "month" : `${months} months`}`)
     if (selected.size < 2) {
       return yield* fail("cohort_too_small", `${selected.size} ${request.device_category} implant(s) were placed in the last ${months} months; at least 2 are needed.`, {
         context: { cohort_size: selected.size, required: 2 }

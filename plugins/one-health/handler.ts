@@ -39,8 +39,8 @@ const compute = (request: typeof OneHealthRequest.Type) =>
         suggestions: series.carriers
       })
     }
-    // Every figure of the answer is about the human cases: too few of them and nothing is published.
-    yield* (yield* Disclosure).cohort(series.human.reduce((s, x) => s + x, 0), `The human ${condition} cases in ${region}`)
+    // Every figure of the answer is about the human cases (weeks without a row are NaN): too few of them and nothing is published.
+    yield* (yield* Disclosure).cohort(series.human.reduce((s, x) => (Number.isNaN(x) ? s : s + x), 0), `The human ${condition} cases in ${region}`)
     const a = yield* Effect.orDie(analyzeLead(kernels, series.animal, series.human))
     const lagDays = Math.max(0, a.lagWeeks) * 7
     const hostPotential = potentialOf(species, condition)

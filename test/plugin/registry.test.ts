@@ -52,7 +52,12 @@ const cases: ReadonlyArray<readonly [PluginRule, unknown]> = [
   ["error_invalid", { ...good, errors: [{ code: "fine", status: 404, description: "d" }] }],
   ["error_invalid", { ...good, errors: [{ code: "rate_limited", status: 422, description: "d" }] }],
   ["example_invalid", { ...good, examples: [{ name: "bad", summary: "s", request: { x: "one" } }] }],
-  ["example_invalid", { ...good, examples: [{ name: "extra", summary: "s", request: { x: 1, z: 2 } }] }]
+  ["example_invalid", { ...good, examples: [{ name: "extra", summary: "s", request: { x: 1, z: 2 } }] }],
+  ["disclosure_invalid", { ...good, disclosure: "cohort" }],
+  ["disclosure_invalid", { ...good, disclosure: { cohort: "y" } }],
+  ["disclosure_invalid", { ...good, disclosure: { cohort: "/z" } }],
+  ["disclosure_invalid", { ...good, disclosure: { counts: ["/y"] } }],
+  ["disclosure_invalid", { ...good, response: Schema.Struct({ y: Schema.NullOr(Schema.Finite) }), disclosure: { statistics: ["/missing"] } }]
 ]
 
 describe("validatePlugin", () => {
@@ -60,6 +65,8 @@ describe("validatePlugin", () => {
     expect(ruleOf(good)).toBe("accepted")
     expect(ruleOf({ ...good, errors: [{ code: "unknown_drug", status: 422, description: "d" }] })).toBe("accepted")
     expect(ruleOf({ ...good, hcc_cost: 0 })).toBe("accepted")
+    const nullable = Schema.Struct({ n: Schema.Int, y: Schema.NullOr(Schema.Finite), rows: Schema.Array(Schema.Struct({ k: Schema.NullOr(Schema.Int) })) })
+    expect(ruleOf({ ...good, response: nullable, disclosure: { cohort: "/n", counts: ["/rows/*/k"], statistics: ["/y"] } })).toBe("accepted")
   })
   it.each(cases)("rejects by rule %s", (rule, candidate) => {
     expect(ruleOf(candidate)).toBe(rule)
