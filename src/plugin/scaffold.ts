@@ -62,15 +62,16 @@ export const scaffoldFiles = (name: string, serviceVersion: string): Record<stri
  * keep at least one example (the conformance test calls each one).
  */
 import { Effect, Schema } from "effect"
-import { definePlugin, HealthData, roundTo } from "hcc-medical-intelligence/plugin"
+import { definePlugin, Disclosure, HealthData, roundTo } from "hcc-medical-intelligence/plugin"
 
 export const Request = Schema.Struct({
   min_birth_year: Schema.Int.annotate({ description: "Count patients born in or after this year" })
 })
 
+// Counts of people and the statistics resting on them may be withheld (null) by the small-cell rule.
 export const Response = Schema.Struct({
-  patients: Schema.Int.annotate({ description: "Patients in the dataset born in or after min_birth_year" }),
-  share: Schema.Finite.annotate({ description: "Their share of all patients (0–1)" })
+  patients: Schema.NullOr(Schema.Int).annotate({ description: "Patients in the dataset born in or after min_birth_year; null when fewer than the minimum cell size" }),
+  share: Schema.NullOr(Schema.Finite).annotate({ description: "Their share of all patients (0–1); null when it rests on fewer than the minimum cell size" })
 })
 
 export default definePlugin({
@@ -82,6 +83,8 @@ export default definePlugin({
   request: Request,
   response: Response,
   hcc_cost: 0.5,
+  // The platform withholds a count of 1 to k - 1 and a statistic resting on one (docs/plugins.md, "Small cells").
+  disclosure: { counts: ["/patients"], statistics: ["/share"] },
   examples: [
     { name: "sample", summary: "Patients born in 1950 or later", request: { min_birth_year: 1950 } }
   ],
@@ -90,6 +93,8 @@ export default definePlugin({
       const data = yield* (yield* HealthData).dataset
       let patients = 0
       for (const year of data.patients.birthYear.data) if (year >= request.min_birth_year) patients++
+      // The share rests on these patients and on the others.
+      ;(yield* Disclosure).rests("/share", patients, data.patients.count - patients)
       return { patients, share: roundTo(patients / Math.max(1, data.patients.count), 4) }
     })
 })

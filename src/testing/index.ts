@@ -187,7 +187,8 @@ export const checkPlugin = async (options: CheckOptions): Promise<PluginReport> 
       }
       const body = JSON.parse(text) as Record<string, unknown>
       record(`example ${example.name}: hcc_cost ${plugin.hcc_cost}`, body.hcc_cost === plugin.hcc_cost, `hcc_cost ${String(body.hcc_cost)}`)
-      const { hcc_cost: _, ...rest } = body
+      // The platform's members: hcc_cost, and suppressed when the small-cell rule withheld something.
+      const { hcc_cost: _, suppressed: __, ...rest } = body
       const decoded = decode(rest, { onExcessProperty: "error" })
       record(`example ${example.name}: the response schema accepts the answer`, decoded._tag === "Success", decoded._tag === "Failure" ? String(decoded.cause) : undefined)
       if (example.expect !== undefined) record(`example ${example.name}: has what it promises`, matches(body, example.expect), JSON.stringify(example.expect))
