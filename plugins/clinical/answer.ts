@@ -152,13 +152,20 @@ const axisStep = (data: Dataset, u: Understanding, e: Evidence, a: AxisEvidence,
   // No patient of the group has three scores of the axis in the window (an imported dataset may
   // have no instrument for it at all), or fewer than the minimum cell size do: say so, claim no
   // trend or verdict (and no level when the patients with a score are that few).
-  if (a.n === 0) {
-    const level = Number.isNaN(a.level) ? (a.scored > 0 ? `level of ${count(c, a.scored)} patients not reported` : "no scores") : `level=${a.level.toFixed(2)}`
-    const few = a.withheld === true ? `fewer than ${c.minimum} with 3 scores` : "none with 3 scores"
+  if (a.withheld === true) {
+    const level = Number.isNaN(a.level) ? `the level of ${count(c, a.scored)} patients not reported` : `level=${a.level.toFixed(2)}`
     return {
-      structured: `${a.axis}: no scores to judge (${level}, ${few} in the window); verdict=no_data`,
-      natural: `${a.axis} (${AXIS_NAMES[a.axis]}): the ${group} have ${a.withheld === true ? `too few scores (${few})` : "no scores"} of it to judge in the window, so nothing is said about its trend.`,
-      sql: `${Sql.slopeSql(data, u, a.axis, e.window)}; -- → ${a.withheld === true ? `fewer than ${c.minimum}` : "0"} patients with 3 scores: no trend of ${a.axis} reported`
+      structured: `${a.axis}: too few scores to judge (${level}; fewer than ${c.minimum} with 3 scores in the window); verdict=no_data`,
+      natural: `${a.axis} (${AXIS_NAMES[a.axis]}): fewer than ${c.minimum} of the ${group} have 3 scores of it in the window, too few to publish, so nothing is said about its trend.`,
+      sql: `${Sql.slopeSql(data, u, a.axis, e.window)}; -- → fewer than ${c.minimum} patients with 3 scores: too few scores to judge ${a.axis} by`
+    }
+  }
+  if (a.n === 0) {
+    const level = Number.isNaN(a.level) ? (a.scored > 0 ? `the level of ${count(c, a.scored)} patients not reported, none with 3 scores` : "no scores") : `level=${a.level.toFixed(2)}, none with 3 scores`
+    return {
+      structured: `${a.axis}: no scores to judge (${level} in the window; n=0); verdict=no_data`,
+      natural: `${a.axis} (${AXIS_NAMES[a.axis]}): the ${group} have no scores of it to judge in the window${a.scored > 0 ? " (none has 3)" : ""}, so nothing is said about it.`,
+      sql: `${Sql.slopeSql(data, u, a.axis, e.window)}; -- → 0 patients with 3 scores: no scores to judge ${a.axis} by`
     }
   }
   const stated = u.direction === undefined ? "" : a.verdict === u.direction ? `; query says ${u.direction}: confirmed` : `; query says ${u.direction}: not confirmed`
