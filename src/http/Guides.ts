@@ -22,6 +22,7 @@ export const GUIDES: ReadonlyArray<{ readonly page: string; readonly file: strin
   { page: "plugins", file: "plugins.md", title: "Plugins" },
   { page: "deploy", file: "deploy.md", title: "Deployment" },
   { page: "client", file: "client.md", title: "Client" },
+  { page: "client-python", file: "client-python.md", title: "Python client" },
   { page: "cli", file: "cli.md", title: "CLI" },
   { page: "core", file: "core.md", title: "Compute core" }
 ]

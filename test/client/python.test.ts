@@ -1,0 +1,79 @@
+/**
+ * The Python client (clients/python): its own tests run with the machine's python3 and standard
+ * library against a real server; its generated module is what the generator makes of the current
+ * OpenAPI document; it installs into a fresh virtual environment with nothing else, and the first
+ * cell of docs/client-python.md runs there.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { builtinDocument, GENERATED_PATH, generatePython } from "../../scripts/python-client.ts"
+import { fixtureDataDir, fixturePlugin, newAccount, ROOT, startServer, type TestServer, waitReady } from "../support/server.ts"
+
+const PACKAGE = join(ROOT, "clients/python")
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startServer({
+    dataDir: fixtureDataDir(inject("fixtureDir")),
+    env: { HCC_PLUGINS: ["slow-echo", "defect", "prepare-fails"].map(fixturePlugin).join(",") }
+  })
+  await waitReady(server)
+}, 180_000)
+afterAll(async () => {
+  await server.stop()
+})
+
+const python = (args: ReadonlyArray<string>, env: Record<string, string> = {}, python3 = "python3") =>
+  spawnSync(python3, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, ...env }, timeout: 300_000 })
+
+describe("the Python client", () => {
+  it("passes its tests (python3 -m unittest, standard library only) against the server", () => {
+    const target = { dataDir: server.dataDir }
+    const ledger = newAccount(target, { tier: "professional" })
+    const r = python(["-m", "unittest", "discover", "-s", "clients/python/tests", "-v"], {
+      PYTHONPATH: join(PACKAGE, "src"),
+      PYTHONDONTWRITEBYTECODE: "1",
+      HCC_BASE_URL: server.url,
+      HCC_TOKEN: newAccount(target, { tier: "unlimited" }).token,
+      HCC_TEST_DAILY_TOKEN: newAccount(target, { tier: "starter", dailyLimit: 1 }).token,
+      HCC_TEST_LEDGER_ACCOUNT: ledger.accountId,
+      HCC_TEST_LEDGER_TOKEN: ledger.token,
+      HCC_TEST_DB: join(server.dataDir, "hcc.db")
+    })
+    expect(r.stderr, r.stdout).toMatch(/\nOK\n?$/)
+    expect(r.status).toBe(0)
+    const ran = Number(/Ran (\d+) tests/.exec(r.stderr)?.[1])
+    expect(ran).toBeGreaterThanOrEqual(21)
+  }, 300_000)
+
+  it("its generated module is what the generator makes of the current OpenAPI document", () => {
+    expect(readFileSync(GENERATED_PATH, "utf8"), "run npm run client:python").toBe(generatePython(builtinDocument()))
+  })
+
+  it("pip installs it into a fresh virtual environment with nothing else, and the guide's first cell runs there", () => {
+    const venv = join(mkdtempSync(join(tmpdir(), "hcc-venv-")), "env")
+    expect(python(["-m", "venv", venv]).status).toBe(0)
+    const bin = join(venv, "bin")
+    const before = new Set(installed(bin))
+    // No index: the package's own build backend needs nothing downloaded.
+    const pip = spawnSync(join(bin, "pip"), ["install", "--no-index", PACKAGE], { encoding: "utf8", timeout: 300_000 })
+    expect(pip.status, pip.stderr).toBe(0)
+    expect(installed(bin).filter((p) => !before.has(p))).toEqual(["hcc-client"])
+    const guide = readFileSync(join(ROOT, "docs/client-python.md"), "utf8")
+    const first = /```python\n([\s\S]*?)```/.exec(guide)![1]!
+    const token = newAccount({ dataDir: server.dataDir }, { tier: "unlimited" }).token
+    const run = python(["-c", first], { HCC_BASE_URL: server.url, HCC_TOKEN: token }, join(bin, "python"))
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    expect(run.stdout).toMatch(/\d/)
+  }, 300_000)
+})
+
+/** The distributions installed in a virtual environment. */
+const installed = (bin: string): Array<string> => {
+  const r = spawnSync(join(bin, "pip"), ["list", "--format=json", "--disable-pip-version-check"], { encoding: "utf8" })
+  return (JSON.parse(r.stdout) as Array<{ name: string }>).map((p) => p.name.toLowerCase()).sort()
+}
