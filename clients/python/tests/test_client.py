@@ -28,6 +28,7 @@ from hcc_client import (
     ConflictError,
     HccConnectionError,
     HccError,
+    HccTimeoutError,
     InternalServerError,
     NotFoundError,
     PayloadTooLargeError,
@@ -236,6 +237,12 @@ class Errors(unittest.TestCase):
         with self.assertRaises(ServiceUnavailableError):
             Client(sleep=quick).call("/v1/prepare-fails", {})
         self.assertEqual(quick.waits, [])
+
+    def test_timeout(self) -> None:
+        with self.assertRaises(HccTimeoutError) as caught:
+            Client(timeout=0.5).call("/v1/slow-echo", {"tag": "late", "ms": 5000})
+        self.assertEqual((caught.exception.status, caught.exception.code), (0, "timeout"))
+        self.assertIsInstance(caught.exception, TimeoutError)
 
     def test_no_answer(self) -> None:
         with self.assertRaises(HccConnectionError) as caught:
