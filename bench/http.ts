@@ -175,17 +175,6 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   }
 }
 
-/**
- * Issue 18's figures from before the work (same machine), printed under the tables they compare
- * with, and its goals for them.
- */
-export const ISSUE_18_BASELINE = {
-  requestPath:
-    "Issue 18 baseline (before the work, this machine): charged POST ≈ 110 µs of server CPU per request against ≈ 10 µs bare, ratio 0.18; catalog ratio 0.25. Goal: charged POST ≥ 0.35, catalog ≥ 0.5.",
-  fixedRate:
-    "Issue 18 baseline (before the work, this machine, 0 compute threads): p99 14–25 ms for temporal, risk-model, one-health and the repeated population question, p99.9 33–97 ms. Goal: p99 ≤ 10 ms for every endpoint."
-} as const
-
 /** Formats the result as the table printed by the CLI (and pasted into docs/benchmarks.md). */
 export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>): string => {
   const [bareCat, svcCat, barePost, svcPost] = result.rows
@@ -204,8 +193,7 @@ export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>
     line(barePost!),
     line(svcPost!, charged),
     "",
-    `Ratio to bare by round: catalog ${list(catalog)}; charged POST ${list(charged)}.`,
-    ISSUE_18_BASELINE.requestPath
+    `Ratio to bare by round: catalog ${list(catalog)}; charged POST ${list(charged)}.`
   ].join("\n")
 }
 
@@ -215,7 +203,7 @@ export interface FixedRateRow extends SteadyResult {
 }
 
 /**
- * Latency at a fixed rate (issue 18, goal 6): one process on a generated 50,000-patient dataset, a
+ * Latency at a fixed rate: one process on a generated 50,000-patient dataset, a
  * steady open-loop client (bench/steady.ts: request i sent at i/rate s, latency from then) sending
  * `rate` requests/s over at most `connections` connections to one endpoint at a time (each domain's
  * documented example — the same question again, so repeated-question answers are what is measured
@@ -264,9 +252,7 @@ export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedR
     "",
     "| endpoint | requests | p50 ms | p99 ms | p99.9 ms | max ms | not 2xx | client's worst send lag ms |",
     "|---|---|---|---|---|---|---|---|",
-    ...result.rows.map((r) => `| ${r.name} | ${r.sent.toLocaleString("en-US")} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.failed} | ${ms(r.sendLagMax)} |`),
-    "",
-    ISSUE_18_BASELINE.fixedRate
+    ...result.rows.map((r) => `| ${r.name} | ${r.sent.toLocaleString("en-US")} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${r.failed} | ${ms(r.sendLagMax)} |`)
   ].join("\n")
 
 /** The fixed-rate run on the HTTP thread alone and with 2 compute threads, one after the other. */

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:load -- <patients…>`: for each population size, generates the dataset (timed, by
- * the CLI) and then starts the service on it, measuring what issue 18's first goal names: time from
+ * the CLI) and then starts the service on it, measuring how it starts: time from
  * start to ready, the slowest `/readyz` answer while it loads (polled every 10 ms — how long the
  * event loop was held), and the resident memory once ready. Defaults: 50,000 and 200,000 patients.
  *

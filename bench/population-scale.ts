@@ -9,8 +9,7 @@
  * server), then a full-speed cold mixed workload (population and clinical, every question new; 4
  * clients) with its req/s and `/healthz` p50/p99/max measured meanwhile by a prober process of
  * its own (bench/healthz-prober.ts; the p99 seen from the clients' own process is printed beside
- * it). The issue-18 baseline (measured on this machine before the work) is printed beside the rows
- * it applies to.
+ * it).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -283,12 +282,6 @@ const measureRun = async (dataDir: string, patients: number, threads: number, to
   }
 }
 
-/** Issue 18's baseline (measured before the work, same machine): by patients. */
-const BASELINE: Record<number, string> = {
-  50_000: "baseline (issue 18): ready 4.6 s, worst /readyz 0.7 s, RSS 579 MiB; cold population 24 ms, clinical 19 ms p50, drug-outcomes 66 ms p50; /healthz p99 30 ms under one cold client",
-  1_000_000: "baseline (issue 18): ready 101 s, worst /readyz 28 s, RSS 5.8 GiB; cold population 386 ms, clinical 110 ms p50 / 326 ms p90, drug-outcomes 1.1 s p50"
-}
-
 export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: ReadonlyArray<number>, seconds: number) => {
   const rows: Array<ScaleRow & { generateSeconds: number }> = []
   const loads: Array<LoadRow> = []
@@ -343,8 +336,7 @@ export const formatScaleBench = ({ rows, loads }: { readonly rows: ReadonlyArray
         ` | ${r.mixed.reqPerSec.toFixed(1)}${r.mixed.errors > 0 ? ` (${r.mixed.errors} errors)` : ""} | ${ms(r.mixed.healthz.p50)} / ${ms(r.mixed.healthz.p99)} / ${ms(r.mixed.healthz.max)} | ${ms(r.mixed.healthzInClients.p99)} | ${ms(r.mixed.loopDelay.p99)} / ${ms(r.mixed.loopDelay.max)} |`
     )
   }
-  const baselines = [...new Set(rows.map((r) => r.patients))].flatMap((n) => (BASELINE[n] === undefined ? [] : [`- ${n.toLocaleString("en-US")}: ${BASELINE[n]}`]))
-  return [...lines, "", ...baselines].join("\n")
+  return lines.join("\n")
 }
 
 if (import.meta.main) {

@@ -1,5 +1,5 @@
 /**
- * A steady (open-loop) load generator for the fixed-rate rows of `bench:http` (issue 18, goal 6).
+ * A steady (open-loop) load generator for the fixed-rate rows of `bench:http`.
  *
  * Request i is due at t0 + i/rate and is sent then, whether or not earlier answers have come back,
  * over a pool of keep-alive connections; its latency is counted from when it was due, so a server

@@ -10,7 +10,7 @@
  * called wrongly (one line and a hint, not the whole help); `--log-level` sets the level of the log
  * lines (on stderr, except `serve`, whose log is its output).
  */
-// Module by module: the package's index also loads its Redis client (~150 ms of every start).
+// Module by module: the package's index also loads its Redis client, which no command uses.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Exit, Layer, Option } from "effect"

@@ -6,7 +6,7 @@
 // First: compile Schema decoders/encoders to specialised JS before any schema is built (≈10–20 %
 // less CPU per decoded request, measured with bench:http; effect4-notes §13).
 import "effect/schema/SchemaJITCompiler/enable"
-// Module by module: the package's index also loads its Redis client (~150 ms of every start).
+// Module by module: the package's index also loads its Redis client, which the server never uses.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"

@@ -12,10 +12,9 @@
  * cores —
  * and under cold load each compute thread starts about five full collections a second (V8's soft
  * trigger: the old generation still well under its limit, a few MB allocated since the last one).
- * Measured on 2 cores, 50k patients, the cold mix (docs/benchmarks.md, eleventh session): with 2
- * compute threads +11 to +28 % requests per second (median +16 %) and the HTTP thread's event-loop
- * lag p99 6.3–8.2 → 3.3–5.2 ms; without compute threads +1 to +6 %. Its cost: garbage made in bulk
- * is swept later — the first start from SQL at 1 M patients is ready with ~660 MiB more resident.
+ * With compute threads it gives more requests per second under cold load and a shorter event-loop
+ * lag on the HTTP thread (docs/deploy.md has the figures). Its cost: garbage made in bulk is
+ * swept later, so a first start from SQL holds more resident memory until it is.
  */
 export const SERVER_NODE_FLAGS: ReadonlyArray<string> = ["--single-threaded-gc"]
 

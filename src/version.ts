@@ -1,4 +1,4 @@
-/** The service's version: the package's semver (decisions §8). */
+/** The service's version: the package's semver (docs/api.md, "Versioning"). */
 import pkg from "../package.json" with { type: "json" }
 
 /** Semver of this build, as reported by the catalog and the OpenAPI document. */

@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/clinical (service-spec §4.1, decisions §2). */
+/** Request and response of POST /v1/clinical. */
 import { Effect, Schema } from "effect"
 import { AXES, AxisCode, distinctNonEmpty, QueryType, TimeRange } from "../../src/plugin/Plugin.ts"
 

@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/device-outcomes (service-spec §4.4, decisions §2). */
+/** Request and response of POST /v1/device-outcomes. */
 import { Effect, Schema } from "effect"
 import { Code, distinctNonEmpty, Months } from "../../src/plugin/Plugin.ts"
 

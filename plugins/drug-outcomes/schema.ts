@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/drug-outcomes (service-spec §4.2, decisions §2). */
+/** Request and response of POST /v1/drug-outcomes. */
 import { Effect, Schema } from "effect"
 import { AXES, AxisCode, Code, distinctNonEmpty, Minimum } from "../../src/plugin/Plugin.ts"
 

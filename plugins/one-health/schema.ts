@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/one-health (service-spec §4.6, decisions §2). */
+/** Request and response of POST /v1/one-health. */
 import { Effect, Schema } from "effect"
 import { Code } from "../../src/plugin/Plugin.ts"
 

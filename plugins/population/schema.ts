@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/population (service-spec §4.5, decisions §2). */
+/** Request and response of POST /v1/population. */
 import { Effect, Schema } from "effect"
 import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty, SEXES } from "../../src/plugin/Plugin.ts"
 

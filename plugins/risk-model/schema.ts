@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/risk-model (service-spec §4.3, decisions §2). */
+/** Request and response of POST /v1/risk-model. */
 import { Effect, Schema } from "effect"
 import { AgeRange, AXES, AxisScore, Code, Days } from "../../src/plugin/Plugin.ts"
 import { RISK_TYPES } from "./model.ts"

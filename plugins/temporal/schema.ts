@@ -1,4 +1,4 @@
-/** Request and response of POST /v1/temporal (service-spec §4.7, decisions §2). */
+/** Request and response of POST /v1/temporal. */
 import { Effect, Schema } from "effect"
 import { AXES, AxisScore } from "../../src/plugin/Plugin.ts"
 

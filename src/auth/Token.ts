@@ -1,5 +1,5 @@
 /**
- * HCC token format (decisions §5): `hcc_` + 30 random base62 characters + a 6-character base62
+ * HCC token format (docs/api.md, "Authentication"): `hcc_` + 30 random base62 characters + a 6-character base62
  * CRC-32 of those 30. The checksum lets a secret scanner (or this service) reject noise offline,
  * before any database look-up. Tokens are stored only as their SHA-256 hash.
  */

@@ -1,4 +1,4 @@
-/** Builds the catalog (decisions §6) from the live registry: loaded domains, their costs and vocabularies. */
+/** Builds the catalog (docs/api.md, "Platform endpoints") from the live registry: loaded domains, their costs and vocabularies. */
 import { AXES, AXIS_NAMES, AXIS_SCORE_RANGE } from "../plugin/axes.ts"
 import type { DisclosureSettings } from "../plugin/disclosure.ts"
 import type { LoadedPlugin } from "../plugin/PluginRegistry.ts"

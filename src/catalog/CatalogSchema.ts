@@ -1,4 +1,4 @@
-/** Response schemas of the platform's own endpoints: the catalog (decisions §6) and usage. */
+/** Response schemas of the platform's own endpoints: the catalog and usage (docs/api.md, "Platform endpoints"). */
 import { Schema } from "effect"
 
 const NameList = Schema.Array(Schema.String)

@@ -1,5 +1,5 @@
 /**
- * Every setting the service reads, from the environment through effect `Config` (decisions §9).
+ * Every setting the service reads, from the environment through effect `Config` (README.md, "Configuration").
  * README.md documents each variable; a test keeps that table and this file in step.
  */
 import { Config, Context, Layer, Option, Schema } from "effect"

@@ -71,9 +71,9 @@ const directs = new WeakMap<SqlClient.SqlClient, DirectTransaction>()
  * This client's direct transaction, or undefined for a client not made here. It holds the
  * connection as effect/sql's transactions do (the same semaphore, `BEGIN IMMEDIATE` retried while
  * another connection writes; committed with `synchronous = NORMAL`) and runs `body`'s statements
- * straight on their prepared statements: effect/sql's transaction costs ~25 µs and ~26 KB of
- * allocation (scopes, context merges, spans) beside SQLite's ~12 µs, and the limiter and the ledger
- * run one or more per charged call. It is traced as one `sql.transaction` span (no span per
+ * straight on their prepared statements: effect/sql's transaction allocates scopes, context
+ * merges and spans costing more than SQLite's own work, and the limiter and the ledger run one or
+ * more per charged call. It is traced as one `sql.transaction` span (no span per
  * statement). `body` runs its statements through `exec` only: a statement run through the client
  * inside it would wait for the connection `body` holds (it fails at once instead, naming the
  * mistake). Rolled back if `body` fails or is interrupted; waiting for another connection's write
@@ -133,8 +133,7 @@ export const make = (options: SqliteOptions) =>
     // allocates). Rows are read as arrays and made objects here: node:sqlite gives every row object
     // a hidden class of its own (allocated in the old generation, ~3.4 KB of garbage per row, and
     // every read of a row's field a megamorphic load); objects built here in the same order of the
-    // same names share one. A one-row SELECT measured 1.05–1.12 µs as node:sqlite's object, 0.69–0.79
-    // as an array made an object here (docs/benchmarks.md, fourteenth session).
+    // same names share one, and reading a row that way is faster.
     interface Prepared {
       readonly statement: StatementSync
       /** The result columns' names; empty for a statement that returns no rows. */

@@ -28,7 +28,7 @@ import { BadRequest, InternalError, PayloadTooLarge, Unavailable, UnsupportedMed
 import { RequestContext, type RequestInfo } from "./RequestContext.ts"
 import { domainProblem, isJsonContentType, keyInUse, keyReused, limitsUnavailable, rateLimited } from "./respond.ts"
 
-/** Maximum request body, in bytes (decisions §2). */
+/** Maximum request body, in bytes (docs/api.md, "Requests"). */
 export const MAX_BODY_BYTES = 1_048_576
 
 /**
@@ -99,7 +99,7 @@ export const unreadable = (requestId: string) =>
 
 /**
  * One plugin's charged call, for a request from either path, made by `principal`. Its success path
- * is a short chain of flatMaps, not generators: it runs on every charged request (issue 18, goal 5).
+ * is a short chain of flatMaps, not generators: it runs on every charged request.
  */
 export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, metering, pool }: CallServices) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {

@@ -69,10 +69,9 @@ export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | u
 
 /**
  * The output piece zlib writes a per-request answer into. Node's default piece is 16 KiB, cut
- * from its shared 64 KiB buffer pool, for answers that compress to a few hundred bytes: under the
- * cold mix that used up ~6 MB of pool slabs a second, which V8 counts as external memory until a
- * GC frees them, and it made V8 start a full collection of the HTTP thread's heap about once a
- * second (5-10 ms pauses; docs/benchmarks.md, twelfth session). A 2 KiB piece takes what a small
+ * from its shared 64 KiB buffer pool, for answers that compress to a few hundred bytes: under
+ * load that uses up pool slabs quickly, which V8 counts as external memory until a GC frees them,
+ * and makes V8 start full collections of the HTTP thread's heap. A 2 KiB piece takes what a small
  * answer needs; a larger answer takes several pieces, joined once.
  */
 export const ANSWER_CHUNK_BYTES = 2048

@@ -1,8 +1,8 @@
 /**
  * The fast lane: the hot routes — every plugin's charged POST, `GET /v1/catalog` and
  * `GET /healthz` — answered straight from Node's request event, without the Effect HTTP
- * router, the HttpApi layer or the platform's per-request machinery (issue 18, goal 5: those
- * were about half of a charged call's CPU). Each request still runs as one Effect fiber over
+ * router, the HttpApi layer or the platform's per-request machinery (a large share of a charged
+ * call's CPU). Each request still runs as one Effect fiber over
  * the same code as the Effect path: the guard's start and finish (ids, headers, problem `type`,
  * ETag and compression, metrics, log line: `makeRequestGuard`), bearer authorization and the
  * burst slot (`makeAuthorize`), the charged call (`pluginCall`) and the catalog's answer

@@ -1,7 +1,7 @@
 /**
  * Every error the service answers with, as RFC 9457 problem classes (one per status). Each body is
  * `{ type, title, status, detail, code, request_id, errors?, hcc_cost: 0 }` plus the extension
- * members of its status (decisions §4). `type` is `about:blank`: the status says what kind of
+ * members of its status (docs/errors.md). `type` is `about:blank`: the status says what kind of
  * problem it is and `code` (catalogued in errorCatalog.ts and docs/errors.md) says exactly which.
  */
 import { Schema } from "effect"

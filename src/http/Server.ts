@@ -31,7 +31,7 @@ export const DOCS_ASSETS_URL = new URL("./internal/httpApiSwagger.js", import.me
 
 /**
  * Compiles the docs page's assets before the server listens: compiled after, they held the event
- * loop for 30-50 ms while the first /readyz probes waited (issue 18, goal 1). Loaded by the file's
+ * loop while the first /readyz probes waited. Loaded by the file's
  * URL, the one HttpApiSwagger's own import resolves to, that import then finds the module in the
  * cache. Should a later effect move the file, the preload does nothing and the page still works.
  */

@@ -1,5 +1,5 @@
 /**
- * The one catalogue of error codes the service answers with (decisions §4). docs/errors.md holds the
+ * The one catalogue of error codes the service answers with. docs/errors.md holds the
  * same table for readers; a test keeps the two in step in both directions.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Burst and daily limits, reservations and the usage ledger (decisions §5), exact across every
+ * Burst and daily limits, reservations and the usage ledger (docs/api.md, "Limits and headers"), exact across every
  * process that shares the database (docs/api.md, "Limits across processes").
  *
  * - Burst: every authenticated request takes a slot in the account's per-second buckets

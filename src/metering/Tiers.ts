@@ -1,4 +1,4 @@
-/** Account tiers and their limits (service-spec §8, decisions §5). */
+/** Account tiers and their limits (README.md and docs/api.md, "Limits and headers"). */
 
 /** Tier identifiers as stored and accepted by the CLI. */
 export const TIERS = ["starter", "professional", "enterprise", "unlimited"] as const

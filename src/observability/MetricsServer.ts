@@ -1,6 +1,6 @@
 /**
  * `GET /metrics` on its own listener (HCC_METRICS_PORT, bound to HCC_METRICS_HOST, 127.0.0.1 by
- * default), never on the API's port: decisions §7 lets nothing but the probes and the documents
+ * default), never on the API's port: the API's port lets nothing but the probes and the documents
  * answer there without a token, and a scraper should not need an HCC token. Off unless the port is
  * set (docs/api.md, "Metrics").
  *

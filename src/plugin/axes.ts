@@ -1,5 +1,5 @@
 /**
- * The eight axes (decisions §1): codes in canonical order, their published names, the score scale
+ * The eight axes: codes in canonical order, their published names, the score scale
  * and the schemas plugins use for them. Part of the plugin contract.
  */
 import { Schema } from "effect"

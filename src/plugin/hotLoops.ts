@@ -6,9 +6,8 @@
  * no type feedback for what follows the loop and bails out there ("insufficient type feedback"),
  * yet V8 keeps it and enters it again on every later call, which bails out again at the same
  * place: each call then runs its first thousands of iterations in the interpreter, boxing every
- * floating-point value it computes. Measured on the cold mix (docs/benchmarks.md, tenth session):
- * one such loop — population's per-axis slope sums — made 250 MB/s of garbage on each compute
- * thread, 93 % of what the thread allocated.
+ * floating-point value it computes: one such loop over every patient makes most of a compute
+ * thread's garbage.
  *
  * Two ways out, both used by the built-in plugins: end a loop's function with `return` of a local (nothing after the
  * loop needs feedback then), or — for a loop with several results — call the function on a tiny

@@ -1,4 +1,4 @@
-/** Request value shapes of decisions §2 shared by plugins (part of the plugin contract). */
+/** Request value shapes shared by plugins (part of the plugin contract). */
 import { Schema } from "effect"
 import { STANDARD_NOTATION } from "../health/codeSystems.ts"
 import { SNAKE_CASE } from "../health/healthTables.ts"

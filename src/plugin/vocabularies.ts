@@ -1,4 +1,4 @@
-/** Service-wide vocabularies of service-spec §2.4, part of the plugin contract. */
+/** Service-wide vocabularies (listed in the catalog), part of the plugin contract. */
 import { Schema } from "effect"
 
 /** Query types (clinical `response_format` accepts each, with a distinct documented answer). */

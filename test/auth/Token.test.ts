@@ -1,4 +1,4 @@
-/** The token format of decisions §5: shape, checksum, and that the checksum catches every single-character change. */
+/** The token format (docs/api.md, "Authentication"): shape, checksum, and that the checksum catches every single-character change. */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Token from "../../src/auth/Token.ts"

@@ -52,7 +52,7 @@ describe("GET /v1/catalog", () => {
       experimental: false
     })
     expect(body.vocabularies.stat).toEqual(["count", "mean", "sd", "min", "max"])
-    // The dataset's vocabularies (issue: data + population) and the population endpoint's own.
+    // The dataset's vocabularies and the population endpoint's own.
     expect(body.vocabularies.analysis_type).toEqual(["trend"])
     expect(body.vocabularies.granularity).toEqual(["monthly", "quarterly", "yearly"])
     for (const [kind, codes] of Object.entries(REQUIRED_VOCABULARY)) expect(body.vocabularies[kind]).toEqual(expect.arrayContaining(codes))

@@ -35,7 +35,7 @@ describe("docs/errors.md", () => {
       ERROR_CATALOG.map((e) => [e.code, e.status, e.fault, e.meaning, e.action])
     )
   })
-  it("covers every code of decisions §4", () => {
+  it("covers every code the service answers with", () => {
     const codes = ERROR_CATALOG.map((e) => e.code)
     for (const c of ["invalid_request", "malformed_json", "unknown_field", "missing_token", "invalid_token", "not_found", "method_not_allowed", "payload_too_large", "unsupported_media_type", "cohort_too_small", "unknown_drug", "unknown_device", "unknown_condition", "unknown_species", "unknown_region", "rate_limited", "internal_error", "unavailable"]) {
       expect(codes).toContain(c)

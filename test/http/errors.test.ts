@@ -1,5 +1,5 @@
 /**
- * Every row of decisions §4 over real HTTP: status, problem+json body with code, request_id and
+ * Every row of the error catalogue (docs/errors.md) over real HTTP: status, problem+json body with code, request_id and
  * hcc_cost 0, and the headers each row promises.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,5 +1,5 @@
 /**
- * The served OpenAPI document as tools nobody here wrote take it (issue 15 item 2):
+ * The served OpenAPI document as tools nobody here wrote take it:
  * - `redocly lint` with the recommended ruleset (redocly.yaml: two rules off, each justified)
  *   reports no error and no warning;
  * - openapi-typescript generates types from it, and a typed openapi-fetch client that calls every

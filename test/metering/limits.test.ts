@@ -1,5 +1,5 @@
 /**
- * Limits over HTTP (decisions §5), on both engines: burst, daily with concurrent reservations, what
+ * Limits over HTTP (docs/api.md, "Limits and headers"), on both engines: burst, daily with concurrent reservations, what
  * counts, the RateLimit headers, the durable ledger, and counts that survive a restart.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

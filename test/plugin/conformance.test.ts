@@ -35,7 +35,7 @@ describe.each(plugins.map((p) => [p.name, p] as const))("%s", (_name, plugin) =>
     const decoded = Schema.decodeUnknownExit(plugin.response as unknown as Schema.Codec<unknown, unknown>)(rest, { onExcessProperty: "error" })
     expect(decoded._tag).toBe("Success")
     if (example.expect !== undefined) expect(body).toMatchObject(example.expect)
-    // Same request, same body (decisions §3: answers are deterministic).
+    // Same request, same body (answers are deterministic).
     const again = (await (await call(server, plugin.path, { body: example.request })).json()) as Record<string, unknown>
     expect(again).toEqual(body)
   })

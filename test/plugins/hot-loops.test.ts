@@ -51,11 +51,8 @@ describe("loops over patients", () => {
       await res.arrayBuffer()
     }
     const worst = [...feedbackBailouts(server.stdout().slice(before))].sort((a, b) => b[1] - a[1])
-    // Before the fix (measured): population's slope sums bailed out 208 times over the 40 population
-    // and 40 clinical questions, the clinical evidence's window summaries 6 and its member lists 3,
-    // drug-outcomes' stratum sums 7–24 times over its 40; after it, no function more than 3 times
-    // but drug-outcomes' cohort (3–4 times a run, once 22 under a loaded CI machine), until its
-    // loops got a function each (thirteenth session); since then none more than once.
+    // A loop whose function has run only in its first long call bails out on every later call;
+    // with every hot loop in a function of its own (or primed), none does more than a couple of times.
     expect(worst.filter(([, n]) => n > 2), JSON.stringify(worst.slice(0, 5))).toEqual([])
   })
 })

@@ -223,7 +223,7 @@ describe("index admissions and readmissions", () => {
   const observedFrom = Float64Array.from([parseDate("2024-01-01"), parseDate("2024-01-01")])
   const asOfDay = parseDate("2026-09-30")
 
-  it("overlapping stays are one stay: the issue's 04-23..26, 05-04..09, 05-05..11 is one index admission and one readmission", () => {
+  it("overlapping stays are one stay: 04-23..26, 05-04..09 and 05-05..11 are one index admission and one readmission", () => {
     const e = encounters([[0, INPATIENT, "2025-04-23", "2025-04-26"], [0, INPATIENT, "2025-05-04", "2025-05-09"], [0, INPATIENT, "2025-05-05", "2025-05-11"]])
     expect(mergedStays(e).map((s) => [s.start, s.end])).toEqual([[parseDate("2025-04-23"), parseDate("2025-04-26")], [parseDate("2025-05-04"), parseDate("2025-05-11")]])
     const a = admissions({ encounters: e, asOfDay }, { n: 1, observedFrom })

@@ -1,4 +1,4 @@
-/** POST /v1/temporal over real HTTP (issue acceptance): model selection, continuations, urgency, and every 400. */
+/** POST /v1/temporal over real HTTP: model selection, continuations, urgency, and every 400. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
 import { call, startServer, type TestServer } from "../support/server.ts"
