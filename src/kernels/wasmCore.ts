@@ -1,0 +1,155 @@
+/**
+ * The WASM implementation of the kernels over one core instance, as plain functions: each call is
+ * one batch in the instance's arena (inputs copied in, results copied out, scratch freed when it
+ * returns). Shapes are checked around it (checks.ts).
+ */
+import type { Arena } from "./Arena.ts"
+import { familyIndex, glmResult, withShapeChecks } from "./checks.ts"
+import { type Column, type CoreKernels, GLM_MAX_ITERATIONS } from "./types.ts"
+
+/** A column copied into the core's memory, its data then read from there (one copy, not two). */
+const residentColumn = <A extends Float64Array | Int32Array>(arena: Arena, data: A): Column<A> => {
+  const { ptr, view } = arena.residentView(data)
+  return { data: view, ptr }
+}
+
+/** The WASM implementation over one core instance, as plain functions. */
+const wasmCore = (arena: Arena): CoreKernels => {
+  const core = arena.core
+  return {
+    implementation: "wasm",
+    correlationMatrix: (data, nSeries, nAxes, nPoints, options) => {
+      const nPairs = (nAxes * (nAxes - 1)) / 2
+      const spearman = options?.spearman !== false
+      return arena.batch((s) => {
+        const d = s.copyIn(data)
+        const op = s.alloc(nSeries * nPairs * 8)
+        const os = spearman ? s.alloc(nSeries * nPairs * 8) : 0
+        const oc = s.alloc(nSeries * nPairs * 8)
+        const scratch = s.alloc(nPoints * 36 + 64)
+        core.correlationMatrix(d, nSeries, nAxes, nPoints, op, os, oc, scratch)
+        return {
+          pearson: s.f64(op, nSeries * nPairs),
+          spearman: spearman ? s.f64(os, nSeries * nPairs) : new Float64Array(nSeries * nPairs).fill(Number.NaN),
+          count: s.f64(oc, nSeries * nPairs)
+        }
+      })
+    },
+    laggedXcorr: (xs, ys, nSeries, n, maxLag) =>
+      arena.batch((s) => {
+        const px = s.copyIn(xs)
+        const py = s.copyIn(ys)
+        const outs = [0, 1, 2, 3].map(() => s.alloc(nSeries * 8))
+        core.laggedXcorr(px, py, nSeries, n, maxLag, outs[0]!, outs[1]!, outs[2]!, outs[3]!, s.alloc(n * 16 + 32))
+        return { lag: s.f64(outs[0]!, nSeries), r: s.f64(outs[1]!, nSeries), p: s.f64(outs[2]!, nSeries), n: s.f64(outs[3]!, nSeries) }
+      }),
+    fitTrajectories: (data, nSeries, nPoints, horizon) =>
+      arena.batch((s) => {
+        const d = s.copyIn(data)
+        const om = s.alloc(nSeries * 8)
+        const opar = s.alloc(nSeries * 32)
+        const oa = s.alloc(nSeries * 40)
+        const [pp, pl, ph] = [0, 1, 2].map(() => s.alloc(nSeries * horizon * 8))
+        core.fitTrajectories(d, nSeries, nPoints, horizon, om, opar, oa, pp!, pl!, ph!, s.alloc(nPoints * 24 + 256))
+        return {
+          model: s.f64(om, nSeries),
+          params: s.f64(opar, nSeries * 4),
+          aicc: s.f64(oa, nSeries * 5),
+          pred: s.f64(pp!, nSeries * horizon),
+          lo: s.f64(pl!, nSeries * horizon),
+          hi: s.f64(ph!, nSeries * horizon)
+        }
+      }),
+    evaluateRules: (data, nPatients, nAxes, nPoints, axisCodes) =>
+      arena.batch((s) => {
+        const d = s.copyIn(data)
+        const codes = s.copyIn(axisCodes)
+        const om = s.alloc(nPatients * 4)
+        const oa = s.alloc(nPatients * nAxes * 4)
+        core.evaluateRules(d, nPatients, nAxes, nPoints, codes, om, oa, s.alloc((2 * nAxes * nPoints + 4 * nPoints + 2 * nAxes) * 8 + 64))
+        return { mask: s.i32(om, nPatients), axisMask: s.i32(oa, nPatients * nAxes) }
+      }),
+    columnF64: (data) => residentColumn(arena, data),
+    columnI32: (data) => residentColumn(arena, data),
+    maskRange: (col, lo, hi, maskIn) =>
+      arena.batch((s) => {
+        const m = s.copyIn(maskIn)
+        core.maskRange(col.ptr, col.data.length, lo, hi, m, m)
+        return s.u8(m, maskIn.length)
+      }),
+    maskInSet: (col, set, maskIn) =>
+      arena.batch((s) => {
+        const m = s.copyIn(maskIn)
+        core.maskInSet(col.ptr, col.data.length, s.copyIn(set), set.length, m, m)
+        return s.u8(m, maskIn.length)
+      }),
+    maskCount: (mask) => arena.batch((s) => core.maskCount(s.copyIn(mask), mask.length)),
+    groupStats: (groups, values, mask, nGroups) =>
+      arena.batch((s) => {
+        const [c, sum, mean] = [0, 1, 2].map(() => s.alloc(nGroups * 8))
+        core.groupStats(groups.ptr, values.ptr, s.copyIn(mask), mask.length, nGroups, c!, sum!, mean!)
+        return { count: s.f64(c!, nGroups), sum: s.f64(sum!, nGroups), mean: s.f64(mean!, nGroups) }
+      }),
+    quantiles: (values, mask, qs) =>
+      arena.batch((s) => {
+        const out = s.alloc(qs.length * 8)
+        const n = core.quantiles(values.ptr, s.copyIn(mask), mask.length, s.copyIn(Float64Array.from(qs)), qs.length, out, s.alloc(values.data.length * 8))
+        return { values: s.f64(out, qs.length), n }
+      }),
+    panel: (data, nPatients, nAxes, nMonths) => {
+      const { ptr, view } = arena.residentView(data)
+      return { data: view, ptr, nPatients, nAxes, nMonths }
+    },
+    panelMeanMask: (panel, axis, from, to, lo, hi, maskIn) =>
+      arena.batch((s) => {
+        const m = s.copyIn(maskIn)
+        core.panelMeanMask(panel.ptr, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, m, m)
+        return s.u8(m, maskIn.length)
+      }),
+    panelWindows: (panel, axes, from, to, mask) => {
+      const size = axes.length * panel.nPatients
+      return arena.batch((s) => {
+        const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
+        core.panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
+        return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
+      })
+    },
+    panelWindowsOf: (panel, axes, patients, from, to) => {
+      const size = axes.length * patients.length
+      return arena.batch((s) => {
+        const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
+        core.panelWindowsOf(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), patients.length, s.copyIn(from), s.copyIn(to), on!, om!, os!)
+        return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
+      })
+    },
+    panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+      arena.batch((s) => {
+        const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
+        const slope = s.alloc(axes.length * 24)
+        core.panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope, s.alloc(panel.nMonths * 16))
+        return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
+      }),
+    panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+      arena.batch((s) => {
+        const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
+        core.panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, s.alloc(panel.nMonths * 16))
+        return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups) }
+      }),
+    fitGlm: (x, y, offset, n, p, family) =>
+      arena.batch((s) => {
+        const [ob, oc, oi] = [p * 8, p * p * 8, 24].map((bytes) => s.alloc(bytes))
+        const status = core.fitGlm(s.copyIn(x), s.copyIn(y), s.copyIn(offset), n, p, familyIndex(family), GLM_MAX_ITERATIONS, ob!, oc!, oi!, s.alloc((p * p + 2 * p) * 8))
+        return glmResult(status, s.f64(ob!, p), s.f64(oc!, p * p), s.f64(oi!, 3))
+      }),
+    linearPredictor: (x, n, p, beta) => {
+      return arena.batch((s) => {
+        const out = s.alloc(n * 8)
+        core.linearPredictor(s.copyIn(x), n, p, s.copyIn(beta), out)
+        return s.f64(out, n)
+      })
+    }
+  }
+}
+
+/** The WASM implementation over one core instance, as plain functions, its calls' shapes checked. */
+export const makeWasmCore = (arena: Arena): CoreKernels => withShapeChecks(wasmCore(arena))
