@@ -13,7 +13,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as SqliteClient from "../src/db/SqliteClient.ts"
-import { loadDataset } from "../src/health/HealthDataLive.ts"
+import { loadDataset } from "../src/health/loader.ts"
 import { Kernels } from "../src/kernels/Kernels.ts"
 import { deviceCoverageOnData, deviceCoverageSimulated, oneHealthUnderGenerator } from "./simulations.ts"
 

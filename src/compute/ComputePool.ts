@@ -22,7 +22,7 @@ import { KernelError } from "../kernels/KernelError.ts"
 import { Kernels, makeWasm, timed } from "../kernels/Kernels.ts"
 import { instantiateCore, MAX_PAGES } from "../kernels/WasmModule.ts"
 import { recordKernel } from "../observability/Metrics.ts"
-import { DomainError } from "../plugin/Plugin.ts"
+import { DomainError } from "../plugin/errors.ts"
 import { type DefectFields, type FromThread, shareTypedArrays, type ThreadInit, type ToThread } from "./protocol.ts"
 
 /** Where the analytics run. */

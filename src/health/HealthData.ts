@@ -10,7 +10,7 @@
 import { Context, type Effect } from "effect"
 import type { Column, Kernels, Panel } from "../kernels/Kernels.ts"
 import type { Axis } from "../plugin/axes.ts"
-import type { DomainError } from "../plugin/Plugin.ts"
+import type { DomainError } from "../plugin/errors.ts"
 import type { Sex, VocabularyKind } from "./vocabulary.ts"
 
 /**

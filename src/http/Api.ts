@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { CatalogResponse, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
-import type { Plugin, TypedPlugin } from "../plugin/Plugin.ts"
+import type { Plugin, TypedPlugin } from "../plugin/spec.ts"
 import {
   BadRequest,
   Conflict,

@@ -11,7 +11,7 @@
  *   generator would freeze;
  * - every response header documented, and each error response listing the codes it can carry.
  */
-import type { Plugin } from "../plugin/Plugin.ts"
+import type { Plugin } from "../plugin/spec.ts"
 import { ERROR_CATALOG } from "./errorCatalog.ts"
 
 type Json = Record<string, any>

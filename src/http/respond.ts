@@ -1,7 +1,8 @@
 /** Small helpers shared by the handlers and middleware for turning failures into problems. */
 import { Effect } from "effect"
 import type { LimitExceeded } from "../metering/Metering.ts"
-import type { DomainError, Plugin } from "../plugin/Plugin.ts"
+import type { DomainError } from "../plugin/errors.ts"
+import type { Plugin } from "../plugin/spec.ts"
 import { BadRequest, Conflict, TooManyRequests, Unavailable, Unprocessable } from "./Problems.ts"
 import { RequestContext, setResponseHeader } from "./RequestContext.ts"
 

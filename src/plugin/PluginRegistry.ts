@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url"
 import semver from "semver"
 import { AppConfig } from "../config/AppConfig.ts"
 import { catalogedError } from "../http/errorCatalog.ts"
-import { DOMAIN_ERROR_STATUSES, type Plugin, PLUGIN_API_VERSION } from "./Plugin.ts"
+import { DOMAIN_ERROR_STATUSES, type Plugin, PLUGIN_API_VERSION } from "./spec.ts"
 import { PluginRejected, type PluginRule } from "./PluginRejected.ts"
 
 /** Paths the platform serves itself; no plugin may take them. */

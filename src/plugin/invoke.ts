@@ -8,7 +8,7 @@ import { HealthData } from "../health/HealthData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 import { cohortTooSmall, Disclosure, type DisclosureSettings, makeDisclosure, withhold } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
-import type { Plugin } from "./Plugin.ts"
+import type { Plugin } from "./spec.ts"
 
 /** What running a plugin needs from its thread (the handler's `Disclosure` is made per call). */
 export type InvokeServices = Kernels | HealthData

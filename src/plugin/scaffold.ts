@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { PLUGIN_API_VERSION } from "./Plugin.ts"
+import { PLUGIN_API_VERSION } from "./spec.ts"
 
 /** A plugin name: kebab-case, as its path `/v1/<name>` and the catalog use it. */
 export const PLUGIN_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/

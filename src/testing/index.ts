@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import type { Plugin } from "../plugin/Plugin.ts"
+import type { Plugin } from "../plugin/spec.ts"
 
 /** The service entry beside this module: the TypeScript source in a checkout, the compiled file in the package. */
 const MAIN = fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? "../main.ts" : "../main.js", import.meta.url))

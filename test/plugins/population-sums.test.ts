@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
 import { describe, expect, inject, it } from "vitest"
-import { loadDataset } from "../../src/health/HealthDataLive.ts"
+import { loadDataset } from "../../src/health/loader.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
 import { cohortMonthSums, preparePopulation } from "../../plugins/population/handler.ts"

@@ -1,0 +1,322 @@
+/**
+ * Loads a dataset from the database into what queries read: typed columns (on shared memory, so
+ * compute threads share them), the monthly axis panel resident in the WASM core, vocabularies and
+ * their details. Tables are read in pieces (by patient or by id) with a turn of the event loop
+ * between reads, so probes are answered while a large dataset loads.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Arena } from "../kernels/Arena.ts"
+import type { KernelsService } from "../kernels/Kernels.ts"
+import { breathe } from "../eventLoop.ts"
+import { AXES, type Axis } from "../plugin/axes.ts"
+import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
+import { type Dataset, ENCOUNTER_KINDS, type VocabularyDetail } from "./HealthData.ts"
+import { datasetStamp } from "./snapshot.ts"
+import { SEXES, VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
+
+/** The longest axis history the panel keeps (older monthly rows are not loaded). */
+export const MAX_PANEL_MONTHS = 120
+
+/** Patients per axis_scores and encounters read (bounds the memory of one read and the time the event loop waits for it). */
+const PATIENTS_PER_READ = 5000
+/** Rows per read of the tables read in id order (drug courses, adverse events). */
+const ROWS_PER_READ = 50_000
+type Values = ReadonlyArray<ReadonlyArray<unknown>>
+
+/** A parser that remembers the few thousand distinct dates (or months) a dataset has; NULL → NaN. */
+const memoParser = (parse: (text: string) => number) => {
+  const seen = new Map<string, number>()
+  return (text: unknown): number => {
+    if (text === null || text === undefined) return Number.NaN
+    const key = String(text)
+    let d = seen.get(key)
+    if (d === undefined) {
+      d = parse(key)
+      seen.set(key, d)
+    }
+    return d
+  }
+}
+
+/**
+ * A zeroed typed array on shared memory: the big columns are made shareable as they are read, so
+ * compute threads (src/compute/ComputePool.ts) get them without a copy.
+ */
+const sharedArray = <T extends Int32Array | Float64Array>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: SharedArrayBuffer): T }, length: number): T =>
+  new Ctor(new SharedArrayBuffer(length * Ctor.BYTES_PER_ELEMENT))
+
+/** Orders strings by UTF-16 code unit, as SQLite's BINARY collation does for our ASCII codes. */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Index of each code of a kind; an unknown code (never after import validation) is −1. */
+const indexer = (codes: ReadonlyArray<string>) => {
+  const map = new Map(codes.map((c, i) => [c, i]))
+  return (code: unknown) => map.get(String(code)) ?? -1
+}
+
+/**
+ * Reads the whole dataset from the database into columns and makes the scanned ones resident;
+ * `report` hears which table is being read and the share of the load done (for /readyz).
+ */
+export const loadDataset = (kernels: KernelsService, report: (table: string, done: number) => void = () => {}, arena?: Arena) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const values = <E>(statement: { readonly values: Effect.Effect<Values, E> }) => statement.values
+    const day = memoParser(parseDate)
+    const month = memoParser(parseMonth)
+
+    const stamp = yield* datasetStamp
+    const info: Record<string, string> = {}
+    for (const [k, v] of yield* values(sql`SELECT key, value FROM dataset_info`)) info[String(k)] = String(v)
+    const asOf = info["as_of"]
+    const asOfDay = asOf === undefined ? Number.NaN : parseDate(asOf)
+    if (Number.isNaN(asOfDay)) return yield* Effect.fail(new Error("dataset_info has no valid as_of date"))
+
+    const entries = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, [] as Array<readonly [string, VocabularyDetail]>])) as Record<VocabularyKind, Array<readonly [string, VocabularyDetail]>>
+    for (const [kind, code, label, system, standard] of yield* values(sql`SELECT kind, code, label, system, standard_code FROM vocabulary`)) {
+      const detail: VocabularyDetail = { label: String(label), standard: system === null || standard === null ? null : `${String(system)}:${String(standard)}` }
+      entries[kind as VocabularyKind]?.push([String(code), detail])
+    }
+    // Text is ordered here, not by ORDER BY: PostgreSQL sorts by the database's collation, SQLite by
+    // code point, and the same data must give the same answers on both engines.
+    for (const list of Object.values(entries)) list.sort((a, b) => byCodePoint(a[0], b[0]))
+    const vocabulary = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, entries[k].map((e) => e[0])])) as Record<VocabularyKind, Array<string>>
+    const vocabularyDetails = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, entries[k].map((e) => e[1])])) as Record<VocabularyKind, Array<VocabularyDetail>>
+    const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
+
+    // Tables with millions of rows are read in pieces, with a turn of the event loop between them:
+    // one statement over all of them would hold the loop for seconds (tens at a million patients).
+    const count = (table: string) => Effect.map(values(sql`SELECT COUNT(*) FROM ${sql(table)}`), (rows) => Number(rows[0]![0]))
+    /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row (without its id) and its position. */
+    const byId = (select: (after: number) => Effect.Effect<Values, unknown>, fill: (row: ReadonlyArray<unknown>, i: number) => void) =>
+      Effect.gen(function*() {
+        let after = Number.MIN_SAFE_INTEGER
+        let i = 0
+        for (;;) {
+          yield* breathe
+          const rows = yield* select(after)
+          for (const row of rows) fill(row, i++)
+          if (rows.length < ROWS_PER_READ) return
+          after = Number(rows[rows.length - 1]![0])
+        }
+      })
+
+    // Patients.
+    report("patients", 0.01)
+    const n = yield* count("patients")
+    const ids = sharedArray(Int32Array, n)
+    const birthYear = new Float64Array(n)
+    const sex = new Int32Array(n)
+    const region = new Int32Array(n)
+    const deathDay = new Float64Array(n)
+    const sexes = indexer(SEXES)
+    const indexOf = new Map<number, number>()
+    yield* byId((after) => values(sql`SELECT id, birth_year, sex, region, death_date FROM patients WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([id, by, s, r, d], i) => {
+      ids[i] = Number(id)
+      birthYear[i] = Number(by)
+      sex[i] = sexes(s)
+      region[i] = codeOf.region(r)
+      deathDay[i] = day(d)
+      indexOf.set(Number(id), i)
+    })
+    const patientIndex = (id: unknown) => indexOf.get(Number(id)) ?? -1
+    /** Runs `read` over consecutive ranges of `per` patients (first and last id, first index), with a turn of the event loop before each. */
+    const byPatients = (per: number, read: (firstId: number, lastId: number, from: number) => Effect.Effect<void, unknown>) =>
+      Effect.gen(function*() {
+        for (let from = 0; from < n; from += per) {
+          yield* breathe
+          yield* read(ids[from]!, ids[Math.min(n, from + per) - 1]!, from)
+        }
+      })
+
+    const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Int32Array(n)]))
+    yield* byPatients(PATIENTS_PER_READ * 10, (first, last) =>
+      Effect.map(values(sql`SELECT patient_id, condition FROM patient_conditions WHERE patient_id BETWEEN ${first} AND ${last}`), (rows) => {
+        for (const [p, c] of rows) conditionFlags.get(String(c))![patientIndex(p)] = 1
+      }))
+
+    // The axis panel: months from the earliest score (at most MAX_PANEL_MONTHS back) to as_of. The
+    // earliest month is looked up per range of patients (on the primary key), not by one table scan.
+    const lastMonth = monthOfDay(asOfDay)
+    let minMonth = Number.POSITIVE_INFINITY
+    yield* byPatients(PATIENTS_PER_READ * 10, (first, last) =>
+      Effect.map(values(sql`SELECT MIN(month) FROM axis_scores WHERE patient_id BETWEEN ${first} AND ${last}`), (rows) => {
+        const m = rows[0]?.[0]
+        if (m !== null && m !== undefined) minMonth = Math.min(minMonth, month(m))
+      }))
+    const firstMonth = minMonth === Number.POSITIVE_INFINITY ? lastMonth : Math.max(minMonth, lastMonth - MAX_PANEL_MONTHS + 1)
+    const months = lastMonth - firstMonth + 1
+    // Filled with NaN (missing) a range of patients at a time, just before their scores are read;
+    // in the core's memory from the start when the loader has the core (no copy at the end).
+    const inPlace = arena?.residentF32(AXES.length * n * months)
+    const panel = inPlace?.view ?? new Float32Array(AXES.length * n * months)
+    yield* byPatients(PATIENTS_PER_READ, (first, last, from) =>
+      Effect.gen(function*() {
+        report("axis_scores", 0.05 + 0.5 * (from / n))
+        const upTo = Math.min(n, from + PATIENTS_PER_READ)
+        for (let a = 0; a < AXES.length; a++) panel.fill(Number.NaN, (a * n + from) * months, (a * n + upTo) * months)
+        const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${first} AND ${last}`)
+        for (const row of rows) {
+          const m = month(row[1]) - firstMonth
+          if (m < 0 || m >= months) continue
+          const p = patientIndex(row[0])
+          for (let a = 0; a < AXES.length; a++) {
+            const v = row[a + 2]
+            if (v !== null) panel[(a * n + p) * months + m] = Number(v)
+          }
+        }
+      }))
+
+    // Drug courses; a patient "takes" a drug when a course overlaps the panel's months.
+    const windowStart = firstDayOfMonth(firstMonth)
+    yield* breathe
+    report("drug_exposures", 0.55)
+    const nEx = yield* count("drug_exposures")
+    const exposures = {
+      patient: sharedArray(Int32Array, nEx),
+      drug: sharedArray(Int32Array, nEx),
+      startDay: sharedArray(Float64Array, nEx),
+      endDay: sharedArray(Float64Array, nEx),
+      adherence: sharedArray(Float64Array, nEx)
+    }
+    const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Int32Array(n)]))
+    yield* byId((after) =>
+      values(sql`SELECT id, patient_id, drug, start_date, end_date, adherence FROM drug_exposures WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([, p, d, s, e, a], i) => {
+      exposures.patient[i] = patientIndex(p)
+      exposures.drug[i] = codeOf.drug(d)
+      exposures.startDay[i] = day(s)
+      exposures.endDay[i] = day(e)
+      exposures.adherence[i] = a === null ? Number.NaN : Number(a)
+      const ends = exposures.endDay[i]!
+      if (exposures.startDay[i]! <= asOfDay && (Number.isNaN(ends) || ends >= windowStart)) drugFlags.get(String(d))![exposures.patient[i]!] = 1
+    })
+
+    yield* breathe
+    report("adverse_events", 0.6)
+    const nAe = yield* count("adverse_events")
+    const adverseEvents = { patient: sharedArray(Int32Array, nAe), drug: sharedArray(Int32Array, nAe), eventType: sharedArray(Int32Array, nAe), day: sharedArray(Float64Array, nAe) }
+    yield* byId((after) => values(sql`SELECT id, patient_id, drug, event_type, date FROM adverse_events WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r, i) => {
+      adverseEvents.patient[i] = patientIndex(r[1])
+      adverseEvents.drug[i] = codeOf.drug(r[2])
+      adverseEvents.eventType[i] = codeOf.adverse_event(r[3])
+      adverseEvents.day[i] = day(r[4])
+    })
+
+    yield* breathe
+    report("encounters", 0.65)
+    const nEn = yield* count("encounters")
+    const kinds = indexer(ENCOUNTER_KINDS)
+    const encounters = { patient: sharedArray(Int32Array, nEn), kind: sharedArray(Int32Array, nEn), startDay: sharedArray(Float64Array, nEn), endDay: sharedArray(Float64Array, nEn) }
+    // By patient ranges, each in (patient, start, id) order: together the order of the whole table.
+    let e = 0
+    for (let from = 0; from < n; from += PATIENTS_PER_READ) {
+      const to = Math.min(n, from + PATIENTS_PER_READ) - 1
+      yield* breathe
+      const rows = yield* values(sql`SELECT patient_id, kind, start_date, end_date FROM encounters
+        WHERE patient_id BETWEEN ${ids[from]!} AND ${ids[to]!} ORDER BY patient_id, start_date, id`)
+      for (const r of rows) {
+        encounters.patient[e] = patientIndex(r[0])
+        encounters.kind[e] = kinds(r[1])
+        encounters.startDay[e] = day(r[2])
+        encounters.endDay[e] = day(r[3])
+        e++
+      }
+    }
+
+    yield* breathe
+    report("device_studies", 0.85)
+    const st = [...yield* values(sql`SELECT id, device, region FROM device_studies`)].sort((a, b) => byCodePoint(String(a[0]), String(b[0])))
+    const studyIndex = indexer(st.map((r) => String(r[0])))
+    const im = yield* values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants ORDER BY id`)
+    const implantIndex = indexer(im.map((r) => String(r[0])))
+    const oc = [...yield* values(sql`SELECT implant_id, metric, value FROM device_outcomes`)].sort((a, b) =>
+      Number(a[0]) - Number(b[0]) || byCodePoint(String(a[1]), String(b[1])))
+    const devices = {
+      studies: { ids: st.map((r) => String(r[0])), device: Int32Array.from(st, (r) => codeOf.device(r[1])), region: Int32Array.from(st, (r) => codeOf.region(r[2])) },
+      implants: {
+        patient: Int32Array.from(im, (r) => patientIndex(r[1])),
+        device: Int32Array.from(im, (r) => codeOf.device(r[2])),
+        study: Int32Array.from(im, (r) => studyIndex(r[3])),
+        day: Float64Array.from(im, (r) => day(r[4]))
+      },
+      outcomes: {
+        implant: Int32Array.from(oc, (r) => implantIndex(r[0])),
+        metric: Int32Array.from(oc, (r) => codeOf.device_metric(r[1])),
+        value: Float64Array.from(oc, (r) => Number(r[2]))
+      }
+    }
+
+    // Surveillance: every series on one weekly grid from the earliest to the latest week.
+    yield* breathe
+    report("surveillance", 0.92)
+    const animalRows = yield* values(sql`SELECT species, condition, region, week, cases FROM animal_surveillance`)
+    const humanRows = yield* values(sql`SELECT condition, region, week, cases FROM human_surveillance`)
+    const weekDays = [...animalRows.map((r) => day(r[3])), ...humanRows.map((r) => day(r[2]))]
+    const firstWeek = weekDays.length === 0 ? asOfDay : weekDays.reduce((a, b) => Math.min(a, b))
+    const lastWeek = weekDays.length === 0 ? asOfDay : weekDays.reduce((a, b) => Math.max(a, b))
+    const weeks = Math.floor((lastWeek - firstWeek) / 7) + 1
+    const series = (map: Map<string, Float64Array>, key: string, week: number, cases: unknown) => {
+      let s = map.get(key)
+      if (s === undefined) {
+        s = new Float64Array(weeks).fill(Number.NaN)
+        map.set(key, s)
+      }
+      s[Math.floor((week - firstWeek) / 7)] = Number(cases)
+    }
+    const animal = new Map<string, Float64Array>()
+    const human = new Map<string, Float64Array>()
+    for (const [sp, c, r, w, k] of animalRows) series(animal, `${sp}/${c}/${r}`, day(w), k)
+    for (const [c, r, w, k] of humanRows) series(human, `${c}/${r}`, day(w), k)
+    const sorted = (m: Map<string, Float64Array>) => new Map([...m].sort(([a], [b]) => byCodePoint(a, b)))
+
+    const resident = (m: Map<string, Int32Array>) =>
+      Effect.forEach([...m], ([code, flags]) => Effect.map(kernels.columnI32(flags), (col) => [code, col] as const)).pipe(Effect.map((e) => new Map(e)))
+    const dataset: Dataset = {
+      id: stamp ?? "",
+      asOf: asOf!,
+      asOfDay,
+      firstMonth,
+      months,
+      vocabulary,
+      vocabularyDetails,
+      axisCoverage: axisCoverageOf(panel, n, months),
+      info,
+      patients: {
+        count: n,
+        ids,
+        birthYear: yield* kernels.columnF64(birthYear),
+        sex: yield* kernels.columnI32(sex),
+        deathDay,
+        region: yield* kernels.columnI32(region),
+        conditions: yield* resident(conditionFlags),
+        drugs: yield* resident(drugFlags)
+      },
+      panel: inPlace === undefined ? yield* kernels.panel(panel, n, AXES.length, months) : { data: panel, ptr: inPlace.ptr, nPatients: n, nAxes: AXES.length, nMonths: months },
+      exposures,
+      adverseEvents,
+      encounters,
+      devices,
+      surveillance: { firstWeek, weeks, animal: sorted(animal), human: sorted(human) }
+    }
+    return dataset
+  })
+
+/** Per axis, the share of patients with at least one score in the panel (axis × patient × month). */
+export const axisCoverageOf = (panel: Float32Array, n: number, months: number): Record<Axis, number> => {
+  const out = {} as Record<Axis, number>
+  AXES.forEach((axis, a) => {
+    let covered = 0
+    for (let p = 0; p < n; p++) {
+      const from = (a * n + p) * months
+      for (let m = 0; m < months; m++) {
+        if (!Number.isNaN(panel[from + m]!)) {
+          covered++
+          break
+        }
+      }
+    }
+    out[axis] = n === 0 ? 0 : covered / n
+  })
+  return out
+}
