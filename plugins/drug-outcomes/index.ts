@@ -1,7 +1,7 @@
 /** The drug-outcomes domain: what happens to patients on a drug, against comparable patients not on it. */
 import { definePlugin, withAnswers } from "../../src/plugin/Plugin.ts"
 import answers from "./example-answers.json" with { type: "json" }
-import { prepareDrugOutcomes } from "./analysis.ts"
+import { prepareDrugOutcomes } from "./perDataset.ts"
 import { drugOutcomes } from "./handler.ts"
 import { DrugOutcomesRequest, DrugOutcomesResponse, OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
