@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { declineOutcomes } from "../../plugins/risk-model/model.ts"
+import { declineOutcomes } from "../../plugins/risk-model/rows.ts"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { makeWasm, reference } from "../../src/kernels/Kernels.ts"
 import { RULE_NAMES } from "../../src/kernels/reference/decayRules.ts"
