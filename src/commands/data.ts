@@ -1,0 +1,119 @@
+/** `hcc data …`: generate, import and export the health dataset (docs/cli.md, docs/data.md). */
+import { Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { AppConfig } from "../config/AppConfig.ts"
+import { importChunks, readFolder, writeFolder } from "../health/csv.ts"
+import * as Database from "../db/Database.ts"
+import { replaceDataset } from "../health/DatasetWriter.ts"
+import { removeSnapshot } from "../health/snapshot.ts"
+import { generatedChunks, MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
+import { progressBar } from "../health/progress.ts"
+import { exportFhir } from "../import/fhir/exportFhir.ts"
+import { formatSummary } from "../import/importCommon.ts"
+import { importFhir } from "../import/importFhir.ts"
+import { importOmop } from "../import/importOmop.ts"
+import { emit, UsageError } from "./output.ts"
+
+/** The migrated database of the configured data folder. */
+const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
+
+const SWITCH_NOTE = "A running server switches to it on its own within HCC_DATASET_POLL_SECONDS (10 s by default), answering from the old one meanwhile."
+
+export const dataGenerate = Command.make(
+  "generate",
+  {
+    patients: Flag.Int("patients").pipe(Flag.withDescription(`Patients to generate, 1 to ${MAX_PATIENTS} (default HCC_POPULATION, 50000)`), Flag.optional),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Generator seed (default HCC_SEED); the same seed gives the same data"), Flag.optional)
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const patients = Option.getOrElse(flags.patients, () => config.population)
+      const seed = Option.getOrElse(flags.seed, () => config.seed)
+      if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new UsageError(`--patients must be between 1 and ${MAX_PATIENTS}`))
+      if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
+      const started = performance.now()
+      yield* replaceDataset(generatedChunks({ patients, seed }), { onProgress: progressBar(`generating ${patients} patients`) })
+      yield* removeSnapshot(config.dataDir)
+      const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
+      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${SWITCH_NOTE}`)
+    }).pipe(Effect.provide(DatabaseLive))
+).pipe(
+  Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"),
+  Command.withExamples([{ command: "hcc data generate --patients 200000 --seed 7", description: "200,000 patients from seed 7 (progress on stderr)" }])
+)
+
+const folder = Argument.String("folder").pipe(Argument.withDescription("Folder to write to (created when missing)"))
+const sources = Argument.String("paths").pipe(
+  Argument.atLeast(1),
+  Argument.withDescription("csv: one folder of <table>.csv files; fhir: folders of Bulk Data files (*.ndjson, *.ndjson.gz) or the files; omop: one folder of OMOP CDM tables (CSV or TSV)")
+)
+
+export const dataImport = Command.make(
+  "import",
+  {
+    paths: sources,
+    format: Flag.Literals("format", ["csv", "fhir", "omop"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default), fhir (FHIR R4 Bulk Data) or omop (OMOP CDM 5.4)")),
+    asOf: Flag.String("as-of").pipe(Flag.withDescription("fhir, omop: the dataset's as_of date, YYYY-MM-DD (default the latest date in the data)"), Flag.optional),
+    axisModel: Flag.String("axis-model").pipe(Flag.withDescription("fhir, omop: an axis model file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
+    regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional)
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      if (flags.format === "csv") {
+        if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
+        const folder = flags.paths[0]!
+        const rows = yield* readFolder(folder)
+        yield* replaceDataset(importChunks(rows), { onProgress: progressBar("importing") })
+        yield* removeSnapshot(config.dataDir)
+        const patients = rows.patients?.length ?? 0
+        return yield* emit({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${SWITCH_NOTE}`)
+      }
+      const options = {
+        paths: flags.paths,
+        asOf: Option.getOrUndefined(flags.asOf),
+        axisModelFile: Option.getOrUndefined(flags.axisModel),
+        regionMapFile: Option.getOrUndefined(flags.regionMap),
+        stagingDir: config.dataDir,
+        onProgress: progressBar(`importing ${flags.format.toUpperCase()}`)
+      }
+      if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
+      const summary = flags.format === "omop" ? yield* importOmop({ ...options, folder: flags.paths[0]! }) : yield* importFhir(options)
+      yield* removeSnapshot(config.dataDir)
+      yield* emit(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`)
+    }).pipe(Effect.provide(DatabaseLive))
+).pipe(
+  Command.withDescription("Replace the health dataset with an import; everything is checked first and nothing is written if anything is wrong (docs/data.md)"),
+  Command.withExamples([
+    { command: "hcc data import ./my-data", description: "Import ./my-data/patients.csv and the other tables" },
+    { command: "hcc data import --format fhir ./bulk-export", description: "Import a FHIR R4 Bulk Data export (Patient.ndjson, Observation.1.ndjson.gz, …)" },
+    { command: "hcc data import --format omop ./cdm --json", description: "Import OMOP CDM 5.4 tables; the summary as JSON" }
+  ])
+)
+
+export const dataExport = Command.make(
+  "export",
+  {
+    folder,
+    format: Flag.Literals("format", ["csv", "fhir"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default) or fhir (FHIR R4 Bulk Data NDJSON)")),
+    gzip: Flag.Boolean("gzip").pipe(Flag.withDefault(false), Flag.withDescription("fhir: write .ndjson.gz files"))
+  },
+  ({ folder, format, gzip }) =>
+    Effect.gen(function*() {
+      if (format === "csv") {
+        yield* writeFolder(folder, progressBar("exporting"))
+        return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
+      }
+      const written = yield* exportFhir({ folder, gzip, onProgress: progressBar("exporting FHIR") })
+      yield* emit({ format, folder, resources: written }, () =>
+        `exported the health dataset to ${folder} as FHIR R4 Bulk Data: ${Object.entries(written).map(([t, n]) => `${n} ${t}`).join(", ")}`)
+    }).pipe(Effect.provide(DatabaseLive))
+).pipe(
+  Command.withDescription("Write the health dataset as CSV files in the layout import reads, or as FHIR R4 Bulk Data files that import back to the same dataset"),
+  Command.withExamples([
+    { command: "hcc data export ./backup", description: "One CSV file per table in ./backup" },
+    { command: "hcc data export --format fhir --gzip ./bulk", description: "Patient.ndjson.gz, Observation.ndjson.gz, … in ./bulk" }
+  ])
+)
+

@@ -1,0 +1,25 @@
+/** What every `hcc` command shares: `--json`, usage errors, tables and printing a result. */
+import { Console, Effect } from "effect"
+import { Flag, GlobalFlag } from "effect/cli"
+
+/** `--json` on every command: results as JSON on stdout, errors as problem JSON on stderr. */
+export const Json = GlobalFlag.Setting("json")({
+  flag: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print the result as JSON on stdout, and any error as problem JSON on stderr"),
+    Flag.withDefault(false)
+  )
+})
+
+/** A command called wrongly (a bad flag value): exit 2, like a parse error. */
+export class UsageError extends Error {}
+
+/** Left-aligned columns, header first. */
+export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
+  return [header, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
+}
+
+/** Prints the result: JSON when `--json`, else the human text. */
+export const emit = (value: unknown, human: () => string) =>
+  Effect.flatMap(Json, (json) => Console.log(json ? JSON.stringify(value) : human()))
+
