@@ -14,19 +14,13 @@ import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { STANDARD_SYSTEM_NAMES } from "../health/codeSystems.ts"
 import { labelOf, nameOf } from "./concepts.ts"
 import type { Made, RowsOptions, StagedFacts } from "./Staging.ts"
-
-/** Days after an implant in which a revision or complication counts towards its rate metrics. */
-export const FOLLOW_UP_DAYS = 365
-/** Two records of the same patient's implant of one category this close are one implant. */
-export const SAME_IMPLANT_DAYS = 7
-
-/** Rows per chunk handed to the writer. */
-const ROWS_PER_CHUNK = 20_000
+import { coursesOf, ROWS_PER_CHUNK } from "./courses.ts"
+import { implantsOf } from "./implants.ts"
 
 const known = new Set(STANDARD_SYSTEM_NAMES)
 
 /** The dataset's vocabulary and how each staged concept maps into it. */
-type Vocab = ReturnType<typeof vocabularyOf>
+export type Vocab = ReturnType<typeof vocabularyOf>
 
 /**
  * The dataset's tables from the staged facts, as writer chunks (lazily), and, once they have all
@@ -265,167 +259,6 @@ const vocabularyOf = (s: StagedFacts, options: RowsOptions) => {
   }
 }
 
-/**
- * Drug courses, patient by patient: a course of several ingredients is one course each; its
- * adherence is the stated one, else the proportion of the course's days covered by the patient's
- * dispenses of the ingredient (PQA PDC: a supply that overlaps the one before is shifted to
- * start after it), else unknown (no dispenses: NULL, never assumed). Dispenses of an ingredient
- * the patient has no course of make one course, from the first to the end of the last supply.
- */
-function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: (rows: Rows) => Chunk): Generator<Chunk> {
-  interface C {
-    readonly f: number
-    readonly l: number
-    readonly src: string
-    readonly patient: number
-    readonly drug: string
-    readonly sub: number
-    readonly start: number
-    readonly end: number | null
-    readonly adherence: number | null
-  }
-  const out: Array<C> = []
-  const courses = s.db.prepare("SELECT f, l, src, patient, concept, start, finish, adherence FROM course ORDER BY patient").iterate() as Iterator<Record<string, number | string | null>>
-  const dispenses = s.db.prepare("SELECT patient, concept, day, days FROM dispense ORDER BY patient, day").iterate() as Iterator<Record<string, number>>
-  let nextCourse = courses.next()
-  let nextDispense = dispenses.next()
-  const patientOf = (r: IteratorResult<Record<string, unknown>>) => (r.done === true ? Number.POSITIVE_INFINITY : Number(r.value.patient))
-  let synthetic = 0
-  while (nextCourse.done !== true || nextDispense.done !== true) {
-    const p = Math.min(patientOf(nextCourse), patientOf(nextDispense))
-    const mine: Array<Record<string, number | string | null>> = []
-    while (patientOf(nextCourse) === p) {
-      mine.push(nextCourse.value!)
-      nextCourse = courses.next()
-    }
-    const supplies = new Map<string, Array<readonly [number, number]>>()
-    while (patientOf(nextDispense) === p) {
-      const d = nextDispense.value!
-      for (const drug of vocab.codesOf(d.concept!)) {
-        const list = supplies.get(drug) ?? []
-        list.push([d.day!, d.days!])
-        supplies.set(drug, list)
-      }
-      nextDispense = dispenses.next()
-    }
-    const covered = new Set<string>()
-    for (const c of mine) {
-      vocab.codesOf(Number(c.concept)).forEach((drug, sub) => {
-        covered.add(drug)
-        const start = Number(c.start)
-        const end = c.finish === null ? null : Number(c.finish)
-        const stated = c.adherence === null ? null : Number(c.adherence)
-        const s = supplies.get(drug)
-        out.push({ f: Number(c.f), l: Number(c.l), src: String(c.src), patient: p, drug, sub, start, end, adherence: stated ?? (s === undefined ? null : pdc(s, start, end ?? asOfDay)) })
-      })
-    }
-    for (const [drug, s] of supplies) {
-      if (covered.has(drug)) continue
-      const start = s[0]![0]
-      let end = start
-      for (const [day, days] of s) end = Math.max(end, day + days - 1)
-      synthetic++
-      out.push({ f: Number.MAX_SAFE_INTEGER, l: synthetic, src: "", patient: p, drug, sub: 0, start, end, adherence: pdc(s, start, end) })
-    }
-  }
-  out.sort((a, b) => a.f - b.f || a.l - b.l || a.sub - b.sub)
-  let batch: Array<Row> = []
-  let sources: Array<Row> = []
-  for (const [i, c] of out.entries()) {
-    batch.push([i + 1, c.patient + 1, c.drug, formatDate(c.start), c.end === null ? null : formatDate(c.end), c.adherence === null ? null : Math.round(c.adherence * 1e4) / 1e4])
-    if (c.src !== "") sources.push(["drug_exposures", String(i + 1), c.src])
-    if (batch.length >= ROWS_PER_CHUNK) {
-      yield emit({ drug_exposures: batch, source_ids: sources })
-      batch = []
-      sources = []
-    }
-  }
-  yield emit({ drug_exposures: batch, source_ids: sources })
-}
-
-/**
- * Implants (procedures of an implant category, or whose focal device is of one), grouped into
- * studies by the organization that performed them (the procedure's performer, else its
- * encounter's service provider), and their outcomes: the source's own outcome observations, else
- * for each rate metric 1 when a revision or complication of the category happened to the patient
- * within FOLLOW_UP_DAYS of the implant, 0 otherwise.
- */
-const implantsOf = (s: StagedFacts): Rows => {
-  const deviceOf = new Map((s.db.prepare("SELECT src, device FROM device WHERE device IS NOT NULL").all() as Array<{ readonly src: string; readonly device: string }>).map((d) => [d.src, d.device]))
-  const encounterOrg = s.db.prepare("SELECT org FROM encounter WHERE src = ? LIMIT 1")
-  const patientRegion = s.db.prepare("SELECT region FROM patient WHERE idx = ?")
-  interface Implant {
-    readonly src: string
-    readonly type: string
-    readonly patient: number
-    readonly device: string
-    readonly day: number
-    readonly org: string
-  }
-  const implants: Array<Implant> = []
-  const daysOf = new Map<string, ReadonlyArray<number>>()
-  for (const r of s.db.prepare("SELECT src, type, patient, device, devices, day, org, encounter FROM procedure ORDER BY f, l").all() as Array<Record<string, string | number | null>>) {
-    const device = (r.device as string | null) ?? (JSON.parse(String(r.devices)) as Array<string>).map((d) => deviceOf.get(d)).find((d) => d !== undefined)
-    if (device === undefined) {
-      s.report.note("Procedure whose focal device is of no implant category: left out")
-      continue
-    }
-    const viaEncounter = r.encounter === null ? null : (encounterOrg.get(String(r.encounter)) as { readonly org: string | null } | undefined)?.org ?? null
-    const org = s.organizationOf(r.org as string | null) ?? s.organizationOf(viaEncounter) ?? ""
-    const implant = { src: String(r.src), type: String(r.type), patient: Number(r.patient), device, day: Number(r.day), org }
-    // One implant recorded twice (a procedure and a device exposure, say) is counted once.
-    const key = `${implant.patient}|${device}`
-    const days = daysOf.get(key) ?? []
-    if (days.some((d) => Math.abs(d - implant.day) <= SAME_IMPLANT_DAYS)) {
-      s.report.note(`implant recorded again within ${SAME_IMPLANT_DAYS} days: counted once`)
-      continue
-    }
-    daysOf.set(key, [...days, implant.day])
-    implants.push(implant)
-  }
-  const categories = new Map<string, Set<string>>()
-  for (const i of implants) categories.set(i.org, (categories.get(i.org) ?? new Set()).add(i.device))
-  const studyOf = (i: Implant) => i.org === "" ? `unknown_organization/${i.device}` : categories.get(i.org)!.size === 1 ? i.org : `${i.org}/${i.device}`
-  const studies = new Map<string, Row>()
-  const studySources: Array<Row> = []
-  for (const i of implants) {
-    const id = studyOf(i)
-    if (studies.has(id)) continue
-    const region = s.organizations.get(i.org)?.region ?? (patientRegion.get(i.patient) as { readonly region: string }).region
-    studies.set(id, [id, i.device, region])
-    if (i.org !== "") studySources.push(["device_studies", id, `${s.format === "omop" ? "care_site" : "Organization"}/${i.org}`])
-  }
-  const outcomeOf = s.db.prepare("SELECT metric, value FROM outcome WHERE implant = ?")
-  const eventsOf = s.db.prepare("SELECT metric, devices FROM device_event WHERE patient = ? AND day BETWEEN ? AND ?")
-  const rateMetrics = DEFAULT_VOCABULARY.device_metric.map((m) => m.code).filter((m) => m.endsWith("_rate"))
-  const implantRows: Array<Row> = []
-  const outcomeRows: Array<Row> = []
-  const sources: Array<Row> = []
-  implants.forEach((i, k) => {
-    const id = k + 1
-    implantRows.push([id, i.patient + 1, i.device, studyOf(i), formatDate(i.day)])
-    sources.push(["device_implants", String(id), `${i.type}/${i.src}`])
-    const stated = outcomeOf.all(i.src) as Array<{ readonly metric: string; readonly value: number }>
-    if (stated.length > 0) {
-      for (const o of [...stated].sort((a, b) => (a.metric < b.metric ? -1 : 1))) outcomeRows.push([id, o.metric, o.value])
-      return
-    }
-    const happened = new Set<string>()
-    for (const e of eventsOf.all(i.patient, i.day, i.day + FOLLOW_UP_DAYS) as Array<{ readonly metric: string; readonly devices: string }>) {
-      if (e.devices === "" || e.devices.split(",").includes(i.device)) happened.add(e.metric)
-    }
-    // A device infection or failure is also a complication.
-    if (happened.has("infection_rate") || happened.has("device_failure_rate")) happened.add("complication_rate")
-    for (const metric of [...rateMetrics].sort()) outcomeRows.push([id, metric, happened.has(metric) ? 1 : 0])
-  })
-  return {
-    device_studies: [...studies.values()].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)),
-    device_implants: implantRows,
-    device_outcomes: outcomeRows,
-    source_ids: [...studySources, ...sources]
-  }
-}
-
 /** The unmapped codes by how many patients have them, most first (conditions, drugs, adverse events). */
 const unmappedOf = (s: StagedFacts, vocab: Vocab): Made["unmapped"] => {
   const counts = new Map<number, number>()
@@ -441,23 +274,3 @@ const unmappedOf = (s: StagedFacts, vocab: Vocab): Made["unmapped"] => {
 }
 
 const formatMonthOf = (month: number) => formatDate(lastDayOfMonth(month)).slice(0, 7)
-
-/**
- * Proportion of days covered over [start, end] by supplies (day handed over, days supplied), in
- * the order handed over; a supply that starts before the one before it runs out starts the day
- * after (Pharmacy Quality Alliance, PDC methodology). 0–1.
- */
-export const pdc = (supplies: ReadonlyArray<readonly [number, number]>, start: number, end: number): number => {
-  const sorted = [...supplies].sort((a, b) => a[0] - b[0])
-  let coveredUntil = Number.NEGATIVE_INFINITY
-  let covered = 0
-  for (const [day, days] of sorted) {
-    const from = Math.max(day, coveredUntil + 1)
-    const to = from + days - 1
-    coveredUntil = to
-    const a = Math.max(from, start)
-    const b = Math.min(to, end)
-    if (b >= a) covered += b - a + 1
-  }
-  return end < start ? 0 : Math.min(1, covered / (end - start + 1))
-}
