@@ -1,6 +1,6 @@
 /**
  * The server and the CLI load only the parts of @effect/platform-node they use: its index also
- * loads the Redis client (about 150 ms of every start, for a service that never talks to Redis).
+ * loads the Redis client (for a service that never talks to Redis).
  */
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
