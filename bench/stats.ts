@@ -15,6 +15,7 @@ import { join, resolve } from "node:path"
 import * as SqliteClient from "../src/db/SqliteClient.ts"
 import { loadDataset } from "../src/health/loader.ts"
 import { Kernels } from "../src/kernels/Kernels.ts"
+import * as KernelsLayer from "../src/kernels/Kernels.ts"
 import { deviceCoverageOnData, deviceCoverageSimulated, oneHealthUnderGenerator } from "./simulations.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
@@ -47,5 +48,5 @@ await Effect.runPromise(
     lines.push("", "one health: correlation_found under the generator (nominal 5 %)")
     lines.push(`  unlinked pairs (40 seeds): ${oh.alarms} of ${oh.pairs} (${pct(oh.alarms, oh.pairs)}); planted leads at their lag: ${oh.leadsAtLag} of ${oh.leads}`)
     console.log(lines.join("\n"))
-  }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+  }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
 )

@@ -2,6 +2,9 @@
 import { Effect, Schema } from "effect"
 import { AXES, AxisCode, distinctNonEmpty, QueryType, TimeRange } from "../../src/plugin/Plugin.ts"
 
+/** Directions a query may state. */
+export const DIRECTIONS = ["declining", "improving", "stable"] as const
+
 /** The request body. */
 export const ClinicalRequest = Schema.Struct({
   query: Schema.String.check(

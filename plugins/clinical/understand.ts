@@ -9,9 +9,10 @@
  */
 import { AXES, type Axis, canonicalOrder, editDistance } from "../../src/plugin/Plugin.ts"
 import lexicon from "./lexicon.json" with { type: "json" }
+import { DIRECTIONS } from "./schema.ts"
 
-/** Directions a query may state. */
-export const DIRECTIONS = ["declining", "improving", "stable"] as const
+export { DIRECTIONS } from "./schema.ts"
+
 export type Direction = (typeof DIRECTIONS)[number]
 
 /** One recognised mention: the words as written and what they mean. */

@@ -8,13 +8,8 @@
  */
 import { Effect } from "effect"
 import { AXES, type Axis, canonicalOrder, type CohortCriteria, type Dataset, datasetCache, Disclosure, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, preparedPerDataset, primed, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
-import { GRANULARITY_KEYS, type PopulationRequest, type PopulationResponse } from "./schema.ts"
+import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
-/**
- * Smallest cohort reported whatever the service's minimum cell size (CMS cell-size suppression
- * policy: no cell of 1–10 beneficiaries); a larger minimum cell size raises it.
- */
-export const MIN_COHORT = 11
 
 /** Label of the period a month (y × 12 + m − 1) falls in. */
 export const periodLabel = (granularity: keyof typeof GRANULARITY_KEYS, month: number): string =>

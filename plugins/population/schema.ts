@@ -28,6 +28,12 @@ const thresholdFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKe
   readonly [K in (typeof AXES)[number]]: Schema.optionalKey<typeof Bounds>
 }
 
+/**
+ * Smallest cohort reported whatever the service's minimum cell size (CMS cell-size suppression
+ * policy: no cell of 1–10 beneficiaries); a larger minimum cell size raises it.
+ */
+export const MIN_COHORT = 11
+
 /** Who is in the cohort; every part optional, parts combine with AND; {} is everyone. */
 export const CohortDefinition = Schema.Struct({
   age_range: Schema.optionalKey(AgeRange),

@@ -9,13 +9,13 @@
 import { Effect } from "effect"
 import { AXES, type Axis, type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
 import { AGE_CENTRE, AXIS_CENTRE, base, type Base, DAYS_PER_YEAR, modelRows, READMISSION_DAYS, type Rows } from "./rows.ts"
+import type { RiskType } from "./schema.ts"
 import { clusterRobustCovariance, rowProbabilities, validate } from "./validation.ts"
+
+export { RISK_TYPES, type RiskType } from "./schema.ts"
 
 export { AGE_CENTRE, AXIS_CENTRE, DECLINE_BLOCK_MONTHS, DECLINE_POINTS, INPATIENT, READMISSION_DAYS } from "./rows.ts"
 
-/** The risk types, each its own model. */
-export const RISK_TYPES = ["hospitalization", "readmission", "health_decline"] as const
-export type RiskType = (typeof RISK_TYPES)[number]
 
 /** A condition enters a model when at least this many of its rows have the outcome, and as many do not. */
 export const MIN_CONDITION_CELL = 10

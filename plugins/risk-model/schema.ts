@@ -1,7 +1,10 @@
 /** Request and response of POST /v1/risk-model. */
 import { Effect, Schema } from "effect"
 import { AgeRange, AXES, AxisScore, Code, Days } from "../../src/plugin/Plugin.ts"
-import { RISK_TYPES } from "./model.ts"
+
+/** The risk types, each its own model. */
+export const RISK_TYPES = ["hospitalization", "readmission", "health_decline"] as const
+export type RiskType = (typeof RISK_TYPES)[number]
 
 const snapshotFields = Object.fromEntries(AXES.map((a) => [a, Schema.optionalKey(AxisScore)])) as {
   readonly [K in (typeof AXES)[number]]: Schema.optionalKey<typeof AxisScore>

@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { CatalogResponse, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
-import type { Plugin, TypedPlugin } from "../plugin/spec.ts"
+import type { DomainErrorSpec, Plugin } from "../plugin/spec.ts"
 import {
   BadRequest,
   Conflict,
@@ -58,8 +58,21 @@ export const successSchema = <F extends Schema.Struct.Fields>(plugin: { readonly
     })
   })
 
+/** What the HTTP contract needs of a plugin: its contract, no code (a plugin's `contract.ts` or the plugin itself). */
+export interface EndpointContract<Name extends string, Req extends Schema.Top, F extends Schema.Struct.Fields> {
+  readonly name: Name
+  readonly path: string
+  readonly summary: string
+  readonly description?: string | undefined
+  readonly request: Req
+  readonly response: Schema.Struct<F>
+  readonly hcc_cost: number
+  readonly errors?: ReadonlyArray<DomainErrorSpec> | undefined
+  readonly experimental?: boolean | undefined
+}
+
 /** The POST endpoint of one plugin. */
-export const pluginEndpoint = <Name extends string, Req extends Schema.Top, F extends Schema.Struct.Fields>(plugin: TypedPlugin<Name, Req, Schema.Struct<F>>) =>
+export const pluginEndpoint = <Name extends string, Req extends Schema.Top, F extends Schema.Struct.Fields>(plugin: EndpointContract<Name, Req, F>) =>
   HttpApiEndpoint.post(plugin.name, plugin.path as `/${string}`, {
     payload: plugin.request,
     success: successSchema(plugin),

@@ -5,17 +5,19 @@
  * interface (referenceCore.ts), for differential tests and as the benchmark baseline. Inputs are
  * checked once around either core (checks.ts: shapes); values are the caller's business (NaN = missing).
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { breathe } from "../eventLoop.ts"
 import { recordKernel } from "../observability/Metrics.ts"
 import { Arena } from "./Arena.ts"
 import { KernelError } from "./KernelError.ts"
 import { referenceCore } from "./referenceCore.ts"
+import { Kernels } from "./service.ts"
 import type { CoreKernels, KernelsService } from "./types.ts"
 import { makeWasmCore } from "./wasmCore.ts"
 import { instantiateCore } from "./WasmModule.ts"
 
 export * from "./types.ts"
+export { Kernels } from "./service.ts"
 export { makeWasmCore } from "./wasmCore.ts"
 export { referenceCore } from "./referenceCore.ts"
 
@@ -70,16 +72,14 @@ export const makeWasm = (arena: Arena): KernelsService => toService(makeWasmCore
 /** The TypeScript twins behind the same interface. */
 export const reference: KernelsService = toService(referenceCore)
 
-/** The compute core, as plugins require it. */
-export class Kernels extends Context.Service<Kernels, KernelsService>()("hcc/Kernels") {
-  /** The WASM core: instantiated once when the layer is built (start-up), fails start-up if missing. */
-  static readonly layerWasm = Layer.effect(
-    Kernels,
-    Effect.try({
-      try: () => timed(makeWasm(new Arena(instantiateCore()))),
-      catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
-    })
-  )
-  /** The TypeScript twins (tests, benchmark baseline). */
-  static readonly layerReference = Layer.succeed(Kernels, reference)
-}
+/** The WASM core: instantiated once when the layer is built (start-up), fails start-up if missing. */
+export const layerWasm = Layer.effect(
+  Kernels,
+  Effect.try({
+    try: () => timed(makeWasm(new Arena(instantiateCore()))),
+    catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
+  })
+)
+
+/** The TypeScript twins (tests, benchmark baseline). */
+export const layerReference = Layer.succeed(Kernels, reference)

@@ -10,11 +10,13 @@
  * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
  */
 export {
+  defineContract,
   definePlugin,
   DOMAIN_ERROR_STATUSES,
   type DomainErrorSpec,
   type Plugin,
   PLUGIN_API_VERSION,
+  type PluginContract,
   type PluginExample,
   type PluginServices,
   type PluginSpec,
@@ -33,7 +35,8 @@ export {
   replayBases
 } from "./disclosure.ts"
 
-export { type GlmFamily, type GlmResult, Kernels, type KernelsService, type Panel } from "../kernels/Kernels.ts"
+export { Kernels } from "../kernels/service.ts"
+export type { GlmFamily, GlmResult, KernelsService, Panel } from "../kernels/types.ts"
 export {
   ADHERENCE_THRESHOLD,
   type Cohort,
@@ -62,9 +65,7 @@ export {
   yearOfDay
 } from "../health/calendar.ts"
 /** The names of the decay rules (`Kernels.evaluateRules`' axis-mask bits) and of the trajectory models (`Kernels.fitTrajectories`' model index), in kernel order. */
-export { RULE_NAMES } from "../kernels/reference/decayRules.ts"
-export { MODEL_NAMES } from "../kernels/reference/trajectory.ts"
-
+export { MODEL_NAMES, RULE_NAMES } from "../kernels/names.ts"
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"

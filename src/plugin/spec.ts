@@ -100,6 +100,30 @@ export interface PluginSpec<
   readonly handler: (request: Req["Type"]) => Effect.Effect<Res["Type"], DomainError, R>
 }
 
+/**
+ * What a plugin declares besides its code: name, path, schemas, cost, errors, vocabularies,
+ * examples and small-cell declaration. A typed client needs only this (a plugin's `contract.ts`,
+ * which imports no handler), and `definePlugin({ ...contract, handler })` completes it.
+ */
+export type PluginContract<
+  Req extends Schema.Top,
+  Res extends Schema.Struct<Schema.Struct.Fields>
+> = Omit<PluginSpec<Req, Res, never>, "handler" | "prepare">
+
+/** A contract that still knows its name and schemas (what {@link defineContract} returns). */
+export type TypedContract<Name extends string, Req extends Schema.Top, Res extends Schema.Struct<Schema.Struct.Fields>> = PluginContract<Req, Res> & {
+  readonly name: Name
+  readonly request: Req
+  readonly response: Res
+}
+
+/** Declares a plugin's contract (its code comes with {@link definePlugin}). */
+export const defineContract = <
+  const Name extends string,
+  Req extends Schema.Top,
+  Res extends Schema.Struct<Schema.Struct.Fields>
+>(contract: PluginContract<Req, Res> & { readonly name: Name }): TypedContract<Name, Req, Res> => contract as TypedContract<Name, Req, Res>
+
 /** A plugin with its types erased, as the registry and the HTTP layer hold it. */
 export interface Plugin {
   readonly name: string
@@ -147,7 +171,7 @@ export const definePlugin = <
  * examples: `export default withAnswers(answers, definePlugin({ … }))`. They become the 200
  * examples of the OpenAPI document.
  */
-export const withAnswers = <P extends Plugin>(answers: Readonly<Record<string, unknown>>, plugin: P): P => ({
+export const withAnswers = <P extends { readonly examples?: ReadonlyArray<PluginExample<any>> | undefined }>(answers: Readonly<Record<string, unknown>>, plugin: P): P => ({
   ...plugin,
   examples: (plugin.examples ?? []).map((ex) => {
     const answer = answers[ex.name]

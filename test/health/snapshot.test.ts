@@ -15,6 +15,7 @@ import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import { datasetStamp, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotRead, writeSnapshot } from "../../src/health/snapshot.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
+import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { startOn } from "../support/engines.ts"
 import { COLD } from "../support/questions.ts"
 import { call, fixtureDataDir, hcc, newAccount, startServer, type TestServer, tempDataDir, waitForLog, waitReady } from "../support/server.ts"
@@ -41,7 +42,7 @@ describe("the snapshot file", () => {
   const read = (p: string, s: string) =>
     Effect.runPromise(Effect.gen(function*() {
       return yield* readSnapshot(p, s, yield* Kernels)
-    }).pipe(Effect.provide(Kernels.layerWasm)))
+    }).pipe(Effect.provide(KernelsLayer.layerWasm)))
 
   beforeAll(async () => {
     const data = fixtureDataDir(inject("fixtureDir"))
@@ -49,7 +50,7 @@ describe("the snapshot file", () => {
       Effect.gen(function*() {
         const s = yield* datasetStamp
         return [yield* loadDataset(yield* Kernels), s!] as const
-      }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(data, "hcc.db") }))))
+      }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(data, "hcc.db") }))))
     )
     await Effect.runPromise(writeSnapshot(path, stamp, loaded))
   }, 60_000)

@@ -15,6 +15,7 @@ import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
+import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { AXES, firstDayOfMonth, monthOfDay, SEXES } from "../../src/plugin/Plugin.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
@@ -49,7 +50,7 @@ beforeAll(async () => {
     Effect.gen(function*() {
       return yield* loadDataset(yield* Kernels)
     }).pipe(
-      Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(server.dataDir, "hcc.db") })))
+      Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(server.dataDir, "hcc.db") })))
     )
   )
 }, 180_000)

@@ -10,6 +10,7 @@ import { describe, expect, inject, it } from "vitest"
 import { loadDataset } from "../../src/health/loader.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
+import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { cohortMonthSums, preparePopulation } from "../../plugins/population/handler.ts"
 
 describe("population's month sums", () => {
@@ -39,7 +40,7 @@ describe("population's month sums", () => {
           expect(ours.sum.every((v, i) => Object.is(v, trend.sum[i]))).toBe(true)
         }
         return Object.keys(cohorts).length
-      }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+      }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
     )
     expect(checked).toBe(4)
   })

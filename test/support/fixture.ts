@@ -9,6 +9,7 @@ import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import { Kernels, type KernelsService } from "../../src/kernels/Kernels.ts"
+import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { fixtureDataDir, startServer, type TestServer, waitReady } from "./server.ts"
 
 /** The dataset, the WASM kernels it is resident in, and a ready server on a copy of it. */
@@ -18,7 +19,7 @@ export const fixtureServerAndData = async (): Promise<{ readonly server: TestSer
     Effect.gen(function*() {
       const k = yield* Kernels
       return [yield* loadDataset(k), k] as const
-    }).pipe(Effect.provide(Layer.mergeAll(Kernels.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+    }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
   )
   const server = await startServer({ dataDir: dir })
   await waitReady(server)

@@ -11,8 +11,8 @@
  */
 import { compact, expK } from "./common.ts"
 
-/** Model names by code. */
-export const MODEL_NAMES = ["stable", "linear", "exponential_decay", "exponential_plateau", "logistic"] as const
+export { MODEL_NAMES } from "../names.ts"
+
 /** Parameters per model. */
 export const MODEL_PARAMS = [1, 2, 2, 3, 4] as const
 
