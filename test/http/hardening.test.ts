@@ -64,8 +64,8 @@ const sendWith = (server: TestServer, agent: Agent, path: string, body: unknown,
 const postWith = (server: TestServer, agent: Agent, path: string, body: unknown, token: string) => sendWith(server, agent, path, body, token).done
 
 describe("graceful shutdown with keep-alive clients", () => {
-  it("answers every request whose bytes were sent before SIGTERM, with Connection: close, and exits 0 well within the grace", async () => {
-    const server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "10" } })
+  it("answers every request whose bytes were sent before SIGTERM, with Connection: close, and exits 0 without waiting for the grace", async () => {
+    const server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "600" } })
     await waitReady(server)
     const agent = new Agent({ keepAlive: true, maxSockets: 12 })
     // Twelve keep-alive connections, idle after a first answer each.
@@ -74,14 +74,13 @@ describe("graceful shutdown with keep-alive clients", () => {
     // Twelve more requests on those connections; SIGTERM as soon as their bytes are on the wire.
     const pending = Array.from({ length: 12 }, (_, i) => sendWith(server, agent, "/v1/slow-echo", { tag: `t-${i}`, ms: 300 }, server.demoToken))
     await Promise.all(pending.map((p) => p.sent))
-    const started = Date.now()
     const exit = server.stop("SIGTERM")
     const answers = await Promise.all(pending.map((p) => p.done))
     expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200))
     expect(answers.map((a) => JSON.parse(a.body).tag).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `t-${i}`).sort())
     expect(answers.every((a) => a.headers.connection === "close")).toBe(true)
+    // The grace period is longer than the test may take: exiting at all means it did not wait for it.
     expect(await exit).toBe(0)
-    expect(Date.now() - started).toBeLessThan(5000)
     agent.destroy()
   })
 })

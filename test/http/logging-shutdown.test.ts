@@ -52,7 +52,7 @@ describe("request log", () => {
 
 describe("SIGTERM", () => {
   it("finishes in-flight requests, refuses new connections, exits 0", async () => {
-    const server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "10" } })
+    const server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "600" } })
     const inflight = call(server, "/v1/slow-echo", { body: { tag: "finish-me", ms: 800 } })
     await new Promise((r) => setTimeout(r, 200))
     const exit = server.stop("SIGTERM")
@@ -72,11 +72,9 @@ describe("SIGTERM", () => {
     const res = await inflight
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ tag: "finish-me", hcc_cost: 0.5 })
-    // The client keeps its connection alive; the server still exits once the request is done,
-    // well before the 10 s grace period.
-    const stoppedAt = Date.now()
+    // The client keeps its connection alive; the server still exits once the request is done
+    // (the grace period is longer than the test may take: exiting at all means it did not wait for it).
     expect(await exit).toBe(0)
-    expect(Date.now() - stoppedAt).toBeLessThan(5000)
     expect(server.logLines().some((l) => l.msg === "stopped")).toBe(true)
   })
 })
