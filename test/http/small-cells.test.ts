@@ -190,17 +190,26 @@ describe("generated questions on a dataset with small groups", () => {
     expect(answered).toBeGreaterThan(0)
   })
 
-  it("drug-outcomes: the cohort and the counts its rates imply are never 1 to 10", async () => {
-    for (let i = 0; i < 24; i++) {
-      const request = {
+  it("drug-outcomes: the cohort and the counts its rates imply are never 1 to 10; a population_size under 11 is raised to it", async () => {
+    // Every drug's patients with an adverse event of it (some have none here), then generated questions.
+    const requests = [
+      ...data.vocabulary.drug.map((drug) => ({ drug, outcome_type: "adverse_events", population_size: "minimum_1" })),
+      ...Array.from({ length: 24 }, () => ({
         drug: pick(data.vocabulary.drug),
         outcome_type: pick(["efficacy", "adverse_events", "adherence"]),
         axes_filter: some(AXES, 3),
         population_size: `minimum_${int(1, 20)}`
-      }
+      }))
+    ]
+    let raised = 0
+    for (const request of requests) {
       const { body, status } = await ask("/v1/drug-outcomes", request)
       if (status === 422) {
         expectNoSmallCountInProblem(body)
+        if (body.context?.required !== undefined) {
+          expect(body.context.required).toBeGreaterThanOrEqual(K)
+          raised++
+        }
         continue
       }
       expect(status, JSON.stringify(body)).toBe(200)
@@ -208,6 +217,8 @@ describe("generated questions on a dataset with small groups", () => {
       expectSuppressedAreNull(body)
       if (body.adverse_event_rate !== null) expect(small(Math.round(body.adverse_event_rate * body.cohort_size))).toBe(false)
     }
+    // Some cohorts are empty here: their 422 names what was required.
+    expect(raised).toBeGreaterThan(0)
   })
 
   it("clinical: no count of 1 to 10 in the reasoning or the suggestions, nor in contributing_data", async () => {
