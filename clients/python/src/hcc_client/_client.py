@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import __version__
 from ._answer import Answer
-from ._errors import HccConnectionError, HccError, HccTimeoutError, error_for
+from ._errors import HccConnectionError, HccTimeoutError, error_for
 from ._generated import Endpoints
 
 #: Statuses retried as Retry-After says (a burst limit, a service starting or a lock held).
@@ -189,4 +189,4 @@ def _problem(status: int, text: str) -> Dict[str, Any]:
     return {"code": f"http_{status}", "detail": text[:500]}
 
 
-__all__ = ["Client", "HccError", "RateLimit", "Response", "retry_after_seconds"]
+__all__ = ["Client", "RateLimit", "Response", "retry_after_seconds"]
