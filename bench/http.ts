@@ -11,7 +11,7 @@
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { type SteadyResult, steadyLoad } from "./steady.ts"
@@ -39,6 +39,12 @@ export interface HttpBenchOptions {
   readonly connections?: number
   /** Rounds of bare and service measured in turn (the table gives each target's median round). Default 3. */
   readonly rounds?: number
+  /**
+   * Another checkout of this service (its root folder, built), measured beside this one in each
+   * round on a copy of the same accounts, so a change to the request path is compared before and
+   * after in one run.
+   */
+  readonly baseline?: string | undefined
 }
 
 /** CPU seconds (user + system, every thread) a process has used, from /proc; undefined elsewhere. */
@@ -65,9 +71,9 @@ export const benchDir = (prefix: string): string => {
 }
 
 /** Starts a server process (with the server's node flags unless told otherwise) and resolves once it logs its port. */
-export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>, nodeArgs: ReadonlyArray<string> = SERVER_NODE_FLAGS): Promise<{ child: ChildProcess; port: number; early: string }> =>
+export const startProcess = (args: ReadonlyArray<string>, env: Record<string, string>, nodeArgs: ReadonlyArray<string> = SERVER_NODE_FLAGS, cwd = ROOT): Promise<{ child: ChildProcess; port: number; early: string }> =>
   new Promise((res, rej) => {
-    const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
     let buffered = ""
     const onData = (d: Buffer) => {
       buffered += d.toString()
@@ -117,83 +123,94 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`runHttpBench: rounds must be a whole number, 1 or more (got ${rounds})`)
   const connections = options.connections ?? 50
   const dataDir = benchDir("hcc-bench-")
-  const service = await startProcess([join(ROOT, "src/main.ts")], {
+  const serviceEnv = (dir: string) => ({
     PORT: "0",
     HOST: "127.0.0.1",
-    HCC_DATA_DIR: dataDir,
+    HCC_DATA_DIR: dir,
     HCC_PLUGINS: "./test/fixtures/plugins/series-stats.ts",
     HCC_LOG_LEVEL: "info",
     // The platform is measured, not the dataset: a small one keeps its background load out of the run.
-    HCC_POPULATION: "1000"
+    HCC_POPULATION: "1000",
+    // The request path is measured: no compute threads competing for the two cores.
+    HCC_THREADS: "0"
   })
+  const service = await startProcess([join(ROOT, "src/main.ts")], serviceEnv(dataDir))
   const account = hcc(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
   const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])
   const serviceUrl = `http://127.0.0.1:${service.port}`
   const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
   const catalog = await (await fetch(`${serviceUrl}/v1/catalog`, { headers })).text()
   const bare = await startProcess([join(ROOT, "bench/bare-server.ts")], { BENCH_CATALOG: catalog }, []) // plain node: the baseline
-  const bareUrl = `http://127.0.0.1:${bare.port}`
+  // The other checkout serves a copy of this data folder (the same account and token), from its own code.
+  let baseline: Awaited<ReturnType<typeof startProcess>> | undefined
+  if (options.baseline !== undefined) {
+    const copy = benchDir("hcc-bench-baseline-")
+    cpSync(dataDir, copy, { recursive: true })
+    baseline = await startProcess([join(resolve(options.baseline), "src/main.ts")], serviceEnv(copy), SERVER_NODE_FLAGS, resolve(options.baseline))
+  }
+  const sides = [
+    { name: "bare node:http ", url: `http://127.0.0.1:${bare.port}`, pid: bare.child.pid },
+    { name: "service        ", url: serviceUrl, pid: service.child.pid },
+    ...(baseline === undefined ? [] : [{ name: "baseline       ", url: `http://127.0.0.1:${baseline.port}`, pid: baseline.child.pid }])
+  ]
   const body = JSON.stringify({ values: Array.from({ length: 36 }, (_, i) => Math.round(50 + 30 * Math.sin(i / 3)) / 10) })
   try {
     const common = { connections, headers }
-    // Bare and service in turn, `rounds` times, the order swapped every round: this machine's speed
-    // drifts between minutes, and a drift then moves both sides of a round's ratio alike.
-    const pair = async (path: string, post: boolean) => {
+    // Every side in turn, `rounds` times, the order rotated every round: this machine's speed
+    // drifts between minutes, and a drift then moves every side of a round's ratio alike.
+    const measureAll = async (path: string, post: boolean) => {
       const target = (base: string) => ({ ...common, url: `${base}${path}`, ...(post ? { method: "POST" as const, body } : {}) })
       const label = `${post ? "POST" : "GET "} ${path}`
-      const bareRounds: Array<BenchRow> = []
-      const serviceRounds: Array<BenchRow> = []
+      const bySide = sides.map(() => [] as Array<BenchRow>)
       for (let round = 0; round < rounds; round++) {
-        const bareFirst = round % 2 === 0
-        for (const side of bareFirst ? ["bare", "service"] as const : ["service", "bare"] as const) {
-          const row = side === "bare"
-            ? await measure(`bare node:http  ${label}`, target(bareUrl), seconds, { warm: round === 0, serverPid: bare.child.pid })
-            : await measure(`service         ${label}`, target(serviceUrl), seconds, { warm: round === 0, serverPid: service.child.pid })
-          ;(side === "bare" ? bareRounds : serviceRounds).push(row)
+        for (let k = 0; k < sides.length; k++) {
+          const i = (k + round) % sides.length
+          const side = sides[i]!
+          bySide[i]!.push(await measure(`${side.name} ${label}`, target(side.url), seconds, { warm: round === 0, serverPid: side.pid }))
         }
       }
-      const ratios = serviceRounds.map((r, i) => r.reqPerSec / bareRounds[i]!.reqPerSec)
-      // Each side's median round by req/s (its latency and CPU figures are that round's).
+      // Each side's median round by req/s (its latency and CPU figures are that round's), and its
+      // ratio to bare (and to the baseline) in every round.
       const middle = (rows: ReadonlyArray<BenchRow>) => rows.find((r) => r.reqPerSec === median(rows.map((x) => x.reqPerSec)))!
-      return { bare: middle(bareRounds), service: middle(serviceRounds), ratios }
+      const ratios = (of: number, to: number) => bySide[of]!.map((r, round) => r.reqPerSec / bySide[to]![round]!.reqPerSec)
+      return {
+        rows: bySide.map(middle),
+        toBare: bySide.map((_, i) => ratios(i, 0)),
+        toBaseline: baseline === undefined ? undefined : ratios(1, 2)
+      }
     }
-    const catalog = await pair("/v1/catalog", false)
-    const charged = await pair("/v1/series-stats", true)
+    const catalog = await measureAll("/v1/catalog", false)
+    const charged = await measureAll("/v1/series-stats", true)
     const usage = await (await fetch(`${serviceUrl}/v1/usage`, { headers })).json() as { queries_today: number }
-    return {
-      rows: [catalog.bare, catalog.service, charged.bare, charged.service],
-      /** Service ÷ bare req/s in each round, in order. */
-      roundRatios: { catalog: catalog.ratios, charged: charged.ratios },
-      ledgerRows: usage.queries_today,
-      connections,
-      seconds,
-      rounds
-    }
+    return { catalog, charged, ledgerRows: usage.queries_today, connections, seconds, rounds, baseline: options.baseline }
   } finally {
     service.child.kill("SIGTERM")
     bare.child.kill("SIGTERM")
+    baseline?.child.kill("SIGTERM")
   }
 }
 
 /** Formats the result as the table printed by the CLI (and pasted into docs/benchmarks.md). */
 export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>): string => {
-  const [bareCat, svcCat, barePost, svcPost] = result.rows
-  const { catalog, charged } = result.roundRatios
   const cpu = (r: BenchRow) => (r.cpuMicrosPerRequest === undefined ? "n/a" : r.cpuMicrosPerRequest.toFixed(1))
-  const line = (r: BenchRow, ratios?: ReadonlyArray<number>) =>
-    `| ${r.name} | ${Math.round(r.reqPerSec).toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${cpu(r)} | ${ratios === undefined ? "1.00 (baseline)" : median(ratios).toFixed(2)} | ${r.non2xx + r.errors} |`
+  const withBaseline = result.baseline !== undefined
   const list = (ratios: ReadonlyArray<number>) => ratios.map((x) => x.toFixed(2)).join(", ")
+  const lines = (m: typeof result.catalog) =>
+    m.rows.map((r, i) =>
+      `| ${r.name} | ${Math.round(r.reqPerSec).toLocaleString("en-US")} | ${r.p50} | ${r.p99} | ${cpu(r)} | ${i === 0 ? "1.00 (baseline)" : median(m.toBare[i]!).toFixed(2)} |` +
+      (withBaseline ? ` ${i === 1 ? median(m.toBaseline!).toFixed(2) : i === 2 ? "1.00" : ""} |` : "") + ` ${r.non2xx + r.errors} |`
+    )
   return [
-    `${result.connections} connections, ${result.seconds} s per measurement after a warm-up, ${result.rounds} rounds of bare and service in turn (each row: that side's median round; the ratio: the median of the rounds' ratios); node ${process.version}; ledger rows written: ${result.ledgerRows}`,
+    `${result.connections} connections, ${result.seconds} s per measurement after a warm-up, ${result.rounds} rounds of every side in turn (each row: that side's median round; a ratio: the median of the rounds' ratios); node ${process.version}; ledger rows written: ${result.ledgerRows}` +
+    (withBaseline ? `; baseline: the checkout at ${result.baseline}` : ""),
     "",
-    "| target | req/s | p50 ms | p99 ms | server CPU µs per request | ratio to bare | non-2xx + errors |",
-    "|---|---|---|---|---|---|---|",
-    line(bareCat!),
-    line(svcCat!, catalog),
-    line(barePost!),
-    line(svcPost!, charged),
+    `| target | req/s | p50 ms | p99 ms | server CPU µs per request | ratio to bare |${withBaseline ? " ratio to baseline |" : ""} non-2xx + errors |`,
+    `|---|---|---|---|---|---|${withBaseline ? "---|" : ""}---|`,
+    ...lines(result.catalog),
+    ...lines(result.charged),
     "",
-    `Ratio to bare by round: catalog ${list(catalog)}; charged POST ${list(charged)}.`
+    `Ratio to bare by round: catalog ${list(result.catalog.toBare[1]!)}; charged POST ${list(result.charged.toBare[1]!)}.` +
+    (withBaseline ? ` Ratio to baseline by round: catalog ${list(result.catalog.toBaseline!)}; charged POST ${list(result.charged.toBaseline!)}.` : "")
   ].join("\n")
 }
 
@@ -267,6 +284,7 @@ if (import.meta.main) {
   const fixedOnly = process.argv.includes("--fixed-rate")
   const seconds = Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? process.env.BENCH_SECONDS ?? 10)
   const rounds = Number(process.argv.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 3)
+  const baseline = process.argv.find((a) => a.startsWith("--baseline="))?.slice("--baseline=".length)
   if (!Number.isInteger(rounds) || rounds < 1) {
     console.error("bench:http: --rounds=N takes a whole number of rounds, 1 or more (default 3)")
     process.exit(2)
@@ -274,7 +292,7 @@ if (import.meta.main) {
   if (fixedOnly) {
     await fixedRateSideBySide(seconds)
   } else {
-    runHttpBench({ seconds, rounds }).then(async (r) => {
+    runHttpBench({ seconds, rounds, baseline }).then(async (r) => {
       console.log(formatHttpBench(r))
       console.log("")
       const { formatScaleBench, runScaleBench } = await import("./scale.ts")

@@ -12,7 +12,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
-import { type Lane, makeNodeServer, ServerLane } from "./http/NodeServer.ts"
+import { makeNodeServer } from "./http/NodeServer.ts"
 import builtins from "../plugins/index.ts"
 import { Accounts } from "./auth/Accounts.ts"
 import { isWorker, supervise } from "./cluster/Supervisor.ts"
@@ -82,20 +82,16 @@ const DemoAccountLive = Layer.effectDiscard(
 
 /**
  * The Node HTTP server on PORT/HOST: bounded timeouts and connections, and a shutdown that loses
- * nothing (NodeServer.ts); with its fast lane's slot, which the HTTP layer fills (FastLane.ts).
+ * nothing (NodeServer.ts).
  */
 const NodeServerLive = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const lane: Lane = { handler: undefined }
-    return Layer.merge(
-      NodeHttpServer.layer(() => makeNodeServer(config, lane), {
-        port: config.port,
-        host: config.host,
-        gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
-      }),
-      Layer.succeed(ServerLane, lane)
-    )
+    return NodeHttpServer.layer(() => makeNodeServer(config), {
+      port: config.port,
+      host: config.host,
+      gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
+    })
   })
 )
 

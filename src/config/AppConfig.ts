@@ -33,8 +33,7 @@ export const ENV_VARS = [
   "HCC_DATASET_POLL_SECONDS",
   "HCC_MIN_CELL_SIZE",
   "HCC_COUNT_ROUNDING",
-  "HCC_SNAPSHOT",
-  "HCC_FAST_LANE"
+  "HCC_SNAPSHOT"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -86,8 +85,6 @@ export interface AppSettings {
   readonly computePriority: "idle" | "nice"
   /** Whether the loaded dataset's columns are kept in `$HCC_DATA_DIR/dataset.snapshot` and read from there on the next start. */
   readonly snapshot: boolean
-  /** Whether the hot routes (plugin POSTs, catalog, /healthz) are answered by the fast lane (src/http/FastLane.ts) rather than the Effect router. */
-  readonly fastLane: boolean
   /** How often a running server looks for a newly imported or generated dataset, in seconds (0: never; restart to serve a new one). */
   readonly datasetPollSeconds: number
   /** The small-cell rule: HCC_MIN_CELL_SIZE (no figure rests on fewer patients; 1 = off) and HCC_COUNT_ROUNDING (counts rounded to a multiple; 1 = off). */
@@ -159,12 +156,11 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   ),
   metricsHost: Config.String("HCC_METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
   threads: Config.schema(Schema.String.check(Schema.isPattern(/^(auto|0|[1-9][0-9]?)$/u, { message: "expected auto or a whole number from 0 to 99" })), "HCC_THREADS").pipe(
-    Config.withDefault("0"),
+    Config.withDefault("auto"),
     Config.map((text) => parseThreads(text, availableParallelism()) ?? 0)
   ),
   computePriority: Config.Literals(["idle", "nice"], "HCC_COMPUTE_PRIORITY").pipe(Config.withDefault("idle" as const)),
   snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
-  fastLane: Config.Literals(["on", "off"], "HCC_FAST_LANE").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
   datasetPollSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "HCC_DATASET_POLL_SECONDS").pipe(Config.withDefault(10)),
   disclosure: Config.all({
     minimum: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_MIN_CELL_SIZE").pipe(Config.withDefault(DEFAULT_DISCLOSURE.minimum)),
@@ -200,7 +196,6 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       threads: 0,
       computePriority: "idle",
       snapshot: true,
-      fastLane: true,
       datasetPollSeconds: 0,
       disclosure: DEFAULT_DISCLOSURE,
       ...settings

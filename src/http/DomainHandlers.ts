@@ -4,13 +4,11 @@
  * the plugin's handler, encode with the plugin's response schema, `hcc_cost` added, ledger row
  * committed — and only then the 200. Any failure after the reservation releases it.
  */
-import { Effect, Exit, Layer, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { constVoid } from "effect/Function"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http/HttpServerRequest"
-import { HttpApiBuilder } from "effect/http-api"
 import type { Principal } from "../auth/Accounts.ts"
-import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { ComputePool } from "../compute/ComputePool.ts"
 import { datasetHeaders } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"
@@ -22,10 +20,9 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type { DisclosureSettings } from "../plugin/disclosure.ts"
 import { invokePlugin, type InvokeServices } from "../plugin/invoke.ts"
 import type { Plugin } from "../plugin/spec.ts"
-import type { makeApi } from "./Api.ts"
 import { fieldIssues } from "./issues.ts"
 import { BadRequest, InternalError, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
-import { RequestContext, type RequestInfo } from "./RequestContext.ts"
+import type { RequestInfo } from "./RequestContext.ts"
 import { domainProblem, isJsonContentType, keyInUse, keyReused, limitsUnavailable, rateLimited } from "./respond.ts"
 
 /** Maximum request body, in bytes (docs/api.md, "Requests"). */
@@ -63,13 +60,6 @@ const pluginFailed = (plugin: Plugin, defect: unknown, body: unknown, requestId:
     Effect.fail(new InternalError({ code: "internal_error", detail: "An internal error occurred; it has been logged under this request id.", request_id: requestId, hcc_cost: 0 }))
   )
 
-/** What a charged call needs of its request, whichever path it came by (the Effect router or the fast lane). */
-export interface PluginRequest {
-  readonly headers: Readonly<Record<string, string | undefined>>
-  /** The whole body as text, at most {@link MAX_BODY_BYTES}. */
-  readonly body: (requestId: string) => Effect.Effect<string, PayloadTooLarge | BadRequest>
-}
-
 /** The services a charged call uses. */
 export interface CallServices {
   readonly metering: Metering["Service"]
@@ -80,7 +70,7 @@ export interface CallServices {
   readonly disclosure: DisclosureSettings
 }
 
-/** The request body of the Effect HTTP path, with the body-limit and read failures as problems. */
+/** The whole request body as text (at most {@link MAX_BODY_BYTES}), with the body-limit and read failures as problems. */
 const readBody = (request: HttpServerRequest, requestId: string) =>
   request.text.pipe(
     Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
@@ -94,12 +84,12 @@ const readBody = (request: HttpServerRequest, requestId: string) =>
 const tooLarge = (requestId: string) =>
   new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 })
 /** 400 for a body that could not be read. */
-export const unreadable = (requestId: string) =>
+const unreadable = (requestId: string) =>
   new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 })
 
 /**
- * One plugin's charged call, for a request from either path, made by `principal`. Its success path
- * is a short chain of flatMaps, not generators: it runs on every charged request.
+ * One plugin's charged call, made by `principal`. Its success path is a short chain of flatMaps,
+ * not generators: it runs on every charged request.
  */
 export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, metering, pool }: CallServices) => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, {
@@ -233,50 +223,35 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
       }
     )
 
-  return (request: PluginRequest, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> =>
-    Effect.flatMap(RequestContext, (info): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
-      if (!isJsonContentType(request.headers["content-type"])) {
-        return Effect.fail(
-          new UnsupportedMediaType({
-            code: "unsupported_media_type",
-            detail: "Send the body as Content-Type: application/json.",
-            request_id: info.requestId,
-            hcc_cost: 0
-          })
-        )
-      }
-      const key = request.headers["idempotency-key"]
-      if (key !== undefined && !KEY_PATTERN.test(key)) {
-        return Effect.fail(
-          new BadRequest({
-            code: "invalid_request",
-            detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
-            request_id: info.requestId,
-            hcc_cost: 0
-          })
-        )
-      }
-      // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
-      return Effect.flatMap(request.body(info.requestId), (text) =>
-        key === undefined ? charged(principal, info, text, undefined, constVoid) : keyed(principal, info, text, key))
-    })
+  return (request: HttpServerRequest, info: RequestInfo, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
+    if (!isJsonContentType(request.headers["content-type"])) {
+      return Effect.fail(
+        new UnsupportedMediaType({
+          code: "unsupported_media_type",
+          detail: "Send the body as Content-Type: application/json.",
+          request_id: info.requestId,
+          hcc_cost: 0
+        })
+      )
+    }
+    const key = request.headers["idempotency-key"]
+    if (key !== undefined && !KEY_PATTERN.test(key)) {
+      return Effect.fail(
+        new BadRequest({
+          code: "invalid_request",
+          detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
+          request_id: info.requestId,
+          hcc_cost: 0
+        })
+      )
+    }
+    // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
+    return Effect.flatMap(readBody(request, info.requestId), (text) =>
+      key === undefined ? charged(principal, info, text, undefined, constVoid) : keyed(principal, info, text, key))
+  }
 }
 
 /** The services of {@link pluginCall}, from the context. */
 export const callServices: Effect.Effect<CallServices, never, Metering | Idempotency | HealthData | ComputePool | AppConfig> = Effect.gen(function*() {
   return { metering: yield* Metering, idempotency: yield* Idempotency, health: yield* HealthData, pool: yield* ComputePool, disclosure: (yield* AppConfig).disclosure }
 })
-
-/** Handlers of the `domains` group, one per loaded plugin. */
-export const domainHandlers = (api: ReturnType<typeof makeApi>, plugins: ReadonlyArray<Plugin>) =>
-  plugins.length === 0 ? Layer.empty : HttpApiBuilder.group(api as any, "domains", (handlers: any) =>
-    Effect.gen(function*() {
-      const services = yield* callServices
-      let h = handlers
-      for (const plugin of plugins) {
-        const call = pluginCall(plugin, services)
-        h = h.handleRaw(plugin.name, ({ request }: { readonly request: HttpServerRequest }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) => call({ headers: request.headers, body: (requestId) => readBody(request, requestId) }, principal)))
-      }
-      return h
-    })) as unknown as Layer.Layer<never, never, Metering | Idempotency | HealthData | ComputePool | AppConfig>

@@ -1,46 +1,23 @@
 /**
- * The outermost wrapper of every request (a global router middleware, so it sees every route,
- * unmatched paths included, and its response is the one sent):
- * request id, 404 / 405 with `Allow`, the early 413, the body-size limit, problem+json for every
- * failure that escapes the routes (defects become a 500 without internals), `X-Request-Id` on
- * every response, and one JSON log line per request.
+ * The guard: what the door (Door.ts) does for every request before and after its route, as plain
+ * functions. `start` gives the request its id and trace; `finish` gives the answer every header
+ * the service adds (request id, RateLimit, security and CORS headers, traceparent, `Connection:
+ * close` while draining), its ETag and compression, and records the metrics and the log line;
+ * `failed` turns whatever a route failed with into its problem answer (a defect becomes a 500
+ * without internals, an interruption by the shutdown a 503).
  */
-import { ByteSize, Cause, Clock, Context, Effect, Layer, Tracer, type Types } from "effect"
-import { HttpBody, HttpRouter, HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
-import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { Cause, Effect, type Tracer } from "effect"
+import { HttpServerError, HttpServerResponse } from "effect/http"
 import { randomFillSync, randomUUID } from "node:crypto"
 import { MAX_BODY_BYTES } from "./DomainHandlers.ts"
-import { STATUS_TITLES } from "./errorCatalog.ts"
-import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, Unavailable } from "./Problems.ts"
-import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
+import { type AnyProblem, InternalError, isProblem, PayloadTooLarge, problemAnswer, Unavailable } from "./Problems.ts"
 import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
-import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
-import { AppConfig } from "../config/AppConfig.ts"
+import type { RequestInfo } from "./RequestContext.ts"
 import { encodeResponse } from "./Encoding.ts"
 import { isDraining } from "./NodeServer.ts"
-import { problemType } from "./Guides.ts"
-import { corsHeaders, optionsResponse, securityHeaders } from "./Hygiene.ts"
+import { corsHeaders, securityHeaders } from "./Hygiene.ts"
 import { recordRequest } from "../observability/Metrics.ts"
-
-/**
- * A problem answer's `type` points at its code's entry in the errors guide (`/docs/errors#<code>`,
- * a URI reference resolved against the request's URI, RFC 9457 §3.1.1); the problem classes build
- * it as about:blank, which links nowhere.
- */
-const withProblemType = (res: HttpServerResponse.HttpServerResponse): {
-  readonly res: HttpServerResponse.HttpServerResponse
-  readonly code: string | undefined
-  /** Which limit refused a 429 (daily or burst), for the metrics. */
-  readonly limit: string | undefined
-} => {
-  if (res.body._tag !== "Uint8Array" || !(res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)) return { res, code: undefined, limit: undefined }
-  const problem = JSON.parse(res.body.text ?? new TextDecoder().decode(res.body.body)) as Record<string, unknown>
-  const code = typeof problem.code === "string" ? problem.code : undefined
-  const limit = typeof problem.limit === "string" ? problem.limit : undefined
-  if (problem.type !== "about:blank" || code === undefined) return { res, code, limit }
-  return { res: HttpServerResponse.setBody(res, HttpBody.text(JSON.stringify({ ...problem, type: problemType(code) }), PROBLEM_JSON)), code, limit }
-}
 
 /** Probe paths: their log lines only at debug level (a probe every few seconds would fill the log). */
 const PROBES = new Set(["/healthz", "/readyz"])
@@ -54,7 +31,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
 /**
  * Random ids as hex, from a pool of cryptographically random bytes refilled 4 KiB at a time: one
- * `randomFillSync` per ~170 requests instead of two per request (those two were ~7 % of the request
+ * `randomFillSync` per ~170 requests instead of two per request (a visible share of the request
  * path's CPU in a profile of bench:http). Never all zeros (W3C trace context forbids it).
  */
 const RANDOM_POOL = Buffer.alloc(4096)
@@ -79,76 +56,7 @@ export const traceOf = (header: string | undefined): { readonly traceId: string;
 /** Path of the docs page (its own Content-Security-Policy). */
 const DOCS_PATH = "/docs"
 
-const PROBLEM_JSON = "application/problem+json"
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
-/** The body limit for every request, as a server-wide setting (give to the server's layer). */
-export const MaxBodyLive = Layer.succeed(HttpServerRequest.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES))
-
-/** Path → allowed methods, for 404 and 405 (every route of this service is a static path). */
-export type RouteTable = ReadonlyMap<string, ReadonlyArray<string>>
-
-/** The route table of an API plus extra routes served beside it (OpenAPI document, docs page). */
-export const routeTable = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, extra: ReadonlyArray<readonly [string, string]>): RouteTable => {
-  const table = new Map<string, Array<string>>()
-  const add = (method: string, path: string) => {
-    const list = table.get(path) ?? []
-    if (!list.includes(method)) list.push(method)
-    table.set(path, list)
-  }
-  HttpApi.reflect(api, { onGroup: () => {}, onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path) })
-  for (const [method, path] of extra) add(method, path)
-  return table
-}
-
-/** Renders a problem instance to its response. */
-const render = (problem: HttpServerRespondable.Respondable): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  HttpServerRespondable.toResponse(problem)
-
-/** Turns a response that is an error but not yet a problem (e.g. a framework default) into one. */
-const ensureProblem = (res: HttpServerResponse.HttpServerResponse, info: RequestInfo) =>
-  res.status < 400 || (res.headers["content-type"] ?? "").startsWith(PROBLEM_JSON)
-    ? Effect.succeed(res)
-    : Effect.succeed(HttpServerResponse.jsonUnsafe({
-      type: "about:blank",
-      title: STATUS_TITLES[res.status] ?? "Error",
-      status: res.status,
-      detail: STATUS_TITLES[res.status] ?? "Error",
-      code: res.status === 415 ? "unsupported_media_type" : res.status === 413 ? "payload_too_large" : res.status >= 500 ? "internal_error" : "invalid_request",
-      request_id: info.requestId,
-      hcc_cost: 0
-    }, { status: res.status, contentType: PROBLEM_JSON, headers: res.headers }))
-
-/** The response for a failure that escaped the routes. */
-const fromCause = (cause: Cause.Cause<unknown>, info: RequestInfo) =>
-  Effect.gen(function*() {
-    const common = { request_id: info.requestId, hcc_cost: 0 as const }
-    const err = Cause.findErrorOption(cause)
-    if (err._tag === "Some" && HttpServerError.isHttpServerError(err.value)) {
-      const reason = err.value.reason
-      if (reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge") {
-        return yield* render(new PayloadTooLarge({ ...common, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES }))
-      }
-    }
-    if (Cause.hasInterruptsOnly(cause)) {
-      return yield* render(new Unavailable({ ...common, code: "unavailable", detail: "The service is shutting down; retry shortly." }))
-    }
-    yield* Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: info.requestId }))
-    return yield* render(new InternalError({ ...common, code: "internal_error", detail: "An internal error occurred; it has been logged under this request id." }))
-  })
-
-/** The guard for a route table, as a global router middleware (it also sees unmatched routes). */
-export const guardLayer = (routes: RouteTable) =>
-  HttpRouter.middleware(
-    Effect.gen(function*() {
-      const metering = yield* Metering
-      const logRequests = yield* RequestLogEnabled
-      const logProbes = yield* ProbeLogEnabled
-      const config = yield* AppConfig
-      return makeGuard(routes, metering, logRequests, config.corsOrigins, logProbes)
-    }),
-    { global: true }
-  )
 
 /** The RateLimit headers for an authenticated caller: what this process decided for its request. */
 const rateLimit = (metering: Metering["Service"], info: RequestInfo): Record<string, string> => {
@@ -168,13 +76,20 @@ export interface GuardedRequest {
   readonly started: bigint
 }
 
+/** The answer to a problem, with its code (and which limit refused a 429) kept for the log line and metrics. */
+export const answerProblem = (problem: AnyProblem, info: RequestInfo, headers?: Record<string, string>): HttpServerResponse.HttpServerResponse => {
+  info.problem = { code: problem.code, limit: problem.limit }
+  return problemAnswer(problem, headers)
+}
+
+/** The 413 for a body over the limit. */
+export const payloadTooLarge = (requestId: string) =>
+  new PayloadTooLarge({ request_id: requestId, hcc_cost: 0, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES })
+
 /**
- * The guard's work before and after a request as plain functions, shared by the Effect HTTP path
- * (the middleware below) and the fast lane (FastLane.ts): `start` gives the request its id and
- * trace, `finish` gives the answer every header the guard adds, its problem `type`, ETag and
- * compression, and records the metrics and the log line.
+ * The guard for a set of known paths (the rest are counted as `unmatched` in the metrics).
  */
-export const makeRequestGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) => {
+export const makeRequestGuard = (known: ReadonlySet<string>, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) => {
   const start = (
     req: { readonly method: string; readonly url: string; readonly headers: Readonly<Record<string, string | undefined>> },
     started: bigint,
@@ -190,7 +105,8 @@ export const makeRequestGuard = (routes: RouteTable, metering: Metering["Service
     const trace = span?._tag === "Span"
       ? { traceId: span.traceId, spanId: span.spanId, flags: span.sampled ? "01" : "00" }
       : { ...traceOf(req.headers["traceparent"]), spanId: randomHex(8) }
-    return { method: req.method, path: req.url.split("?", 1)[0]!, headers: req.headers, info, trace, started }
+    const query = req.url.indexOf("?")
+    return { method: req.method, path: query === -1 ? req.url : req.url.slice(0, query), headers: req.headers, info, trace, started }
   }
 
   const finish = (g: GuardedRequest, response: HttpServerResponse.HttpServerResponse, finished: bigint): HttpServerResponse.HttpServerResponse => {
@@ -207,9 +123,9 @@ export const makeRequestGuard = (routes: RouteTable, metering: Metering["Service
       // Shutting down: every answer closes its connection, whenever its request arrived.
       ...(isDraining() ? { connection: "close" } : {})
     }
-    const typed = withProblemType(HttpServerResponse.setHeaders(response, headers))
-    const res = encodeResponse(typed.res, g)
-    recordRequest(routes.has(path) ? path : "unmatched", g.method, res.status, Number(finished - g.started) / 1e9, info.hccCost ?? 0, typed.limit)
+    const res = encodeResponse(HttpServerResponse.setHeaders(response, headers), g)
+    const code = info.problem?.code
+    recordRequest(known.has(path) ? path : "unmatched", g.method, res.status, Number(finished - g.started) / 1e9, info.hccCost ?? 0, info.problem?.limit)
     if (logRequests && (logProbes || !PROBES.has(path))) {
       writeLine(JSON.stringify({
         time: new Date(Number(finished / 1_000_000n)).toISOString(),
@@ -223,7 +139,7 @@ export const makeRequestGuard = (routes: RouteTable, metering: Metering["Service
         trace_id: trace.traceId,
         account_id: info.principal?.account.id ?? null,
         token_id: info.principal?.tokenId ?? null,
-        code: typed.code ?? null,
+        code: code ?? null,
         hcc_cost: info.hccCost ?? 0,
         // Which process answered, when several serve one port (--workers) or one database.
         pid: process.pid
@@ -232,54 +148,28 @@ export const makeRequestGuard = (routes: RouteTable, metering: Metering["Service
     return res
   }
 
-  /** The answer for a request that ended in a failure: a problem it raised, else what escaped (fromCause). */
+  /**
+   * The answer for a request that ended in a failure: the problem it raised; a body over the limit
+   * (the platform's read refused it) a 413; an interruption (the shutdown) a 503; anything else a
+   * 500 without internals, logged under the request id.
+   */
   const failed = (cause: Cause.Cause<unknown>, info: RequestInfo): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const common = { request_id: info.requestId, hcc_cost: 0 as const }
     const err = Cause.findErrorOption(cause)
-    return err._tag === "Some" && HttpServerRespondable.isRespondable(err.value) && !HttpServerError.isHttpServerError(err.value)
-      ? render(err.value)
-      : fromCause(cause, info)
+    if (err._tag === "Some") {
+      if (isProblem(err.value)) return Effect.succeed(answerProblem(err.value, info))
+      if (HttpServerError.isHttpServerError(err.value) && err.value.reason._tag === "RequestParseError" && err.value.reason.reason === "BodyTooLarge") {
+        return Effect.succeed(answerProblem(payloadTooLarge(info.requestId), info))
+      }
+    }
+    if (Cause.hasInterruptsOnly(cause)) {
+      return Effect.succeed(answerProblem(new Unavailable({ ...common, code: "unavailable", detail: "The service is shutting down; retry shortly." }), info))
+    }
+    return Effect.as(
+      Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: info.requestId })),
+      answerProblem(new InternalError({ ...common, code: "internal_error", detail: "An internal error occurred; it has been logged under this request id." }), info)
+    )
   }
 
-  return { start, finish, failed, ensureProblem }
+  return { start, finish, failed }
 }
-
-/** The 413 for a request that announces a body over the limit: refused before a byte of it is read. */
-export const announcedOversize = (g: GuardedRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined =>
-  Number(g.headers["content-length"] ?? "0") > MAX_BODY_BYTES
-    ? render(new PayloadTooLarge({ request_id: g.info.requestId, hcc_cost: 0, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES }))
-    : undefined
-
-/** Builds the guard function. Written with plain flatMaps: it runs on every request. */
-export const makeGuard = (routes: RouteTable, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) => {
-  const guard = makeRequestGuard(routes, metering, logRequests, corsOrigins, logProbes)
-  return (
-    app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-    Effect.withFiber((fiber) => {
-      const req = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const clock = fiber.getRef(Clock.Clock)
-      const g = guard.start(req, clock.currentTimeNanosUnsafe(), Context.getOrUndefined(fiber.context, Tracer.ParentSpan))
-      const { info, path } = g
-      attachRequestInfo(req, info)
-      const finish = (response: HttpServerResponse.HttpServerResponse) => guard.finish(g, response, clock.currentTimeNanosUnsafe())
-      const common = { request_id: info.requestId, hcc_cost: 0 as const }
-      const allowed = routes.get(path)
-      if (allowed === undefined) {
-        return Effect.map(render(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` })), finish)
-      }
-      if (req.method === "OPTIONS") return Effect.succeed(finish(optionsResponse(allowed, req.headers["origin"], corsOrigins)))
-      if (!allowed.includes(req.method) && !(req.method === "HEAD" && allowed.includes("GET"))) {
-        const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"]
-        return Effect.map(
-          render(new MethodNotAllowed({ ...common, code: "method_not_allowed", allow, detail: `${path} accepts ${allow.join(", ")}, not ${req.method}.` })),
-          (res) => finish(HttpServerResponse.setHeader(res, "allow", allow.join(", ")))
-        )
-      }
-      const oversize = announcedOversize(g)
-      if (oversize !== undefined) return Effect.map(oversize, finish)
-      return Effect.matchCauseEffect(app, {
-        onSuccess: (res) => Effect.map(ensureProblem(res, info), finish),
-        onFailure: (cause) => Effect.map(fromCause(cause, info), finish)
-      })
-    })
-  }

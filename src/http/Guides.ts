@@ -6,7 +6,7 @@
  * `/docs/errors#<code>` — and links between the guides point at their /docs pages.
  */
 import { Effect } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { marked } from "marked"
@@ -35,7 +35,7 @@ export const problemType = (code: string) => `${guidePath("errors")}#${code}`
 
 const DOCS_DIR = resolve(import.meta.dirname, "../../docs")
 
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+export const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 const slug = (text: string) => text.toLowerCase().replace(/<[^>]+>/g, "").replace(/&[a-z]+;/g, "").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b}nav{background:#f3f4f6;padding:.6em 1em;border-bottom:1px solid #ddd}
@@ -71,14 +71,13 @@ ${body}
 }
 
 /**
- * The guide routes. Each page is rendered on its first request and kept: rendering all of them takes
- * ~0.1 s of the event loop, which at start-up would fall after the server listens, while probes
- * are already being answered.
+ * The guide pages, path → answer. Each page is rendered on its first request and kept: rendering
+ * all of them at start-up would hold the event loop after the server listens, while probes are
+ * already being answered.
  */
-export const guidesLayer = HttpRouter.use((router) =>
-  Effect.forEach(GUIDES, (g) => {
+export const guidePages = (): ReadonlyArray<readonly [string, Effect.Effect<HttpServerResponse.HttpServerResponse>]> =>
+  GUIDES.map((g) => {
     const markdown = readFileSync(join(DOCS_DIR, g.file), "utf8")
     let html: string | undefined
-    return router.add("GET", guidePath(g.page) as `/${string}`, Effect.sync(() => HttpServerResponse.html(html ??= renderGuide(markdown, g.title))))
-  }, { discard: true })
-)
+    return [guidePath(g.page), Effect.sync(() => HttpServerResponse.html(html ??= renderGuide(markdown, g.title)))] as const
+  })

@@ -11,12 +11,11 @@
  *   `Connection: close`), and a connection is closed only once it has been idle for DRAIN_IDLE_MS.
  */
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { type IncomingMessage, Server, type ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
-import { Context } from "effect"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
-import { problemType } from "./Guides.ts"
+import { problemText } from "./Problems.ts"
 
 /** During shutdown, how long a connection may sit idle (no request in progress) before it is closed. */
 export const DRAIN_IDLE_MS = 1000
@@ -35,7 +34,7 @@ export const isDraining = (): boolean => draining
 /** A problem+json response written straight to a socket, for requests Node refuses before the app sees them. */
 const rawProblem = (status: number, code: string, detail: string): string => {
   const requestId = randomUUID()
-  const body = JSON.stringify({ type: problemType(code), title: STATUS_TITLES[status] ?? "Error", status, detail, code, request_id: requestId, hcc_cost: 0 })
+  const body = problemText(status, code, detail, requestId)
   return `HTTP/1.1 ${status} ${STATUS_TITLES[status] ?? "Error"}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
 }
@@ -52,33 +51,49 @@ const refusalOf = (error: NodeJS.ErrnoException): readonly [number, string, stri
   }
 }
 
-/** Answers a request itself and returns true, or returns false to leave it to the Effect HTTP app. */
-export type LaneHandler = (req: IncomingMessage, res: ServerResponse) => boolean
+/**
+ * Node's HTTP server with this service's shutdown: `close` stops listening, lets whatever still
+ * arrives be served, and closes each connection once it has been idle for DRAIN_IDLE_MS.
+ * (http.Server#close would first close every connection idle at that instant — including one
+ * whose next request is on the wire but not yet parsed — so the listening socket is closed
+ * directly.)
+ */
+class DrainingServer extends Server {
+  /** Open connections: requests in progress on each, and since when it is idle. */
+  readonly open = new Map<Socket, Connection>()
 
-/** A server's fast lane (src/http/FastLane.ts): a handler that sees every request before the Effect app does. */
-export interface Lane {
-  handler: LaneHandler | undefined
+  override close(callback?: (err?: Error) => void): this {
+    draining = true
+    const started = Date.now()
+    const sweep = setInterval(() => {
+      const now = Date.now()
+      for (const [socket, c] of this.open) {
+        if (c.active === 0 && now - Math.max(c.idleSince, started) >= DRAIN_IDLE_MS) socket.destroy()
+      }
+    }, 50)
+    NetServer.prototype.close.call(this, (err?: Error) => {
+      clearInterval(sweep)
+      callback?.(err)
+    })
+    return this
+  }
 }
-
-/** The lane of the server this process serves on (set by FastLane.ts once the routes are built). */
-export class ServerLane extends Context.Service<ServerLane, Lane>()("hcc/ServerLane") {}
 
 /**
  * Creates the server for the settings; NodeHttpServer adds the request handler and closes it on
- * shutdown. Every request is counted for the connection cap and the drain first, then offered to
- * `lane`; only what the lane leaves reaches NodeHttpServer's handler.
+ * shutdown. Every request is counted for the connection cap and the drain first (this server's
+ * own `request` listener, added before the app's).
  */
 export const makeNodeServer = (
-  settings: Pick<AppSettings, "headersTimeoutSeconds" | "requestTimeoutSeconds" | "keepAliveTimeoutSeconds" | "maxConnections">,
-  lane: Lane = { handler: undefined }
+  settings: Pick<AppSettings, "headersTimeoutSeconds" | "requestTimeoutSeconds" | "keepAliveTimeoutSeconds" | "maxConnections">
 ): Server => {
-  const server = createServer({
+  const server = new DrainingServer({
     headersTimeout: Math.min(settings.headersTimeoutSeconds, settings.requestTimeoutSeconds) * 1000,
     requestTimeout: settings.requestTimeoutSeconds * 1000,
     keepAliveTimeout: settings.keepAliveTimeoutSeconds * 1000,
     connectionsCheckingInterval: 1000
   })
-  const connections = new Map<Socket, Connection>()
+  const connections = server.open
 
   server.on("connection", (socket: Socket) => {
     connections.set(socket, { active: 0, idleSince: Date.now() })
@@ -98,7 +113,7 @@ export const makeNodeServer = (
     }
   })
 
-  const track = (req: IncomingMessage, res: ServerResponse) => {
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const c = connections.get(req.socket)
     if (c !== undefined) c.active++
     if (draining) res.setHeader("connection", "close")
@@ -113,17 +128,7 @@ export const makeNodeServer = (
     }
     res.once("finish", finish)
     res.once("close", finish)
-  }
-
-  // The "request" event: tracked, then the lane, then (if the lane left it) the listeners, i.e. NodeHttpServer's.
-  const emit = server.emit.bind(server)
-  server.emit = ((event: string | symbol, ...args: Array<any>): boolean => {
-    if (event !== "request") return emit(event as string, ...args)
-    const [req, res] = args as [IncomingMessage, ServerResponse]
-    track(req, res)
-    if (lane.handler !== undefined && lane.handler(req, res)) return true
-    return emit(event, ...args)
-  }) as typeof server.emit
+  })
 
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
@@ -133,24 +138,5 @@ export const makeNodeServer = (
     const [status, code, detail] = refusalOf(error)
     socket.end(rawProblem(status, code, detail))
   })
-
-  // Shutdown: stop listening, serve whatever still arrives, close connections once idle long enough.
-  // http.Server#close would first close every connection idle at that instant — including one whose
-  // next request is on the wire but not yet parsed — so the listening socket is closed directly.
-  server.close = (callback?: (err?: Error) => void) => {
-    draining = true
-    const started = Date.now()
-    const sweep = setInterval(() => {
-      const now = Date.now()
-      for (const [socket, c] of connections) {
-        if (c.active === 0 && now - Math.max(c.idleSince, started) >= DRAIN_IDLE_MS) socket.destroy()
-      }
-    }, 50)
-    NetServer.prototype.close.call(server, (err?: Error) => {
-      clearInterval(sweep)
-      callback?.(err)
-    })
-    return server
-  }
   return server
 }

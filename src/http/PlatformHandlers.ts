@@ -1,19 +1,18 @@
-/** Handlers of the platform's own endpoints: catalog and usage (authenticated, free), liveness and readiness. */
+/** The platform's own endpoints: catalog and usage (authenticated, free), liveness and readiness. */
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
-import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
-import { CatalogResponse, datasetMeta } from "../catalog/CatalogSchema.ts"
+import type { Principal } from "../auth/Accounts.ts"
+import { CatalogResponse, datasetMeta, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"
 import { Metering } from "../metering/Metering.ts"
 import { TIER_LIMITS } from "../metering/Tiers.ts"
-import type { makeApi } from "./Api.ts"
 import { NotReady } from "./Problems.ts"
 import { Readiness } from "./Readiness.ts"
 import { limitsUnavailable } from "./respond.ts"
-import { RequestContext } from "./RequestContext.ts"
+import type { RequestInfo } from "./RequestContext.ts"
 
-type Api = ReturnType<typeof makeApi>
+/** A JSON answer: the value encoded by its schema. */
+const jsonAnswer = (text: string) => HttpServerResponse.text(text, { contentType: "application/json" })
 
 /**
  * The catalog's answer. It only changes when the process restarts or the dataset finishes loading
@@ -23,8 +22,9 @@ export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
   Effect.gen(function*() {
     const health = yield* HealthData
     const encode = Schema.encodeEffect(CatalogResponse)
-    // One response value per state (responses are immutable): its bytes, once encoded, are kept on it.
-    const answerOf = (value: unknown) => HttpServerResponse.text(JSON.stringify(value), { contentType: "application/json" })
+    // One response value per state (responses are immutable), held as bytes: written as they are,
+    // never encoded again.
+    const answerOf = (value: unknown) => HttpServerResponse.uint8Array(new TextEncoder().encode(JSON.stringify(value)), { contentType: "application/json" })
     const loading = answerOf(yield* encode(catalog))
     // Per dataset: a refreshed dataset gets its own answer.
     let ready: { readonly dataset: object; readonly answer: HttpServerResponse.HttpServerResponse } | undefined
@@ -49,57 +49,54 @@ export const makeCatalogAnswer = (catalog: typeof CatalogResponse.Type) =>
     })
   })
 
-/** Catalog (its answer from {@link makeCatalogAnswer}) and usage. */
-export const platformHandlers = (api: Api, catalogAnswer: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
-  HttpApiBuilder.group(api, "platform", (handlers) =>
+/** Usage: the caller's day so far and what is left of each limit. */
+export const makeUsageAnswer = Effect.gen(function*() {
+  const metering = yield* Metering
+  const encode = Schema.encodeEffect(UsageResponse)
+  return (principal: Principal) =>
     Effect.gen(function*() {
-      const metering = yield* Metering
-      return handlers
-        .handle("catalog", () => catalogAnswer)
-        .handle("usage", () =>
-          Effect.gen(function*() {
-            const principal = yield* CurrentPrincipal
-            const s = yield* metering.snapshot(principal).pipe(Effect.catchTag("SqlError", limitsUnavailable))
-            const limit = (l: NonNullable<typeof s.daily>) => ({
-              limit: l.quota,
-              used: l.used,
-              remaining: l.remaining,
-              window_seconds: l.windowSeconds,
-              reset_seconds: l.resetSeconds
-            })
-            return {
-              account_id: principal.account.id,
-              tier: TIER_LIMITS[principal.account.tier].title,
-              day: s.day,
-              limits: { burst: limit(s.burst), daily: s.daily === undefined ? null : limit(s.daily) },
-              queries_today: s.dailyQueries,
-              hcc_cost_today: Math.round(s.dailyHccCost * 1e6) / 1e6,
-              hcc_cost: 0 as const
-            }
-          }))
-    }))
+      const s = yield* metering.snapshot(principal).pipe(Effect.catchTag("SqlError", limitsUnavailable))
+      const limit = (l: NonNullable<typeof s.daily>) => ({
+        limit: l.quota,
+        used: l.used,
+        remaining: l.remaining,
+        window_seconds: l.windowSeconds,
+        reset_seconds: l.resetSeconds
+      })
+      return jsonAnswer(JSON.stringify(
+        yield* Effect.orDie(encode({
+          account_id: principal.account.id,
+          tier: TIER_LIMITS[principal.account.tier].title,
+          day: s.day,
+          limits: { burst: limit(s.burst), daily: s.daily === undefined ? null : limit(s.daily) },
+          queries_today: s.dailyQueries,
+          hcc_cost_today: Math.round(s.dailyHccCost * 1e6) / 1e6,
+          hcc_cost: 0 as const
+        }))
+      ))
+    })
+})
 
-/** Liveness (always ok while the process serves) and readiness (every registered check passes). */
-export const systemHandlers = (api: Api) =>
-  HttpApiBuilder.group(api, "system", (handlers) =>
+/** Liveness: always ok while the process serves (the same bytes every time). */
+export const healthzAnswer = Effect.succeed(jsonAnswer(JSON.stringify({ status: "ok", hcc_cost: 0 } satisfies typeof HealthResponse.Type)))
+
+/** Readiness: every registered check passes, or a 503 that lists each check's state. */
+export const makeReadyzAnswer = Effect.gen(function*() {
+  const readiness = yield* Readiness
+  const encode = Schema.encodeEffect(HealthResponse)
+  return (info: RequestInfo) =>
     Effect.gen(function*() {
-      const readiness = yield* Readiness
-      return handlers
-        .handle("healthz", () => Effect.succeed({ status: "ok" as const, hcc_cost: 0 as const }))
-        .handle("readyz", () =>
-          Effect.gen(function*() {
-            const checks = yield* readiness.run
-            const failing = Object.entries(checks).filter(([, c]) => c.status !== "ok")
-            if (failing.length > 0) {
-              const info = yield* RequestContext
-              return yield* new NotReady({
-                code: "unavailable",
-                detail: `Not ready: ${failing.map(([name, c]) => `${name} (${c.detail})`).join(", ")}.`,
-                checks,
-                request_id: info.requestId,
-                hcc_cost: 0
-              })
-            }
-            return { status: "ready" as const, checks, hcc_cost: 0 as const }
-          }))
-    }))
+      const checks = yield* readiness.run
+      const failing = Object.entries(checks).filter(([, c]) => c.status !== "ok")
+      if (failing.length > 0) {
+        return yield* new NotReady({
+          code: "unavailable",
+          detail: `Not ready: ${failing.map(([name, c]) => `${name} (${c.detail})`).join(", ")}.`,
+          checks,
+          request_id: info.requestId,
+          hcc_cost: 0
+        })
+      }
+      return jsonAnswer(JSON.stringify(yield* Effect.orDie(encode({ status: "ready", checks, hcc_cost: 0 }))))
+    })
+})

@@ -1,13 +1,21 @@
 /**
- * Every error the service answers with, as RFC 9457 problem classes (one per status). Each body is
+ * Every error the service answers with, as RFC 9457 problem classes (one per status), and the one
+ * factory that turns a problem into its answer. Each body is
  * `{ type, title, status, detail, code, request_id, errors?, hcc_cost: 0 }` plus the extension
- * members of its status (docs/errors.md). `type` is `about:blank`: the status says what kind of
- * problem it is and `code` (catalogued in errorCatalog.ts and docs/errors.md) says exactly which.
+ * members of its status (docs/errors.md). The classes declare `type` as `about:blank` (the status
+ * says what kind of problem it is); an answer's `type` points at its `code`'s entry in the errors
+ * guide (`/docs/errors#<code>`, a URI reference resolved against the request's URI, RFC 9457
+ * §3.1.1), set by {@link problemAnswer} as the body is built.
  */
 import { Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { ReadinessCheckState } from "../catalog/CatalogSchema.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
+import { problemType } from "./Guides.ts"
+
+/** The media type of every problem answer (RFC 9457 §3). */
+export const PROBLEM_JSON = "application/problem+json"
 
 /** One located problem in a request body: a JSON pointer (RFC 6901) and what is wrong there. */
 export const FieldIssue = Schema.Struct({
@@ -104,3 +112,34 @@ export class Unavailable extends HttpApiError.Problem<Unavailable>()("Unavailabl
   ...common,
   code: Schema.String.annotate({ description: "unavailable, or a plugin's declared 503 code" })
 }) {}
+
+/** Any of the problems above: its members as the class holds them. */
+export interface AnyProblem {
+  readonly status: number
+  readonly title: string
+  readonly code: string
+  readonly detail?: string | undefined
+  readonly limit?: string | undefined
+}
+
+/** Whether a value is one of the problems above (not a platform error that also renders itself). */
+export const isProblem = (value: unknown): value is AnyProblem =>
+  typeof value === "object" && value !== null && typeof (value as AnyProblem).code === "string" && typeof (value as AnyProblem).status === "number" &&
+  (value as { type?: unknown }).type === "about:blank"
+
+/** The body of a problem: `type` first (its code's guide entry), then the class's members. */
+export const problemBody = (problem: AnyProblem): string => {
+  const { type: _blank, status, title, ...members } = problem as AnyProblem & { readonly type: string }
+  return JSON.stringify({ type: problemType(problem.code), title, status, ...members })
+}
+
+/** A problem's answer (headers beside the content type, e.g. `Allow` on a 405, given by the caller). */
+export const problemAnswer = (problem: AnyProblem, headers?: Record<string, string>): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(problemBody(problem), { status: problem.status, contentType: PROBLEM_JSON, ...(headers === undefined ? {} : { headers }) })
+
+/**
+ * A problem written straight to a socket or an HTTP/1.1 response, for answers the app cannot
+ * give: what Node refuses before a request reaches it.
+ */
+export const problemText = (status: number, code: string, detail: string, requestId: string): string =>
+  JSON.stringify({ type: problemType(code), title: STATUS_TITLES[status] ?? "Error", status, detail, code, request_id: requestId, hcc_cost: 0 })

@@ -32,10 +32,6 @@ const walFlush = Metric.histogram("hcc_sqlite_wal_flush_duration_seconds", {
   description: "Time of one flush of SQLite's write-ahead log to the disk (an fdatasync off the event loop, after each ledger commit)",
   boundaries: FAST_BUCKETS
 })
-const laneRequests = Metric.counter("hcc_http_fast_lane_requests_total", {
-  description: "HTTP requests answered by the fast lane (src/http/FastLane.ts; also counted in hcc_http_requests_total)",
-  incremental: true
-})
 const ledgerRows = Metric.counter("hcc_ledger_rows_total", { description: "Ledger rows committed", incremental: true })
 const datasetReady = Metric.gauge("hcc_dataset_ready", { description: "1 once the health dataset is loaded and prepared, else 0" })
 const datasetPatients = Metric.gauge("hcc_dataset_patients", { description: "Patients in the loaded health dataset" })
@@ -83,8 +79,6 @@ export const recordRequest = (route: string, method: string, status: number, sec
   if (status === 429 && limit !== undefined) limitedBy(limit, { limit }).updateUnsafe(1, context)
 }
 
-/** Counts one request the fast lane took. */
-export const recordLaneRequest = (): void => laneRequests.updateUnsafe(1, context)
 
 /** Records one kernel call. */
 export const recordKernel = (kernel: string, seconds: number): void => kernelBy(kernel, { kernel }).updateUnsafe(seconds, context)

@@ -7,18 +7,36 @@ const row = (name: string, reqPerSec: number, cpuMicrosPerRequest: number): Benc
 describe("bench:http's printout", () => {
   it("the service beside the bare server: each row, the median ratio and every round's ratio", () => {
     const text = formatHttpBench({
-      rows: [row("bare GET", 50_000, 19), row("service GET", 33_000, 30), row("bare POST", 68_000, 14), row("service POST", 18_000, 57)],
-      roundRatios: { catalog: [0.66, 0.67, 0.68], charged: [0.26, 0.27, 0.28] },
+      catalog: { rows: [row("bare GET", 50_000, 19), row("service GET", 33_000, 30)], toBare: [[1, 1, 1], [0.66, 0.67, 0.68]], toBaseline: undefined },
+      charged: { rows: [row("bare POST", 68_000, 14), row("service POST", 18_000, 57)], toBare: [[1, 1, 1], [0.26, 0.27, 0.28]], toBaseline: undefined },
       ledgerRows: 1,
       connections: 50,
       seconds: 8,
-      rounds: 3
+      rounds: 3,
+      baseline: undefined
     })
     const lines = text.split("\n")
     expect(lines).toContain("| bare POST | 68,000 | 1 | 2 | 14.0 | 1.00 (baseline) | 0 |")
     expect(lines).toContain("| service POST | 18,000 | 1 | 2 | 57.0 | 0.27 | 0 |")
     expect(lines).toContain("| service GET | 33,000 | 1 | 2 | 30.0 | 0.67 | 0 |")
     expect(lines.at(-1)).toBe("Ratio to bare by round: catalog 0.66, 0.67, 0.68; charged POST 0.26, 0.27, 0.28.")
+  })
+
+  it("with another checkout as the baseline: its rows and this service's ratio to it, round by round", () => {
+    const text = formatHttpBench({
+      catalog: { rows: [row("bare GET", 50_000, 19), row("service GET", 33_000, 30), row("baseline GET", 30_000, 33)], toBare: [[1, 1, 1], [0.66, 0.67, 0.68], [0.6, 0.6, 0.6]], toBaseline: [1.1, 1.12, 1.08] },
+      charged: { rows: [row("bare POST", 68_000, 14), row("service POST", 18_000, 57), row("baseline POST", 18_500, 56)], toBare: [[1, 1, 1], [0.26, 0.27, 0.28], [0.27, 0.27, 0.27]], toBaseline: [0.97, 0.99, 1.01] },
+      ledgerRows: 1,
+      connections: 50,
+      seconds: 8,
+      rounds: 3,
+      baseline: "../before"
+    })
+    const lines = text.split("\n")
+    expect(lines[0]).toContain("baseline: the checkout at ../before")
+    expect(lines).toContain("| service POST | 18,000 | 1 | 2 | 57.0 | 0.27 | 0.99 | 0 |")
+    expect(lines).toContain("| baseline GET | 30,000 | 1 | 2 | 33.0 | 0.60 | 1.00 | 0 |")
+    expect(lines.at(-1)).toBe("Ratio to bare by round: catalog 0.66, 0.67, 0.68; charged POST 0.26, 0.27, 0.28. Ratio to baseline by round: catalog 1.10, 1.12, 1.08; charged POST 0.97, 0.99, 1.01.")
   })
 
   it("the fixed-rate latencies, one row per endpoint", () => {

@@ -97,8 +97,9 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
   const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
   const child = spawn(process.execPath, [...(options.nodeArgs ?? SERVER_NODE_FLAGS), ...args], {
     cwd: ROOT,
-    // A small default population keeps start-up cheap for tests that do not query the data.
-    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000" }), ...options.env },
+    // A small default population keeps start-up cheap for tests that do not query the data; no
+    // compute threads unless a test asks (many servers share this machine's cores during a run).
+    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", HCC_THREADS: "0" }), ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -141,7 +142,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
 export const runServerToExit = (env: Record<string, string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: tempDataDir(), HCC_POPULATION: "1000", ...env },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: tempDataDir(), HCC_POPULATION: "1000", HCC_THREADS: "0", ...env },
     encoding: "utf8",
     timeout: 30_000
   })

@@ -1,15 +1,14 @@
 /**
- * The Authorization middleware: resolves the bearer token (RFC 6750 answers), takes a burst slot,
- * and provides `CurrentPrincipal` (the guard adds the RateLimit headers once the response is known).
+ * The `Authorization` middleware of the HTTP contract (src/http/Api.ts), as the door runs it for
+ * every endpoint behind it: resolves the bearer token (RFC 6750 answers) and takes a burst slot
+ * (the guard adds the RateLimit headers once the response is known).
  */
-import { Effect, Layer, Redacted } from "effect"
-import { Authorization } from "../http/Api.ts"
+import { Effect } from "effect"
 import { InternalError, type TooManyRequests, Unauthorized, type Unavailable } from "../http/Problems.ts"
 import { RequestContext, setResponseHeader } from "../http/RequestContext.ts"
 import { limitsUnavailable, rateLimited } from "../http/respond.ts"
 import { Metering } from "../metering/Metering.ts"
 import { Accounts, type AuthFailureReason, type Principal } from "./Accounts.ts"
-import { CurrentPrincipal } from "./CurrentPrincipal.ts"
 
 const DETAILS: Readonly<Record<AuthFailureReason, string>> = {
   missing: "Send Authorization: Bearer <HCC token>.",
@@ -23,7 +22,6 @@ const DETAILS: Readonly<Record<AuthFailureReason, string>> = {
 /**
  * The caller of a request from its bearer credential: the token resolved (RFC 6750 answers) and a
  * burst slot taken; the principal is also recorded on the request (log line, RateLimit headers).
- * Shared by the Authorization middleware and the fast lane (src/http/FastLane.ts).
  */
 export const makeAuthorize = (accounts: Accounts["Service"], metering: Metering["Service"]) => {
   const refuse = (reason: AuthFailureReason) =>
@@ -60,15 +58,3 @@ export const makeAuthorize = (accounts: Accounts["Service"], metering: Metering[
         })
       ))
 }
-
-/** Implementation of {@link Authorization}. */
-export const AuthorizationLive = Layer.effect(
-  Authorization,
-  Effect.gen(function*() {
-    const authorize = makeAuthorize(yield* Accounts, yield* Metering)
-    return Authorization.of({
-      bearer: (httpEffect, { credential }) =>
-        Effect.flatMap(authorize(Redacted.value(credential)), (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal))
-    })
-  })
-)

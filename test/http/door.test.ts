@@ -1,0 +1,55 @@
+/**
+ * The door's route table is compiled from the HttpApi value (src/http/Door.ts): every endpoint of
+ * the contract must have an implementation, an endpoint behind `Authorization` gets the caller,
+ * and the pages served beside the API are routes like the others.
+ */
+import { Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { describe, expect, it } from "vitest"
+import type { Principal } from "../../src/auth/Accounts.ts"
+import { Authorization } from "../../src/http/Api.ts"
+import { bearerCredential, compileRoutes } from "../../src/http/Door.ts"
+import type { RequestInfo } from "../../src/http/RequestContext.ts"
+
+const api = HttpApi.make("t")
+  .add(HttpApiGroup.make("open").add(HttpApiEndpoint.get("ping", "/ping", { success: Schema.String })))
+  .add(HttpApiGroup.make("closed").add(HttpApiEndpoint.post("work", "/work", { success: Schema.String })).middleware(Authorization))
+
+const principal = { tokenId: "tok_1" } as unknown as Principal
+const seen: Array<string> = []
+const authorize = (credential: string) => Effect.sync(() => (seen.push(credential), principal))
+const text = (s: string) => Effect.succeed(HttpServerResponse.text(s))
+const request = (authorization?: string) => ({ headers: authorization === undefined ? {} : { authorization } }) as never
+const info: RequestInfo = { requestId: "r", principal: undefined }
+
+describe("the door's route table", () => {
+  it("stops the start when an endpoint of the contract has no implementation", () => {
+    expect(() => compileRoutes(api, { "open.ping": () => text("pong") }, [], authorize as never)).toThrow(/closed\.work/)
+  })
+
+  it("runs the authorization an endpoint's group declares, and only there; pages are GET routes", async () => {
+    const routes = compileRoutes(api, {
+      "open.ping": (_r, _i, p) => text(`pong ${String(p)}`),
+      "closed.work": (_r, _i, p) => text(`work for ${p.tokenId}`)
+    }, [["/docs", text("page")]], authorize as never)
+    expect([...routes.keys()].sort()).toEqual(["/docs", "/ping", "/work"])
+    const body = async (path: string, method: string, authorization?: string) => {
+      const res = await Effect.runPromise(routes.get(path)!.get(method)!(request(authorization), info) as Effect.Effect<HttpServerResponse.HttpServerResponse>)
+      return res.body._tag === "Uint8Array" ? new TextDecoder().decode(res.body.body) : ""
+    }
+    expect(await body("/ping", "GET", "Bearer x")).toBe("pong undefined")
+    expect(seen).toEqual([])
+    expect(await body("/work", "POST", "bearer   hcc_abc")).toBe("work for tok_1")
+    expect(seen).toEqual(["hcc_abc"])
+    expect(await body("/docs", "GET")).toBe("page")
+  })
+
+  it("reads a bearer credential as RFC 9110 and RFC 6750 write it", () => {
+    expect(bearerCredential("Bearer abc")).toBe("abc")
+    expect(bearerCredential("BEARER  abc")).toBe("abc")
+    expect(bearerCredential("Basic abc")).toBe("")
+    expect(bearerCredential("Bearerabc")).toBe("")
+    expect(bearerCredential(undefined)).toBe("")
+  })
+})
