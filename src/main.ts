@@ -12,7 +12,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
-import { makeNodeServer } from "./http/NodeServer.ts"
+import { makeNodeServer, NodeServer } from "./http/NodeServer.ts"
 import builtins from "../plugins/index.ts"
 import { Accounts } from "./auth/Accounts.ts"
 import { isWorker, supervise } from "./cluster/Supervisor.ts"
@@ -87,11 +87,15 @@ const DemoAccountLive = Layer.effectDiscard(
 const NodeServerLive = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
-    return NodeHttpServer.layer(() => makeNodeServer(config), {
-      port: config.port,
-      host: config.host,
-      gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
-    })
+    const server = makeNodeServer(config)
+    return Layer.merge(
+      NodeHttpServer.layer(() => server, {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: Duration.seconds(config.shutdownGraceSeconds)
+      }),
+      Layer.succeed(NodeServer, server)
+    )
   })
 )
 

@@ -7,7 +7,7 @@
 import { Effect, Exit, Schema } from "effect"
 import { constVoid } from "effect/Function"
 import { HttpServerResponse } from "effect/http"
-import type { HttpServerRequest } from "effect/http/HttpServerRequest"
+import type { IncomingMessage } from "node:http"
 import type { Principal } from "../auth/Accounts.ts"
 import { ComputePool } from "../compute/ComputePool.ts"
 import { datasetHeaders } from "../catalog/CatalogSchema.ts"
@@ -21,12 +21,10 @@ import type { DisclosureSettings } from "../plugin/disclosure.ts"
 import { invokePlugin, type InvokeServices } from "../plugin/invoke.ts"
 import type { Plugin } from "../plugin/spec.ts"
 import { fieldIssues } from "./issues.ts"
-import { BadRequest, InternalError, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Problems.ts"
+import { readBody } from "./Door.ts"
+import { BadRequest, InternalError, Unavailable, UnsupportedMediaType } from "./Problems.ts"
 import type { RequestInfo } from "./RequestContext.ts"
 import { domainProblem, isJsonContentType, keyInUse, keyReused, limitsUnavailable, rateLimited } from "./respond.ts"
-
-/** Maximum request body, in bytes (docs/api.md, "Requests"). */
-export const MAX_BODY_BYTES = 1_048_576
 
 /**
  * What "the same request" means for an Idempotency-Key: the path and the body, compared as JSON
@@ -69,23 +67,6 @@ export interface CallServices {
   /** The small-cell rule in force (applied by the plugin runner, here or on a compute thread). */
   readonly disclosure: DisclosureSettings
 }
-
-/** The whole request body as text (at most {@link MAX_BODY_BYTES}), with the body-limit and read failures as problems. */
-const readBody = (request: HttpServerRequest, requestId: string) =>
-  request.text.pipe(
-    Effect.catch((e): Effect.Effect<never, PayloadTooLarge | BadRequest> =>
-      e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
-        ? Effect.fail(tooLarge(requestId))
-        : Effect.fail(unreadable(requestId))
-    )
-  )
-
-/** 413 for a body over the limit. */
-const tooLarge = (requestId: string) =>
-  new PayloadTooLarge({ code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES, request_id: requestId, hcc_cost: 0 })
-/** 400 for a body that could not be read. */
-const unreadable = (requestId: string) =>
-  new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: requestId, hcc_cost: 0 })
 
 /**
  * One plugin's charged call, made by `principal`. Its success path is a short chain of flatMaps,
@@ -223,7 +204,7 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
       }
     )
 
-  return (request: HttpServerRequest, info: RequestInfo, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
+  return (request: IncomingMessage, info: RequestInfo, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
     if (!isJsonContentType(request.headers["content-type"])) {
       return Effect.fail(
         new UnsupportedMediaType({
@@ -234,7 +215,7 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
         })
       )
     }
-    const key = request.headers["idempotency-key"]
+    const key = request.headers["idempotency-key"] as string | undefined
     if (key !== undefined && !KEY_PATTERN.test(key)) {
       return Effect.fail(
         new BadRequest({
@@ -246,7 +227,7 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
       )
     }
     // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
-    return Effect.flatMap(readBody(request, info.requestId), (text) =>
+    return Effect.flatMap(readBody(request, info), (text) =>
       key === undefined ? charged(principal, info, text, undefined, constVoid) : keyed(principal, info, text, key))
   }
 }

@@ -1,48 +1,44 @@
 /**
- * The one door every request comes through (docs/api.md, "Requests"). At start the HttpApi value
- * is compiled into a route table: per path and method one pipeline — the caller's bearer token
- * and burst slot where the endpoint's group declares the `Authorization` middleware, then the
- * endpoint's implementation — beside the pages served next to the API (OpenAPI document, docs
- * page, guides). An endpoint of the API without an implementation stops the start.
+ * The one door every request comes through (docs/api.md, "How a request is answered"). At start
+ * the HttpApi value is compiled into a route table: per path and method one pipeline — the
+ * caller's bearer token and burst slot where the endpoint's group declares the `Authorization`
+ * middleware, then the endpoint's implementation — beside the pages served next to the API
+ * (OpenAPI document, docs page, guides). An endpoint of the API without an implementation stops
+ * the start.
  *
- * Each request is one fiber: the guard's start (id, trace), then the route's pipeline or the
- * door's own answer (404; 405 with `Allow`; OPTIONS with `Allow` and CORS grants; HEAD as GET;
- * a 413 for an announced body over the limit, before a byte of it is read), then the guard's
- * finish (headers, ETag and compression, metrics, log line). Node's server hands the door its
- * requests (`HttpServer.serve`), makes the server span when OpenTelemetry export is on, and
- * interrupts the fiber of a request whose caller hangs up.
+ * The door is the server's `request` listener. Each request is one fiber: the guard's start (id,
+ * trace), then the route's pipeline or the door's own answer (404; 405 with `Allow`; OPTIONS with
+ * `Allow` and CORS grants; HEAD as GET without the body; a 413 for a body announced over the limit,
+ * before a byte of it is read), then the guard's finish (headers, ETag and compression, metrics,
+ * log line), written with one `writeHead` and one `end`. Only the route is interruptible: a caller
+ * that hangs up stops it, and a request the shutdown stops is still answered (503). With
+ * OpenTelemetry export on, each request runs inside the platform's server span (HttpMiddleware.tracer).
  */
-import { ByteSize, Clock, Context, Effect, Layer, Tracer } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { Context, Effect, Fiber, Layer, Tracer } from "effect"
+import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Principal } from "../auth/Accounts.ts"
-import { makeAuthorize } from "../auth/authorize.ts"
-import { Accounts } from "../auth/Accounts.ts"
+import type { makeAuthorize } from "../auth/authorize.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
 import { Metering } from "../metering/Metering.ts"
+import { otlpEnabled } from "../observability/Otel.ts"
 import { Authorization } from "./Api.ts"
-import { MAX_BODY_BYTES } from "./DomainHandlers.ts"
-import { answerProblem, makeRequestGuard, payloadTooLarge } from "./Guard.ts"
+import { answerProblem, makeRequestGuard } from "./Guard.ts"
 import { optionsResponse } from "./Hygiene.ts"
-import { MethodNotAllowed, NotFound } from "./Problems.ts"
-import { attachRequestInfo, type RequestInfo } from "./RequestContext.ts"
-
-/** The body limit for every request, as a server-wide setting (give to the server's layer). */
-export const MaxBodyLive = Layer.succeed(HttpServerRequest.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES))
+import { NodeServer } from "./NodeServer.ts"
+import { BadRequest, MAX_BODY_BYTES, MethodNotAllowed, NotFound, type PayloadTooLarge, payloadTooLarge, problemText } from "./Problems.ts"
+import { CurrentRequestInfo, type RequestInfo } from "./RequestContext.ts"
 
 /** What answers one endpoint: the request, its record, and the caller (for an endpoint behind `Authorization`). */
-export type Answer<R> = (
-  request: HttpServerRequest.HttpServerRequest,
-  info: RequestInfo,
-  principal: Principal
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+export type Answer<R> = (request: IncomingMessage, info: RequestInfo, principal: Principal) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
 
 /** Implementations by endpoint, keyed `<group>.<endpoint>` as the HttpApi names them. */
 export type Implementations<R> = Readonly<Record<string, Answer<R>>>
 
 /** A pipeline compiled for one route. */
-type Pipeline<R> = (request: HttpServerRequest.HttpServerRequest, info: RequestInfo) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+type Pipeline<R> = (request: IncomingMessage, info: RequestInfo) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
 
 /** Path → method → pipeline (every route of this service is a static path). */
 export type RouteTable<R> = ReadonlyMap<string, ReadonlyMap<string, Pipeline<R>>>
@@ -92,46 +88,190 @@ export const compileRoutes = <Id extends string, Groups extends HttpApiGroup.Con
   return table
 }
 
+/**
+ * The whole body of a request as text, at most MAX_BODY_BYTES: a longer one fails with the 413
+ * (and its connection closes after the answer rather than reading the rest).
+ */
+export const readBody = (req: IncomingMessage, info: RequestInfo): Effect.Effect<string, PayloadTooLarge | BadRequest> =>
+  Effect.callback<string, PayloadTooLarge | BadRequest>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk)
+      stop()
+      ;(info.responseHeaders ??= {})["connection"] = "close"
+      resume(Effect.fail(payloadTooLarge(info.requestId)))
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks, size).toString("utf8")))
+    }
+    const onError = () => {
+      stop()
+      resume(Effect.fail(new BadRequest({ code: "malformed_json", detail: "The request body could not be read.", request_id: info.requestId, hcc_cost: 0 })))
+    }
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
+    return Effect.sync(stop)
+  })
+
+/** Bodies at least this long are written as bytes (kept on a reused response, e.g. the catalog's), shorter ones as text. */
+const BYTES_FROM = 1024
+
+/**
+ * Writes an answer: one `writeHead`, one `end`. A short text body leaves in one write with the
+ * headers; a longer body is written as its bytes, so a body served again and again (the catalog,
+ * compressed forms) is never encoded again. HEAD, 204 and 304 carry no body.
+ */
+const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse, requestId: string): void => {
+  if (res.destroyed || res.writableEnded) return
+  try {
+    res.writeHead(response.status, response.headers)
+  } catch {
+    // Node refused a header (a plugin's value it cannot send): a 500 without internals.
+    const problem = problemText(500, "internal_error", "An internal error occurred; it has been logged under this request id.", requestId)
+    res.writeHead(500, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(problem), "x-request-id": requestId, "x-content-type-options": "nosniff", "cache-control": "no-store" })
+    res.end(problem)
+    return
+  }
+  const body = response.body
+  if (req.method === "HEAD" || HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array") res.end()
+  else res.end(body.text !== undefined && body.contentLength < BYTES_FROM ? body.text : body.body)
+}
+
+/** Wall-clock nanoseconds. */
+const nowNanos = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6))
+
 /** The methods a path answers, as `Allow` lists them (HEAD with GET; OPTIONS always). */
 const allowOf = (methods: ReadonlyMap<string, unknown>): Array<string> => [...methods.keys(), ...(methods.has("GET") ? ["HEAD"] : []), "OPTIONS"]
 
 /**
- * The door for a route table, as the app the HTTP server serves. Written with plain flatMaps: it
- * runs on every request.
+ * Serves a route table on the process's Node server: the door becomes its `request` listener; when
+ * the server stops, it stops listening, waits (within the shutdown grace) for the requests it is
+ * answering, then interrupts the rest, which are answered 503.
  */
-export const makeDoor = <R>(routes: RouteTable<R>) =>
-  Effect.gen(function*() {
+export const doorLayer = <R>(routes: RouteTable<R>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const server = yield* NodeServer
     const config = yield* AppConfig
     const guard = makeRequestGuard(new Set(routes.keys()), yield* Metering, yield* RequestLogEnabled, config.corsOrigins, yield* ProbeLogEnabled)
     const allowed = new Map([...routes].map(([path, methods]) => [path, allowOf(methods)] as const))
-    return Effect.withFiber((fiber) => {
-      const req = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-      const clock = fiber.getRef(Clock.Clock)
-      const g = guard.start(req, clock.currentTimeNanosUnsafe(), Context.getOrUndefined(fiber.context, Tracer.ParentSpan))
+    const traced = otlpEnabled(process.env)
+    const context = yield* Effect.context<R>()
+
+    /**
+     * The answer to one request, written by `write` (never fails: a failure is its problem answer).
+     * The write is inside the uninterruptible region, so an interrupted route is still answered.
+     */
+    const answer = (req: IncomingMessage, span: Tracer.AnySpan | undefined, write: (response: HttpServerResponse.HttpServerResponse) => void) => {
+      const g = guard.start({ method: req.method!, url: req.url ?? "/", headers: req.headers as Record<string, string | undefined> }, nowNanos(), span)
       const { info, path } = g
-      attachRequestInfo(req, info)
-      const finish = (response: HttpServerResponse.HttpServerResponse) => guard.finish(g, response, clock.currentTimeNanosUnsafe())
+      const finish = (response: HttpServerResponse.HttpServerResponse) => {
+        const finished = guard.finish(g, response, nowNanos())
+        write(finished)
+        return finished
+      }
       const common = { request_id: info.requestId, hcc_cost: 0 as const }
       const methods = routes.get(path)
+      const immediate = (response: HttpServerResponse.HttpServerResponse) => ({ g, answer: Effect.sync(() => finish(response)) })
       if (methods === undefined) {
-        return Effect.succeed(finish(answerProblem(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` }), info)))
+        return immediate(answerProblem(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` }), info))
       }
-      const pipeline = methods.get(req.method) ?? (req.method === "HEAD" ? methods.get("GET") : undefined)
+      const pipeline = methods.get(req.method!) ?? (req.method === "HEAD" ? methods.get("GET") : undefined)
       if (pipeline === undefined) {
-        if (req.method === "OPTIONS") return Effect.succeed(finish(optionsResponse([...methods.keys()], req.headers["origin"], config.corsOrigins)))
+        if (req.method === "OPTIONS") return immediate(optionsResponse([...methods.keys()], req.headers.origin, config.corsOrigins))
         const allow = allowed.get(path)!
-        return Effect.succeed(finish(answerProblem(
+        return immediate(answerProblem(
           new MethodNotAllowed({ ...common, code: "method_not_allowed", allow, detail: `${path} accepts ${allow.join(", ")}, not ${req.method}.` }),
           info,
           { allow: allow.join(", ") }
-        )))
+        ))
       }
-      if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return Effect.succeed(finish(answerProblem(payloadTooLarge(info.requestId), info)))
-      // The server runs each request uninterruptibly; only the route may be stopped (its caller hung
-      // up, or the shutdown's grace ran out), and the request is still answered (a 503 then).
-      return Effect.matchCauseEffect(Effect.interruptible(pipeline(req, info)), {
-        onSuccess: (response) => Effect.succeed(finish(response)),
-        onFailure: (cause) => Effect.map(guard.failed(cause, info), finish)
+      if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
+        ;(info.responseHeaders ??= {})["connection"] = "close"
+        return immediate(answerProblem(payloadTooLarge(info.requestId), info))
+      }
+      return {
+        g,
+        answer: Effect.uninterruptibleMask((restore) =>
+          Effect.map(
+            Effect.matchCauseEffect(restore(pipeline(req, info)), {
+              onSuccess: Effect.succeed,
+              onFailure: (cause) => guard.failed(cause, info)
+            }),
+            finish
+          )
+        )
+      }
+    }
+
+    const inflight = new Set<Fiber.Fiber<unknown, unknown>>()
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      let requestId = "unassigned"
+      const written = (response: HttpServerResponse.HttpServerResponse) => writeAnswer(req, res, response, requestId)
+      // A defect of the door itself: a 500 without internals rather than a request left hanging.
+      const failed = () =>
+        Effect.sync(() => written(HttpServerResponse.text(problemText(500, "internal_error", "An internal error occurred; it has been logged under this request id.", requestId), { status: 500, contentType: "application/problem+json" })))
+      let fiber: Fiber.Fiber<unknown, unknown>
+      if (!traced) {
+        // The request's record joins the context the fiber starts with (no copy of it per step).
+        const a = answer(req, undefined, written)
+        requestId = a.g.info.requestId
+        fiber = Effect.runForkWith(Context.add(context, CurrentRequestInfo, a.g.info))(Effect.catchDefect(a.answer, failed))
+      } else {
+        // Inside the platform's server span, which needs the request as the platform describes it.
+        const traceable = HttpServerRequest.fromWeb(new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: WEB_METHODS.has(req.method!) ? req.method! : "GET", headers: webHeaders(req) }))
+        const run = HttpMiddleware.tracer(Effect.withFiber((fiber) => {
+          const a = answer(req, Context.getOrUndefined(fiber.context, Tracer.ParentSpan), written)
+          requestId = a.g.info.requestId
+          return Effect.provideService(a.answer, CurrentRequestInfo, a.g.info)
+        }))
+        fiber = Effect.runForkWith(Context.add(context, HttpServerRequest.HttpServerRequest, traceable))(Effect.catchDefect(run, failed))
+      }
+      if (fiber.pollUnsafe() === undefined) {
+        inflight.add(fiber)
+        fiber.addObserver(() => inflight.delete(fiber))
+        // A caller that hangs up stops its request (a reservation is released, nothing is charged).
+        res.once("close", () => {
+          if (!res.writableEnded) fiber.interruptUnsafe()
+        })
+      }
+    }
+    server.on("request", onRequest)
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        // Stop listening first (requests on open connections are still served, NodeServer.ts), let
+        // the requests in flight finish within the grace, then wait (within the grace again) for
+        // the connections to close, so every answer has left before the process exits.
+        const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))
+        const grace = `${config.shutdownGraceSeconds} seconds` as const
+        const answering = [...inflight]
+        if (answering.length > 0) {
+          const done = yield* Fiber.awaitAll(answering).pipe(Effect.timeoutOption(grace))
+          if (done._tag === "None") yield* Fiber.interruptAll(answering)
+        }
+        yield* Effect.promise(() => closed).pipe(Effect.timeoutOption(grace))
       })
-    })
-  })
+    )
+  }))
+
+/** The methods a web `Request` may carry (the span of any other is named as a GET's). */
+const WEB_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
+
+/** A request's headers for a web `Request` (the platform's span reads them); repeated ones joined. */
+const webHeaders = (req: IncomingMessage): Array<[string, string]> => {
+  const out: Array<[string, string]> = []
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(":")) continue
+    out.push([name, Array.isArray(value) ? value.join(", ") : value])
+  }
+  return out
+}

@@ -7,10 +7,9 @@
  * without internals, an interruption by the shutdown a 503).
  */
 import { Cause, Effect, type Tracer } from "effect"
-import { HttpServerError, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { randomFillSync, randomUUID } from "node:crypto"
-import { MAX_BODY_BYTES } from "./DomainHandlers.ts"
-import { type AnyProblem, InternalError, isProblem, PayloadTooLarge, problemAnswer, Unavailable } from "./Problems.ts"
+import { type AnyProblem, InternalError, isProblem, problemAnswer, Unavailable } from "./Problems.ts"
 import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import type { RequestInfo } from "./RequestContext.ts"
@@ -82,10 +81,6 @@ export const answerProblem = (problem: AnyProblem, info: RequestInfo, headers?: 
   return problemAnswer(problem, headers)
 }
 
-/** The 413 for a body over the limit. */
-export const payloadTooLarge = (requestId: string) =>
-  new PayloadTooLarge({ request_id: requestId, hcc_cost: 0, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES })
-
 /**
  * The guard for a set of known paths (the rest are counted as `unmatched` in the metrics).
  */
@@ -149,18 +144,14 @@ export const makeRequestGuard = (known: ReadonlySet<string>, metering: Metering[
   }
 
   /**
-   * The answer for a request that ended in a failure: the problem it raised; a body over the limit
-   * (the platform's read refused it) a 413; an interruption (the shutdown) a 503; anything else a
-   * 500 without internals, logged under the request id.
+   * The answer for a request that ended in a failure: the problem it raised; an interruption (the
+   * shutdown) a 503; anything else a 500 without internals, logged under the request id.
    */
   const failed = (cause: Cause.Cause<unknown>, info: RequestInfo): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     const common = { request_id: info.requestId, hcc_cost: 0 as const }
     const err = Cause.findErrorOption(cause)
     if (err._tag === "Some") {
       if (isProblem(err.value)) return Effect.succeed(answerProblem(err.value, info))
-      if (HttpServerError.isHttpServerError(err.value) && err.value.reason._tag === "RequestParseError" && err.value.reason.reason === "BodyTooLarge") {
-        return Effect.succeed(answerProblem(payloadTooLarge(info.requestId), info))
-      }
     }
     if (Cause.hasInterruptsOnly(cause)) {
       return Effect.succeed(answerProblem(new Unavailable({ ...common, code: "unavailable", detail: "The service is shutting down; retry shortly." }), info))

@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto"
 import { type IncomingMessage, Server, type ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
+import { Context } from "effect"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { problemText } from "./Problems.ts"
@@ -51,6 +52,9 @@ const refusalOf = (error: NodeJS.ErrnoException): readonly [number, string, stri
   }
 }
 
+/** The Node server this process serves on (the door, Door.ts, is its request listener). */
+export class NodeServer extends Context.Service<NodeServer, Server>()("hcc/NodeServer") {}
+
 /**
  * Node's HTTP server with this service's shutdown: `close` stops listening, lets whatever still
  * arrives be served, and closes each connection once it has been idle for DRAIN_IDLE_MS.
@@ -80,9 +84,9 @@ class DrainingServer extends Server {
 }
 
 /**
- * Creates the server for the settings; NodeHttpServer adds the request handler and closes it on
- * shutdown. Every request is counted for the connection cap and the drain first (this server's
- * own `request` listener, added before the app's).
+ * Creates the server for the settings (NodeHttpServer listens and closes it; the door answers its
+ * requests). Every request is counted for the connection cap and the drain first (this server's
+ * own `request` listener, added before the door's).
  */
 export const makeNodeServer = (
   settings: Pick<AppSettings, "headersTimeoutSeconds" | "requestTimeoutSeconds" | "keepAliveTimeoutSeconds" | "maxConnections">

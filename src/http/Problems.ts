@@ -14,6 +14,9 @@ import { ReadinessCheckState } from "../catalog/CatalogSchema.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { problemType } from "./Guides.ts"
 
+/** Maximum request body, in bytes (docs/api.md, "Requests"). */
+export const MAX_BODY_BYTES = 1_048_576
+
 /** The media type of every problem answer (RFC 9457 §3). */
 export const PROBLEM_JSON = "application/problem+json"
 
@@ -143,3 +146,7 @@ export const problemAnswer = (problem: AnyProblem, headers?: Record<string, stri
  */
 export const problemText = (status: number, code: string, detail: string, requestId: string): string =>
   JSON.stringify({ type: problemType(code), title: STATUS_TITLES[status] ?? "Error", status, detail, code, request_id: requestId, hcc_cost: 0 })
+
+/** The 413 for a body over the limit. */
+export const payloadTooLarge = (requestId: string) =>
+  new PayloadTooLarge({ request_id: requestId, hcc_cost: 0, code: "payload_too_large", detail: `The body exceeds ${MAX_BODY_BYTES} bytes.`, limit_bytes: MAX_BODY_BYTES })

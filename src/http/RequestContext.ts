@@ -1,11 +1,9 @@
 /**
  * Per-request facts the door (Door.ts) creates and the routes fill in (for the log line, problem
- * bodies, RateLimit and other response headers). It is kept beside the request (keyed by its
- * underlying Node request) rather than in the fiber context, because providing a service per
- * request copies the context: measurably slower on every call.
+ * bodies, RateLimit and other response headers): a service of the context each request's fiber
+ * starts with.
  */
 import { Context, Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
 import type { Principal } from "../auth/Accounts.ts"
 
 /** Mutable per-request record; one object per request, never shared. */
@@ -21,21 +19,15 @@ export interface RequestInfo {
   problem?: { readonly code: string; readonly limit: string | undefined }
 }
 
-const infos = new WeakMap<object, RequestInfo>()
-const keyOf = (req: HttpServerRequest.HttpServerRequest): object => (typeof req.source === "object" && req.source !== null ? req.source : req)
-
-/** Attaches the record to a request (the door, first thing). */
-export const attachRequestInfo = (req: HttpServerRequest.HttpServerRequest, info: RequestInfo): void => {
-  infos.set(keyOf(req), info)
-}
+/** The current request's record. */
+export class CurrentRequestInfo extends Context.Service<CurrentRequestInfo, RequestInfo>()("hcc/CurrentRequestInfo") {}
 
 const UNASSIGNED = (): RequestInfo => ({ requestId: "unassigned", principal: undefined })
 
-/** The current request's {@link RequestInfo}. */
-export const RequestContext: Effect.Effect<RequestInfo> = Effect.withFiber((fiber) => {
-  const req = Context.getOrUndefined(fiber.context, HttpServerRequest.HttpServerRequest)
-  return Effect.succeed(req === undefined ? UNASSIGNED() : infos.get(keyOf(req)) ?? UNASSIGNED())
-})
+/** The current request's {@link RequestInfo} (a fresh unassigned one outside a request). */
+export const RequestContext: Effect.Effect<RequestInfo> = Effect.withFiber((fiber) =>
+  Effect.succeed(Context.getOrUndefined(fiber.context, CurrentRequestInfo) ?? UNASSIGNED())
+)
 
 /** Sets a header on the current request's answer, whatever the answer turns out to be. */
 export const setResponseHeader = (name: string, value: string): Effect.Effect<void> =>

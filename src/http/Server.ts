@@ -1,10 +1,10 @@
 /**
  * Composes the HTTP server from the loaded plugins: the HttpApi value (routes, the OpenAPI
  * document, the docs page) compiled into the door's route table with each endpoint's
- * implementation, and served on the current HTTP server.
+ * implementation, and served by the door on the process's Node server.
  */
 import { Effect, Layer } from "effect"
-import { HttpServer, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import { Accounts } from "../auth/Accounts.ts"
 import { makeAuthorize } from "../auth/authorize.ts"
@@ -14,7 +14,7 @@ import { Metering } from "../metering/Metering.ts"
 import { PluginRegistry } from "../plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "../version.ts"
 import { makeApi } from "./Api.ts"
-import { compileRoutes, type Implementations, makeDoor, MaxBodyLive } from "./Door.ts"
+import { compileRoutes, doorLayer, type Implementations } from "./Door.ts"
 import type { InvokeServices } from "../plugin/invoke.ts"
 import { callServices, pluginCall } from "./DomainHandlers.ts"
 import { escapeHtml, guidePages } from "./Guides.ts"
@@ -96,7 +96,6 @@ export const httpLayer = Layer.unwrap(
       (assets) => (docs ??= HttpServerResponse.html(docsPage(spec, assets)))
     )
     const routes = compileRoutes(api, implementations, [[OPENAPI_PATH, openapi], [DOCS_PATH, docsAnswer], ...guidePages()], makeAuthorize(yield* Accounts, yield* Metering))
-    const door = yield* makeDoor(routes)
-    return HttpServer.serve(door).pipe(Layer.provide(MaxBodyLive))
+    return doorLayer(routes)
   })
 )
