@@ -4,7 +4,8 @@
  * that produced the numbers, with its result); suggestions from the documented rules; confidence
  * from evidence size, agreement and understanding. docs/analytics.md#clinical.
  */
-import { atLeast, AXIS_NAMES, type Dataset, type DisclosureService, roundTo } from "../../src/plugin/Plugin.ts"
+import { atLeast, AXIS_NAMES, type DisclosureService, roundTo } from "../../src/plugin/Plugin.ts"
+import { type Dataset } from "../../src/plugin/experimental.ts"
 import { AXIS_INTERVENTIONS } from "../risk-model/interventions.ts"
 import type { AxisEvidence, Evidence } from "./evidence.ts"
 import * as Sql from "./sql.ts"

@@ -7,7 +7,8 @@
  * the WASM core. Definitions: docs/analytics.md#clinical.
  */
 import { Effect, Schema } from "effect"
-import { atLeast, atMost, AXES, type Axis, below, type Dataset, datasetCache, firstDayOfMonth, formatDate, formatMonth, type HealthDataService, type KernelsService, oneSampleTP, pairKey, primed, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import { atLeast, atMost, AXES, type Axis, below, firstDayOfMonth, formatDate, formatMonth, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
+import { type Dataset, datasetCache, type HealthDataService, type KernelsService, primed } from "../../src/plugin/experimental.ts"
 import knowledge from "./interactions.json" with { type: "json" }
 import type { Direction, Understanding } from "./understand.ts"
 

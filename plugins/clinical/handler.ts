@@ -1,6 +1,7 @@
 /** POST /v1/clinical: read the question, gather the evidence, answer in the requested format. */
 import { Effect } from "effect"
-import { canonicalOrder, type Dataset, datasetCache, Disclosure, fail, HealthData, Kernels, preparedPerDataset, roundTo } from "../../src/plugin/Plugin.ts"
+import { canonicalOrder, Disclosure, fail, roundTo } from "../../src/plugin/Plugin.ts"
+import { type Dataset, datasetCache, HealthData, Kernels, preparedPerDataset } from "../../src/plugin/experimental.ts"
 import { confidenceOf, publishedEvidence, reasoningChain, suggestionsFor } from "./answer.ts"
 import { encounterOffsets, type Evidence, evidenceWindow, gatherEvidence, INTERACTIONS } from "./evidence.ts"
 import type { ClinicalRequest, ClinicalResponse } from "./schema.ts"

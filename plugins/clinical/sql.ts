@@ -4,7 +4,8 @@
  * numbers come back (scores are held as 32-bit floats in memory, so averages agree to about 1e-6).
  * Codes come from the dataset's vocabularies (snake_case), never from the caller's text.
  */
-import { type Axis, type Dataset, firstDayOfMonth, formatDate } from "../../src/plugin/Plugin.ts"
+import { type Axis, firstDayOfMonth, formatDate } from "../../src/plugin/Plugin.ts"
+import { type Dataset } from "../../src/plugin/experimental.ts"
 import type { Window } from "./evidence.ts"
 import type { Understanding } from "./understand.ts"
 

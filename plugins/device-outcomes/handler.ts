@@ -4,7 +4,8 @@
  * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
-import { closest, datasetCache, Disclosure, fail, HealthData, Kernels, parseMonths, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, parseMonths, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { implantsInPeriod, isProportion, poolMetric, studyEstimates } from "./pooling.ts"
 import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 

@@ -4,7 +4,8 @@
  * Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
  */
 import { Effect } from "effect"
-import { type Dataset, firstDayOfMonth, type KernelsService, monthOfDay } from "../../src/plugin/Plugin.ts"
+import { firstDayOfMonth, monthOfDay } from "../../src/plugin/Plugin.ts"
+import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
 import { binomialNormal, fitBinomialNormal } from "./binomialNormal.ts"
 
 /** One study's estimate of one metric. */

@@ -6,7 +6,8 @@
  * O(patients) bookkeeping and arithmetic over at most 48 strata.
  */
 import { Effect } from "effect"
-import { atLeast, atMost, AXES, type Axis, type Dataset, type KernelsService, oneSampleTP } from "../../src/plugin/Plugin.ts"
+import { atLeast, atMost, AXES, type Axis, oneSampleTP } from "../../src/plugin/Plugin.ts"
+import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
 import { cohortOf, indicationsOf } from "./cohort.ts"
 import { AGE_SEX_STRATA, type Cell, cell, perDataset, variance } from "./perDataset.ts"
 import type { OUTCOME_TYPES, TRENDS } from "./schema.ts"

@@ -3,7 +3,8 @@
  * its courses, its adverse events in the window, who is a member and who a comparator, and the
  * conditions over-represented among the members (the indications that stratify the comparison).
  */
-import { ADHERENCE_THRESHOLD, type Dataset, firstDayOfMonth, monthOfDay } from "../../src/plugin/Plugin.ts"
+import { ADHERENCE_THRESHOLD, firstDayOfMonth, monthOfDay } from "../../src/plugin/Plugin.ts"
+import { type Dataset } from "../../src/plugin/experimental.ts"
 import type { PerDataset } from "./perDataset.ts"
 import type { OUTCOME_TYPES } from "./schema.ts"
 

@@ -1,6 +1,7 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, datasetCache, Disclosure, fail, HealthData, Kernels, parseMinimum, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, canonicalOrder, closest, Disclosure, fail, parseMinimum, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
 import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
 

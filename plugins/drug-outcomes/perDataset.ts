@@ -4,7 +4,8 @@
  * SD, and indexes that let a request visit only its drug's rows.
  */
 import { Effect } from "effect"
-import { AXES, type Dataset, Kernels, type KernelsService, preparedPerDataset, SEXES } from "../../src/plugin/Plugin.ts"
+import { AXES, SEXES } from "../../src/plugin/Plugin.ts"
+import { type Dataset, Kernels, type KernelsService, preparedPerDataset } from "../../src/plugin/experimental.ts"
 
 /** Age bands of the strata (age at as_of): under 45, 45–64, 65 and over. */
 export const AGE_BANDS = [45, 65] as const

@@ -3,7 +3,7 @@
  * bits × age band × sex) the cohort's on-drug means and the comparators' whole-window means, the
  * cohort's slope sums, and the (adherence, change) pairs of the correlation.
  */
-import { type Dataset, primed } from "../../src/plugin/Plugin.ts"
+import { type Dataset, primed } from "../../src/plugin/experimental.ts"
 import type { Cohort } from "./cohort.ts"
 import { AGE_SEX_STRATA, type PerDataset } from "./perDataset.ts"
 

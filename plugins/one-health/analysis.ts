@@ -10,7 +10,7 @@
  * Details and the measured false-alarm rate in docs/analytics.md.
  */
 import { Effect } from "effect"
-import type { Dataset, KernelsService } from "../../src/plugin/Plugin.ts"
+import type { Dataset, KernelsService } from "../../src/plugin/experimental.ts"
 import potential from "./zoonotic-potential.json" with { type: "json" }
 
 /** Lags tried: 0 to 8 weeks (0–56 days) of the animal series leading the human one. */

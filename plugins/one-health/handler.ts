@@ -1,6 +1,7 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
 import { Effect } from "effect"
-import { closest, datasetCache, Disclosure, fail, HealthData, Kernels, resolveCode } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, resolveCode } from "../../src/plugin/Plugin.ts"
+import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { alertLevel, analyzeLead, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
 import type { OneHealthRequest, OneHealthResponse } from "./schema.ts"
 

@@ -7,7 +7,8 @@
  * Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, type Dataset, datasetCache, Disclosure, fail, formatMonth, HealthData, Kernels, oneSampleTP, parseAgeRange, preparedPerDataset, primed, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
+import { type Dataset, datasetCache, HealthData, Kernels, preparedPerDataset, primed } from "../../src/plugin/experimental.ts"
 import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 

@@ -1,6 +1,7 @@
 /** POST /v1/risk-model: the profile scored by the risk type's model, fitted once per dataset at load. */
 import { Effect } from "effect"
-import { closest, Disclosure, fail, HealthData, Kernels, parseAgeRange, parseDays, preparedPerDataset, resolveCode, roundTo, type Dataset } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, parseAgeRange, parseDays, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { HealthData, Kernels, preparedPerDataset, type Dataset } from "../../src/plugin/experimental.ts"
 import { recommendedInterventions } from "./interventions.ts"
 import { contributions, fitRiskModels, probabilityWithin, profileVector, type RiskModels } from "./model.ts"
 import type { RiskModelRequest, RiskModelResponse } from "./schema.ts"

@@ -7,7 +7,8 @@
  * formulas: docs/analytics.md#risk-model.
  */
 import { Effect } from "effect"
-import { AXES, type Axis, type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis } from "../../src/plugin/Plugin.ts"
+import { type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/experimental.ts"
 import { AGE_CENTRE, AXIS_CENTRE, base, type Base, DAYS_PER_YEAR, modelRows, READMISSION_DAYS, type Rows } from "./rows.ts"
 import type { RiskType } from "./schema.ts"
 import { clusterRobustCovariance, rowProbabilities, validate } from "./validation.ts"

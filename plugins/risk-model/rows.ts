@@ -4,7 +4,8 @@
  * admissions and readmissions, and the health-decline outcome; one set of rows per risk type.
  */
 import { Effect } from "effect"
-import { atMost, AXES, type Dataset, firstDayOfMonth, type KernelsService } from "../../src/plugin/Plugin.ts"
+import { atMost, AXES, firstDayOfMonth } from "../../src/plugin/Plugin.ts"
+import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
 
 /** A readmission is an admission starting 1–30 days after an index admission's discharge. */
 export const READMISSION_DAYS = 30

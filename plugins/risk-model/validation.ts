@@ -3,7 +3,7 @@
  * (clusters = patients), held-out AUC, calibration slope and Brier score (docs/analytics.md#risk-model).
  */
 import { Effect } from "effect"
-import type { GlmFamily, KernelsService } from "../../src/plugin/Plugin.ts"
+import type { GlmFamily, KernelsService } from "../../src/plugin/experimental.ts"
 import type { Validation } from "./model.ts"
 
 /**

@@ -4,7 +4,8 @@
  * docs/temporal.md documents every rule, model and level.
  */
 import { Effect } from "effect"
-import { AXES, below, Kernels, MODEL_NAMES, roundTo, RULE_NAMES } from "../../src/plugin/Plugin.ts"
+import { AXES, below, MODEL_NAMES, roundTo, RULE_NAMES } from "../../src/plugin/Plugin.ts"
+import { Kernels } from "../../src/plugin/experimental.ts"
 import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 
 /** Below this an axis score is critical (rule 03's threshold). */

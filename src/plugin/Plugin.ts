@@ -7,7 +7,9 @@
  * The handler never sees raw input, HTTP, tokens or accounts.
  *
  * Versioned apart from the service (`PLUGIN_API_VERSION`, semver): new capabilities arrive as
- * optional fields with defaults, so plugins written against 1.x keep working in every 1.y.
+ * optional fields with defaults, so plugins written against 2.x keep working in every 2.y. The
+ * dataset as the platform holds it, the compute core and the caches are in the experimental entry
+ * (./experimental.ts), outside that promise. test/plugin/surface.test.ts pins both entries.
  */
 export {
   defineContract,
@@ -25,28 +27,19 @@ export {
 } from "./spec.ts"
 export { type ContextValue, DomainError, fail } from "./errors.ts"
 
-export {
-  type Basis,
-  Disclosure,
-  type DisclosureService,
-  type DisclosureSettings,
-  type DisclosureSpec,
-  recordingBases,
-  replayBases
-} from "./disclosure.ts"
+export { type Basis, Disclosure, type DisclosureService, type DisclosureSpec } from "./disclosure.ts"
 
-export { Kernels } from "../kernels/service.ts"
-export type { GlmFamily, GlmResult, KernelsService, Panel } from "../kernels/types.ts"
+export { ADHERENCE_THRESHOLD, type CohortCriteria, ENCOUNTER_KINDS, type VocabularyDetail } from "../health/HealthData.ts"
 export {
-  ADHERENCE_THRESHOLD,
-  type Cohort,
-  type CohortCriteria,
-  type Dataset,
-  ENCOUNTER_KINDS,
-  HealthData,
-  type HealthDataService,
-  type VocabularyDetail
-} from "../health/HealthData.ts"
+  type AxisSeries,
+  type CohortView,
+  type CountBy,
+  type DatasetSummary,
+  type MonthWindow,
+  PatientData,
+  type PatientDataService,
+  type WindowSummary
+} from "../health/patientData.ts"
 export { SEXES, type Sex } from "../health/vocabulary.ts"
 /** A request's name for a vocabulary entry (the dataset's code, or a standard code such as `snomed:44054006`) → the dataset's code. */
 export { resolveCode } from "../health/codes.ts"
@@ -71,6 +64,4 @@ export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, can
 export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
-export { primed } from "./hotLoops.ts"
 export { above, atLeast, atMost, below, SCORE_TOLERANCE } from "../kernels/thresholds.ts"
-export { datasetCache, preparedPerDataset, type PreparedOptions } from "./cache.ts"

@@ -3,9 +3,10 @@
  * handler over a decoded request, the encode with the plugin's response schema, and the small-cell
  * rule applied to the encoded answer (disclosure.ts) before it leaves the plugin.
  */
-import { Effect, Option, Schema } from "effect"
-import { HealthData } from "../health/HealthData.ts"
-import type { Kernels } from "../kernels/Kernels.ts"
+import { Effect, Schema } from "effect"
+import { HealthData, type HealthDataService } from "../health/HealthData.ts"
+import { makePatientData, PatientData } from "../health/patientData.ts"
+import { Kernels } from "../kernels/service.ts"
 import { cohortTooSmall, Disclosure, type DisclosureService, type DisclosureSettings, makeDisclosure, withhold } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
 import type { Plugin } from "./spec.ts"
@@ -22,20 +23,35 @@ export type InvokeServices = Kernels | HealthData
 export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
   const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
   const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
-  /** The handler's effect with its selections recorded (undeclared plugins only). */
-  const recordingSelections = <A, E, R>(handled: Effect.Effect<A, E, R>, disclosure: DisclosureService) =>
-    Effect.flatMap(Effect.serviceOption(HealthData), (health) =>
-      Option.isNone(health) ? handled : Effect.provideService(handled, HealthData, {
-        dataset: health.value.dataset,
-        select: (criteria) => Effect.map(health.value.select(criteria), (cohort) => {
-          disclosure.record({ pointer: undefined, counts: [cohort.size] })
+  const undeclared = plugin.disclosure === undefined
+  /**
+   * The handler's effect with the call's data services: for a plugin that declares no disclosure,
+   * a `HealthData` whose `select` records each cohort's size, and a `PatientData` that records
+   * every count it hands out; for one that declares, the services as they are (it applies the
+   * rule itself).
+   */
+  const withData = <A>(handled: Effect.Effect<A, DomainError, HealthData | Kernels | PatientData>, disclosure: DisclosureService): Effect.Effect<A, DomainError, InvokeServices> =>
+    Effect.flatMap(Effect.service(HealthData), (found) => {
+      const seen = (counts: ReadonlyArray<number>) => disclosure.record({ pointer: undefined, counts })
+      const health: HealthDataService = !undeclared ? found : {
+        dataset: found.dataset,
+        select: (criteria) => Effect.map(found.select(criteria), (cohort) => {
+          seen([cohort.size])
           return cohort
         })
-      }))
+      }
+      return Effect.flatMap(Effect.service(Kernels), (kernels) =>
+        Effect.provideService(
+          undeclared ? Effect.provideService(handled, HealthData, health) : handled,
+          PatientData,
+          makePatientData(health, kernels, undeclared ? seen : () => {})
+        ))
+    })
+
   return (input: unknown): Effect.Effect<Record<string, unknown>, DomainError, InvokeServices> => {
     const disclosure = makeDisclosure(settings)
     const handled = Effect.provideService(plugin.handler(input), Disclosure, disclosure)
-    const run = plugin.disclosure === undefined ? recordingSelections(handled, disclosure) : handled
+    const run = withData(handled, disclosure)
     return Effect.flatMap(Effect.flatMap(run, (value) => Effect.catch(encode(value), rejected)), (encoded) => {
       const result = withhold(settings, plugin.disclosure, encoded as Record<string, unknown>, disclosure.bases)
       return result._tag === "Answer" ? Effect.succeed(result.body) : Effect.fail(cohortTooSmall(result.minimum))

@@ -62,15 +62,15 @@ export const scaffoldFiles = (name: string, serviceVersion: string): Record<stri
  * keep at least one example (the conformance test calls each one).
  */
 import { Effect, Schema } from "effect"
-import { definePlugin, Disclosure, HealthData, roundTo } from "hcc-medical-intelligence/plugin"
+import { definePlugin, Disclosure, PatientData, roundTo } from "hcc-medical-intelligence/plugin"
 
 export const Request = Schema.Struct({
-  min_birth_year: Schema.Int.annotate({ description: "Count patients born in or after this year" })
+  max_age: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 120 })).annotate({ description: "Count patients this age or younger at the dataset's as_of" })
 })
 
 // Counts of people and the statistics resting on them may be withheld (null) by the small-cell rule.
 export const Response = Schema.Struct({
-  patients: Schema.NullOr(Schema.Int).annotate({ description: "Patients in the dataset born in or after min_birth_year; null when fewer than the minimum cell size" }),
+  patients: Schema.NullOr(Schema.Int).annotate({ description: "Patients in the dataset aged max_age or younger; null when fewer than the minimum cell size" }),
   share: Schema.NullOr(Schema.Finite).annotate({ description: "Their share of all patients (0–1); null when it rests on fewer than the minimum cell size" })
 })
 
@@ -79,23 +79,23 @@ export default definePlugin({
   version: "0.1.0",
   engine: "^${PLUGIN_API_VERSION}",
   path: "/v1/${name}",
-  summary: "How many patients were born in or after a year",
+  summary: "How many patients are a given age or younger",
   request: Request,
   response: Response,
   hcc_cost: 0.5,
   // The platform withholds a count of 1 to k - 1 and a statistic resting on one (docs/plugins.md, "Small cells").
   disclosure: { counts: ["/patients"], statistics: ["/share"] },
   examples: [
-    { name: "sample", summary: "Patients born in 1950 or later", request: { min_birth_year: 1950 } }
+    { name: "sample", summary: "Patients aged 40 or younger", request: { max_age: 40 } }
   ],
   handler: (request) =>
     Effect.gen(function*() {
-      const data = yield* (yield* HealthData).dataset
-      let patients = 0
-      for (const year of data.patients.birthYear.data) if (year >= request.min_birth_year) patients++
+      const data = yield* PatientData
+      const everyone = (yield* data.about).patients
+      const cohort = yield* data.cohort({ ageRange: [0, request.max_age] })
       // The share rests on these patients and on the others.
-      ;(yield* Disclosure).rests("/share", patients, data.patients.count - patients)
-      return { patients, share: roundTo(patients / Math.max(1, data.patients.count), 4) }
+      ;(yield* Disclosure).rests("/share", cohort.size, everyone - cohort.size)
+      return { patients: cohort.size, share: roundTo(cohort.size / Math.max(1, everyone), 4) }
     })
 })
 `,

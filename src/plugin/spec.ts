@@ -5,13 +5,14 @@
  */
 import type { Effect, Schema } from "effect"
 import type { Dataset, HealthData } from "../health/HealthData.ts"
+import type { PatientData } from "../health/patientData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 import type { Disclosure, DisclosureSpec } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "1.5.0"
+export const PLUGIN_API_VERSION = "2.0.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -44,13 +45,15 @@ export interface PluginExample<RequestEncoded> {
 }
 
 /**
- * The services a handler may require: the WASM compute core (`Kernels`), the health dataset
- * (`HealthData`) and the small-cell rule of the request (`Disclosure`). Time comes from effect's `Clock` and settings from effect's `Config` (both always
- * available, no requirement needed); a plugin that needs none of them uses `never`.
- * `HealthData` fails with DomainError `unavailable` while the dataset loads: let it pass, the
- * platform answers 503 with Retry-After.
+ * The services a handler may require: the dataset through counts, cohorts, series and windows
+ * (`PatientData`), the small-cell rule of the request (`Disclosure`), and from the experimental
+ * entry the dataset's columns (`HealthData`) and the WASM compute core (`Kernels`). Time comes
+ * from effect's `Clock` and settings from effect's `Config` (both always available, no
+ * requirement needed); a plugin that needs none of them uses `never`. The data services fail with
+ * DomainError `unavailable` while the dataset loads: let it pass, the platform answers 503 with
+ * Retry-After.
  */
-export type PluginServices = Kernels | HealthData | Disclosure
+export type PluginServices = PatientData | Disclosure | Kernels | HealthData
 
 /** The typed description of one plugin. */
 export interface PluginSpec<

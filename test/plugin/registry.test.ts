@@ -12,7 +12,7 @@ import { fixturePlugin, runServerToExit } from "../support/server.ts"
 const good = {
   name: "good-one",
   version: "1.0.0",
-  engine: "^1.0.0",
+  engine: "^2.0.0",
   path: "/v1/good-one",
   summary: "A valid plugin",
   request: Schema.Struct({ x: Schema.Finite }),
@@ -34,7 +34,7 @@ const cases: ReadonlyArray<readonly [PluginRule, unknown]> = [
   ["export_missing", 42],
   ["name_invalid", { ...good, name: "Bad_Name" }],
   ["version_invalid", { ...good, version: "one" }],
-  ["engine_unsupported", { ...good, engine: "^2.0.0" }],
+  ["engine_unsupported", { ...good, engine: "^3.0.0" }],
   ["engine_unsupported", { ...good, engine: "not a range" }],
   ["path_invalid", { ...good, path: "/v2/good-one" }],
   ["path_invalid", { ...good, path: "/v1/" }],

@@ -1,14 +1,16 @@
 /**
  * One door for every plugin: a file under plugins/ may import other files of plugins/, npm packages
- * (effect and the rest), Node's built-ins, and from the platform only the plugin contract
- * (src/plugin/Plugin.ts, the package's `./plugin` entry). Anything else from src/ fails here.
+ * (effect and the rest), Node's built-ins, and from the platform only the plugin contract's two
+ * entries (src/plugin/Plugin.ts and src/plugin/experimental.ts, the package's `./plugin` and
+ * `./plugin/experimental`). Anything else from src/ fails here.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { ROOT } from "../support/server.ts"
 
-const CONTRACT = resolve(ROOT, "src/plugin/Plugin.ts")
+const CONTRACT = new Set([resolve(ROOT, "src/plugin/Plugin.ts"), resolve(ROOT, "src/plugin/experimental.ts")])
+const ENTRIES = new Set(["hcc-medical-intelligence/plugin", "hcc-medical-intelligence/plugin/experimental"])
 const PLUGINS = resolve(ROOT, "plugins")
 
 const files = (dir: string): Array<string> =>
@@ -27,10 +29,10 @@ export const specifiers = (source: string): Array<string> => [
 /** Why an import crosses the boundary, or undefined when it may. */
 export const violation = (file: string, specifier: string): string | undefined => {
   if (!specifier.startsWith(".") && !specifier.startsWith("/")) {
-    return specifier.startsWith("hcc-medical-intelligence") && specifier !== "hcc-medical-intelligence/plugin" ? "only the ./plugin entry of the package" : undefined
+    return specifier.startsWith("hcc-medical-intelligence") && !ENTRIES.has(specifier) ? "only the ./plugin and ./plugin/experimental entries of the package" : undefined
   }
   const target = resolve(dirname(file), specifier)
-  if (target === CONTRACT) return undefined
+  if (CONTRACT.has(target)) return undefined
   if (target.startsWith(PLUGINS + "/")) return undefined
   return `reaches ${relative(ROOT, target)}, past the plugin contract`
 }
@@ -53,6 +55,9 @@ describe("the plugin import boundary", () => {
     expect(violation(file, "../../src/kernels/reference/trajectory.ts")).toMatch(/past the plugin contract/)
     expect(violation(file, "hcc-medical-intelligence/src/health/truths.ts")).toBeDefined()
     expect(violation(file, "../../src/plugin/Plugin.ts")).toBeUndefined()
+    expect(violation(file, "../../src/plugin/experimental.ts")).toBeUndefined()
+    expect(violation(file, "../../src/plugin/cache.ts")).toMatch(/past the plugin contract/)
+    expect(violation(file, "hcc-medical-intelligence/plugin/experimental")).toBeUndefined()
     expect(violation(file, "./understand.ts")).toBeUndefined()
     expect(violation(file, "../temporal/schema.ts")).toBeUndefined()
     expect(violation(file, "effect")).toBeUndefined()

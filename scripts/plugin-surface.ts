@@ -1,0 +1,110 @@
+/**
+ * The public surface of the plugin contract's entries (`./plugin` and `./plugin/experimental`):
+ * every exported name with its kind and the text of its type as TypeScript states it. The snapshot
+ * (test/plugin/plugin-surface.json) pins it: test/plugin/surface.test.ts fails when the surface
+ * differs from the snapshot, and `npm run plugin:surface` writes a new snapshot only once
+ * `PLUGIN_API_VERSION` has moved as semver asks (a removed or changed name of the stable entry: a
+ * new major; an added one: a new minor; the experimental entry: any new version).
+ */
+import { createHash } from "node:crypto"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import semver from "semver"
+import ts from "typescript"
+import { PLUGIN_API_VERSION } from "../src/plugin/spec.ts"
+
+const ROOT = resolve(import.meta.dirname, "..")
+
+/** The entries a plugin imports, by the subpath the package exports them at. */
+export const ENTRIES = { "./plugin": "src/plugin/Plugin.ts", "./plugin/experimental": "src/plugin/experimental.ts" } as const
+
+/** Where the snapshot is kept. */
+export const SNAPSHOT = join(ROOT, "test/plugin/plugin-surface.json")
+
+/** One entry's surface: name → "kind: type" (a long type by its hash, so the snapshot stays readable). */
+export type Surface = Record<keyof typeof ENTRIES, Record<string, string>>
+
+export interface Snapshot {
+  readonly version: string
+  readonly surface: Surface
+}
+
+const show = (checker: ts.TypeChecker, type: ts.Type): string => checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation)
+
+const typeText = (checker: ts.TypeChecker, symbol: ts.Symbol, at: ts.Node): string => {
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
+  const kinds: Array<string> = []
+  const texts: Array<string> = []
+  if (target.flags & ts.SymbolFlags.Value) {
+    kinds.push("value")
+    texts.push(show(checker, checker.getTypeOfSymbolAtLocation(target, at)))
+  }
+  if (target.flags & ts.SymbolFlags.Type) {
+    kinds.push("type")
+    const declared = checker.getDeclaredTypeOfSymbol(target)
+    // An interface or class by its members (its name alone would not change when they do).
+    texts.push(
+      target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class)
+        ? `{ ${checker.getPropertiesOfType(declared).map((p) => `${p.name}: ${show(checker, checker.getTypeOfSymbolAtLocation(p, at))}`).sort().join("; ")} }`
+        : checker.typeToString(declared, undefined, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias)
+    )
+  }
+  const text = texts.join(" & ")
+  return `${kinds.join("+")}: ${text.length <= 200 ? text : `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`}`
+}
+
+/** The current surface of every entry. */
+export const pluginSurface = (): Surface => {
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const files = Object.values(ENTRIES).map((f) => join(ROOT, f))
+  const program = ts.createProgram(files, config.options)
+  const checker = program.getTypeChecker()
+  const out = {} as Surface
+  for (const [entry, file] of Object.entries(ENTRIES) as Array<[keyof typeof ENTRIES, string]>) {
+    const source = program.getSourceFile(join(ROOT, file))!
+    const names: Record<string, string> = {}
+    for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).sort((a, b) => a.name.localeCompare(b.name))) {
+      names[symbol.name] = typeText(checker, symbol, source)
+    }
+    out[entry] = names
+  }
+  return out
+}
+
+/** The version bump a change of surface needs: none, a new minor, or a new major. */
+export const bumpNeeded = (before: Surface, after: Surface): "none" | "minor" | "major" => {
+  const stable = "./plugin"
+  const removedOrChanged = Object.entries(before[stable]).some(([name, type]) => after[stable][name] !== type)
+  if (removedOrChanged) return "major"
+  const added = Object.keys(after[stable]).some((name) => before[stable][name] === undefined)
+  const experimental = JSON.stringify(before["./plugin/experimental"]) !== JSON.stringify(after["./plugin/experimental"])
+  return added || experimental ? "minor" : "none"
+}
+
+/** Whether `version` moved from `from` as `bump` asks (a major also covers a minor; a minor a patch). */
+export const bumpedEnough = (from: string, version: string, bump: "none" | "minor" | "major"): boolean => {
+  if (bump === "none") return true
+  if (!semver.gt(version, from)) return false
+  return bump === "major" ? semver.major(version) > semver.major(from) : semver.major(version) > semver.major(from) || semver.minor(version) > semver.minor(from)
+}
+
+export const readSnapshot = (): Snapshot => JSON.parse(readFileSync(SNAPSHOT, "utf8")) as Snapshot
+
+if (import.meta.main) {
+  const current = pluginSurface()
+  let previous: Snapshot | undefined
+  try {
+    previous = readSnapshot()
+  } catch {
+    previous = undefined
+  }
+  if (previous !== undefined) {
+    const bump = bumpNeeded(previous.surface, current)
+    if (!bumpedEnough(previous.version, PLUGIN_API_VERSION, bump)) {
+      console.error(`The plugin API surface changed (a ${bump} change) but PLUGIN_API_VERSION is ${PLUGIN_API_VERSION} (snapshot: ${previous.version}): raise it in src/plugin/spec.ts first.`)
+      process.exit(1)
+    }
+  }
+  writeFileSync(SNAPSHOT, JSON.stringify({ version: PLUGIN_API_VERSION, surface: current }, null, 2) + "\n")
+  console.log(`wrote ${SNAPSHOT} for plugin API ${PLUGIN_API_VERSION}`)
+}
