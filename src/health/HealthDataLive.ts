@@ -194,8 +194,10 @@ export const layer = Layer.effect(
       }
       state = { _tag: "ready", dataset }
       recordDatasetReady(dataset.patients.count, (performance.now() - started) / 1000)
-      yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs(loadedLog(dataset, from, started)))
+      const line = loadedLog(dataset, from, started)
+      // The snapshot is kept (or not) before the line, so the line says the loader's work is done.
       yield* keepSnapshot(loaded, from, stamp, snapshotPath)
+      yield* Effect.logInfo("health data loaded").pipe(Effect.annotateLogs(line))
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
       Effect.provideService(Kernels, kernels),

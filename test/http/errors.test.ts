@@ -195,7 +195,7 @@ describe("503 (shutdown)", () => {
   it("unavailable for a request still running when the shutdown grace runs out", async () => {
     const s = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "1" } })
     const pending = call(s, "/v1/slow-echo", { body: { tag: "late", ms: 10_000 } })
-    await new Promise((r) => setTimeout(r, 300))
+    await waitForLog(s, (l) => l.msg === "slow-echo waiting")
     const exit = s.stop("SIGTERM")
     const res = await pending
     expect(res.status).toBe(503)

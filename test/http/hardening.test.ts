@@ -168,7 +168,7 @@ describe("resource bounds", () => {
   })
 
   it("half-sent bodies hold no daily quota: five of them, then a whole request of a daily-5 account is answered", async () => {
-    const account = newAccount(server, { tier: "starter", dailyLimit: 5 })
+    const account = newAccount(server, { tier: "starter", dailyLimit: 5, burstLimit: 1000 })
     const half: Array<Socket> = []
     for (let i = 0; i < 5; i++) {
       const s = await rawSocket(server)
@@ -176,7 +176,17 @@ describe("resource bounds", () => {
       s.write(`POST /v1/series-stats HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"values":`)
       half.push(s)
     }
-    await new Promise((r) => setTimeout(r, 300))
+    // The server has taken each half-sent request's burst slot (its caller is known) and waits for
+    // its body: the account's burst count holds the five besides these usage calls themselves.
+    const deadline = Date.now() + 30_000
+    for (let polls = 1; ; polls++) {
+      const usage = (await (await call(server, "/v1/usage", { token: account.token })).json()) as { limits: { burst: { used: number }; daily: { used: number } } }
+      if (usage.limits.burst.used >= 5 + polls) {
+        expect(usage.limits.daily.used).toBe(0)
+        break
+      }
+      if (Date.now() > deadline) throw new Error(`the half-sent requests did not reach the server (burst used: ${usage.limits.burst.used})`)
+    }
     const res = await call(server, "/v1/series-stats", { token: account.token, body: { values: [3, 4] } })
     expect(res.status).toBe(200)
     for (const s of half) s.destroy()

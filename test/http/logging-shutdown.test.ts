@@ -54,7 +54,7 @@ describe("SIGTERM", () => {
   it("finishes in-flight requests, refuses new connections, exits 0", async () => {
     const server = await startServer({ env: { HCC_PLUGINS: fixturePlugin("slow-echo"), HCC_SHUTDOWN_GRACE_SECONDS: "600" } })
     const inflight = call(server, "/v1/slow-echo", { body: { tag: "finish-me", ms: 800 } })
-    await new Promise((r) => setTimeout(r, 200))
+    await waitForLog(server, (l) => l.msg === "slow-echo waiting")
     const exit = server.stop("SIGTERM")
     // New connections are refused once the signal is handled (a loaded machine may take a moment).
     const refused = async () => {

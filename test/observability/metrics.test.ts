@@ -142,7 +142,8 @@ describe("without HCC_METRICS_PORT", () => {
   it("no metrics listener is started", async () => {
     const server = await startServer()
     try {
-      await new Promise((r) => setTimeout(r, 300))
+      // Ready: every layer of the service has been built, a metrics listener's included.
+      await waitReady(server)
       expect(server.logLines().some((l) => l.msg === "metrics listening")).toBe(false)
     } finally {
       await server.stop()

@@ -1,5 +1,5 @@
 /** Contract helpers plugins share: p-values, "did you mean" suggestions and request shapes. */
-import { Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { adoptSharedPreparations, datasetCache, preparedPerDataset, sharedPreparationsOf } from "../../src/plugin/cache.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
@@ -55,21 +55,27 @@ describe("datasetCache", () => {
     const cached = datasetCache<number>(8)
     const d = {}
     let runs = 0
-    const slow = (v: number) => Effect.andThen(Effect.sleep("30 millis"), Effect.sync(() => {
+    // Each computation waits for its gate, opened once every caller is waiting.
+    const gate = Effect.runSync(Deferred.make<void>())
+    const slow = (v: number) => Effect.andThen(Deferred.await(gate), Effect.sync(() => {
       runs++
       return v
     }))
     const first = Effect.runFork(cached(d, "k", slow(1)))
     const rest = Promise.all(Array.from({ length: 9 }, () => Effect.runPromise(cached(d, "k", slow(2)))))
     await Effect.runPromise(Fiber.interrupt(first))
+    Effect.runSync(Deferred.succeed(gate, undefined))
     expect(await rest).toEqual(Array(9).fill(1))
     expect(runs).toBe(1)
     let failures = 0
-    const failing = Effect.andThen(Effect.sleep("10 millis"), Effect.suspend(() => {
+    const failGate = Effect.runSync(Deferred.make<void>())
+    const failing = Effect.andThen(Deferred.await(failGate), Effect.suspend(() => {
       failures++
       return Effect.fail("no" as const)
     }))
-    const exits = await Promise.all(Array.from({ length: 3 }, () => Effect.runPromiseExit(cached(d, "bad", failing))))
+    const pending = Promise.all(Array.from({ length: 3 }, () => Effect.runPromiseExit(cached(d, "bad", failing))))
+    Effect.runSync(Deferred.succeed(failGate, undefined))
+    const exits = await pending
     expect(exits.map((e) => e._tag)).toEqual(["Failure", "Failure", "Failure"])
     expect(failures).toBe(1)
     expect(await Effect.runPromise(cached(d, "bad", Effect.succeed(5)))).toBe(5)
