@@ -92,7 +92,7 @@ describe("the snapshot file", () => {
 })
 
 const log = (server: TestServer, msg: string) => server.logLines().find((l) => l.msg === msg)
-/** The `health data loaded` line (written in the same turn the service turns ready, flushed just after). */
+/** The `health data loaded` line (written once the loader is done: ready, and the snapshot kept or not). */
 const loadedLine = (server: TestServer) => waitForLog(server, (l) => l.msg === "health data loaded")
 
 /** Every built-in example and the cold questions, answered by `server` (request ids left out). */

@@ -4,7 +4,7 @@
  * and only that plugin answers 503 `unavailable`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { call, fixturePlugin, startServer, type TestServer, waitForLog, waitReady } from "../support/server.ts"
 
 let server: TestServer
 beforeAll(async () => {
@@ -22,6 +22,8 @@ describe("prepare", () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual({ patients: 1000, prepared_times: 1, hcc_cost: 1 })
     }
+    // The loader logs its loaded line once it is done (after the snapshot), which may follow ready.
+    await waitForLog(server, (l) => l.msg === "health data loaded")
     const lines = server.logLines()
     const prepared = lines.findIndex((l) => l.msg === "dataset prepared" && l.plugin === "prepared")
     const loaded = lines.findIndex((l) => l.msg === "health data loaded")

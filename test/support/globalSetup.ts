@@ -23,6 +23,9 @@ export default async function setup(project: TestProject) {
   project.provide("pgUrl", postgres.url)
   const runDir = mkdtempSync(join(tmpdir(), "hcc-test-run-"))
   process.env.TMPDIR = runDir
+  // The run starts hundreds of node processes (servers, the CLI) over the same modules: Node's
+  // on-disk compile cache lets every one after the first skip compiling them.
+  process.env.NODE_COMPILE_CACHE = join(runDir, "node-compile-cache")
   const dir = mkdtempSync(join(tmpdir(), "hcc-fixture-"))
   const root = resolve(import.meta.dirname, "../..")
   const r = spawnSync(process.execPath, [join(root, "src/cli.ts"), "data", "generate", "--patients", String(FIXTURE_PATIENTS), "--seed", String(FIXTURE_SEED)], {
