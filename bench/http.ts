@@ -182,12 +182,63 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
     const catalog = await measureAll("/v1/catalog", false)
     const charged = await measureAll("/v1/series-stats", true)
     const usage = await (await fetch(`${serviceUrl}/v1/usage`, { headers })).json() as { queries_today: number }
-    return { catalog, charged, ledgerRows: usage.queries_today, connections, seconds, rounds, baseline: options.baseline }
+    // Against a baseline, also the server CPU per answered request at one fixed rate: it does not
+    // depend on how fast the load generator, sharing the cores, can send.
+    const fixedRate = baseline === undefined ? undefined : await cpuAtFixedRate(sides.slice(1), { headers, body, seconds, rounds })
+    return { catalog, charged, fixedRate, ledgerRows: usage.queries_today, connections, seconds, rounds, baseline: options.baseline }
   } finally {
     service.child.kill("SIGTERM")
     bare.child.kill("SIGTERM")
     baseline?.child.kill("SIGTERM")
   }
+}
+
+/** The rate, connections and result of the fixed-rate CPU comparison. */
+export interface FixedRateCpu {
+  readonly rate: number
+  readonly connections: number
+  /** Per target, per side (this service, then the baseline): server CPU µs per answered request in each round. */
+  readonly catalog: readonly [ReadonlyArray<number>, ReadonlyArray<number>]
+  readonly charged: readonly [ReadonlyArray<number>, ReadonlyArray<number>]
+}
+
+/** Each side at one fixed rate (bench/steady.ts), in turn, `rounds` times: its CPU per answered request. */
+const cpuAtFixedRate = async (
+  sides: ReadonlyArray<{ readonly url: string; readonly pid: number | undefined }>,
+  options: { readonly headers: Record<string, string>; readonly body: string; readonly seconds: number; readonly rounds: number }
+): Promise<FixedRateCpu> => {
+  const rate = 3000
+  const connections = 20
+  const one = async (side: (typeof sides)[number], path: string, post: boolean, warm: boolean) => {
+    const load = { url: `${side.url}${path}`, headers: options.headers, rate, connections, seconds: options.seconds, ...(post ? { method: "POST" as const, body: options.body } : {}) }
+    if (warm) await steadyLoad({ ...load, seconds: Math.max(1, Math.round(options.seconds / 4)) })
+    const before = cpuSecondsOf(side.pid)
+    const r = await steadyLoad(load)
+    const after = cpuSecondsOf(side.pid)
+    return before === undefined || after === undefined || r.ok === 0 ? Number.NaN : ((after - before) * 1e6) / r.ok
+  }
+  const measureBoth = async (path: string, post: boolean) => {
+    const out: [Array<number>, Array<number>] = [[], []]
+    for (let round = 0; round < options.rounds; round++) {
+      for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) out[i]!.push(await one(sides[i]!, path, post, round === 0))
+    }
+    return out
+  }
+  return { rate, connections, catalog: await measureBoth("/v1/catalog", false), charged: await measureBoth("/v1/series-stats", true) }
+}
+
+/** The fixed-rate CPU comparison: per target and side, the median round and every round. */
+const fixedRateLines = (f: FixedRateCpu): Array<string> => {
+  const us = (xs: ReadonlyArray<number>) => `${median(xs).toFixed(0)} (${xs.map((x) => x.toFixed(0)).join(", ")})`
+  return [
+    "",
+    `At ${f.rate} requests/s over ${f.connections} connections (steady, each side in turn): server CPU µs per answered request, median (rounds)`,
+    "",
+    "| target | service | baseline | ratio |",
+    "|---|---|---|---|",
+    `| GET /v1/catalog | ${us(f.catalog[0])} | ${us(f.catalog[1])} | ${(median(f.catalog[0]) / median(f.catalog[1])).toFixed(2)} |`,
+    `| POST /v1/series-stats | ${us(f.charged[0])} | ${us(f.charged[1])} | ${(median(f.charged[0]) / median(f.charged[1])).toFixed(2)} |`
+  ]
 }
 
 /** Formats the result as the table printed by the CLI (and pasted into docs/benchmarks.md). */
@@ -210,7 +261,8 @@ export const formatHttpBench = (result: Awaited<ReturnType<typeof runHttpBench>>
     ...lines(result.charged),
     "",
     `Ratio to bare by round: catalog ${list(result.catalog.toBare[1]!)}; charged POST ${list(result.charged.toBare[1]!)}.` +
-    (withBaseline ? ` Ratio to baseline by round: catalog ${list(result.catalog.toBaseline!)}; charged POST ${list(result.charged.toBaseline!)}.` : "")
+    (withBaseline ? ` Ratio to baseline by round: catalog ${list(result.catalog.toBaseline!)}; charged POST ${list(result.charged.toBaseline!)}.` : ""),
+    ...(result.fixedRate === undefined ? [] : fixedRateLines(result.fixedRate))
   ].join("\n")
 }
 

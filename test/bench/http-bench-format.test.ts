@@ -13,6 +13,7 @@ describe("bench:http's printout", () => {
       connections: 50,
       seconds: 8,
       rounds: 3,
+      fixedRate: undefined,
       baseline: undefined
     })
     const lines = text.split("\n")
@@ -30,13 +31,16 @@ describe("bench:http's printout", () => {
       connections: 50,
       seconds: 8,
       rounds: 3,
+      fixedRate: { rate: 3000, connections: 20, catalog: [[184, 238, 180], [186, 146, 214]], charged: [[282, 336, 327], [304, 311, 343]] },
       baseline: "../before"
     })
     const lines = text.split("\n")
     expect(lines[0]).toContain("baseline: the checkout at ../before")
     expect(lines).toContain("| service POST | 18,000 | 1 | 2 | 57.0 | 0.27 | 0.99 | 0 |")
     expect(lines).toContain("| baseline GET | 30,000 | 1 | 2 | 33.0 | 0.60 | 1.00 | 0 |")
-    expect(lines.at(-1)).toBe("Ratio to bare by round: catalog 0.66, 0.67, 0.68; charged POST 0.26, 0.27, 0.28. Ratio to baseline by round: catalog 1.10, 1.12, 1.08; charged POST 0.97, 0.99, 1.01.")
+    expect(lines).toContain("Ratio to bare by round: catalog 0.66, 0.67, 0.68; charged POST 0.26, 0.27, 0.28. Ratio to baseline by round: catalog 1.10, 1.12, 1.08; charged POST 0.97, 0.99, 1.01.")
+    expect(lines).toContain("| GET /v1/catalog | 184 (184, 238, 180) | 186 (186, 146, 214) | 0.99 |")
+    expect(lines.at(-1)).toBe("| POST /v1/series-stats | 327 (282, 336, 327) | 311 (304, 311, 343) | 1.05 |")
   })
 
   it("the fixed-rate latencies, one row per endpoint", () => {
