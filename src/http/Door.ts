@@ -144,7 +144,13 @@ const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpSe
   const body = response.body
   if (req.method === "HEAD" || HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array") res.end()
   else res.end(body.text !== undefined && body.contentLength < BYTES_FROM ? body.text : body.body)
+  // An answer given before the body was read (a refusal): the rest is read and dropped, so the
+  // connection can carry the next request; unless the answer closes it.
+  if (!req.complete && response.headers["connection"] !== "close") req.resume()
 }
+
+/** The largest announced body over the limit that is still read (and dropped) after its 413. */
+const DISCARD_MAX_BYTES = 16 * MAX_BODY_BYTES
 
 /** Wall-clock nanoseconds. */
 const nowNanos = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6))
@@ -194,8 +200,12 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
           { allow: allow.join(", ") }
         ))
       }
-      if (Number(req.headers["content-length"] ?? "0") > MAX_BODY_BYTES) {
-        ;(info.responseHeaders ??= {})["connection"] = "close"
+      const announced = Number(req.headers["content-length"] ?? "0")
+      if (announced > MAX_BODY_BYTES) {
+        // Refused before a byte is read. A client that sends its whole body before reading the
+        // answer must be able to, so a body up to DISCARD_MAX_BYTES is read and dropped after the
+        // answer (the connection stays usable); a larger one closes the connection instead.
+        if (announced > DISCARD_MAX_BYTES) (info.responseHeaders ??= {})["connection"] = "close"
         return immediate(answerProblem(payloadTooLarge(info.requestId), info))
       }
       return {
