@@ -1,16 +1,16 @@
 /**
  * Every row of the error catalogue (docs/errors.md) over real HTTP: status, problem+json body with code, request_id and
- * hcc_cost 0, and the headers each row promises.
+ * hcc_cost 0, and the headers each row promises — on each engine, and with OpenTelemetry export on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ENGINES, startOn } from "../support/engines.ts"
+import { CONTRACT_RUNS, startRun } from "../support/engines.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitForLog } from "../support/server.ts"
 
-describe.each(ENGINES)("on %s", (engine) => {
+describe.each(CONTRACT_RUNS)("on %s", (run) => {
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startOn(engine, {
+  server = await startRun(run, {
     env: { HCC_PLUGINS: [fixturePlugin("series-stats"), fixturePlugin("defect"), fixturePlugin("slow-echo")].join(",") }
   })
 })
