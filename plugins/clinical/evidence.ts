@@ -255,7 +255,8 @@ export const encounterOffsets = (data: Dataset): Int32Array => {
   return offsets
 }
 
-const verdictOf = (slope: number, p: number): Direction =>
+/** The verdict on a mean slope (points per month) and its p-value: ±TREND_SLOPE with p < 0.05 (docs/analytics.md, Clinical). */
+export const verdictOf = (slope: number, p: number): Direction =>
   p < 0.05 && atLeast(slope, TREND_SLOPE) ? "improving" : p < 0.05 && atMost(slope, -TREND_SLOPE) ? "declining" : "stable"
 
 /** Computes the evidence for an understood query over the requested axes and window. */

@@ -8,7 +8,8 @@
 import { DatabaseSync } from "node:sqlite"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { INTERACTIONS } from "../../plugins/clinical/evidence.ts"
+import { readFileSync } from "node:fs"
+import { INTERACTIONS, TREND_SLOPE, verdictOf } from "../../plugins/clinical/evidence.ts"
 import { phraseTable, understand } from "../../plugins/clinical/understand.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"
@@ -61,6 +62,21 @@ describe("reading the query", () => {
     const u = read("on metfromin and lisinopril with hypertensoin")
     expect(u.drugs).toEqual(["lisinopril"])
     expect(u.unknown).toEqual([{ text: "metfromin", closest: "metformin" }, { text: "hypertensoin", closest: "hypertension" }])
+  })
+})
+
+describe("the verdict on a trend", () => {
+  it("is ±0.01 points per month at p < 0.05, as docs/analytics.md states it in both places", () => {
+    expect(TREND_SLOPE).toBe(0.01)
+    expect(verdictOf(0.015, 0.01)).toBe("improving")
+    expect(verdictOf(-0.015, 0.01)).toBe("declining")
+    expect(verdictOf(0.01, 0.01)).toBe("improving")
+    expect(verdictOf(0.0099, 0.01)).toBe("stable")
+    expect(verdictOf(-0.05, 0.05)).toBe("stable")
+    const docs = readFileSync(join(import.meta.dirname, "../../docs/analytics.md"), "utf8").replace(/\s+/g, " ")
+    expect(docs).toContain("clinical's verdict (slope against ±0.01 points per month)")
+    expect(docs).toContain("p < 0.05 and mean slope ≤ −0.01, `improving` when p < 0.05 and ≥ +0.01")
+    expect(docs).not.toMatch(/±0\.02/)
   })
 })
 
