@@ -17,6 +17,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import builtins from "../../plugins/index.ts"
 import { type Dataset, DatasetPreparations, HealthData } from "../health/HealthData.ts"
 import * as HealthDataLive from "../health/HealthDataLive.ts"
+import * as PatientDataLive from "../health/patientData.ts"
 import { Arena } from "../kernels/Arena.ts"
 import { Kernels, makeWasm, timed } from "../kernels/Kernels.ts"
 import { instantiateCore } from "../kernels/WasmModule.ts"
@@ -24,7 +25,7 @@ import * as JsonLogger from "../log/JsonLogger.ts"
 import { adoptSharedPreparations, sharedPreparationsOf } from "../plugin/cache.ts"
 import { DomainError } from "../plugin/errors.ts"
 import type { Plugin } from "../plugin/spec.ts"
-import { invokePlugin } from "../plugin/invoke.ts"
+import { invokePlugin, type InvokeServices } from "../plugin/invoke.ts"
 import { loadPlugins } from "../plugin/PluginRegistry.ts"
 import type { FromThread, ThreadInit, ThreadPriority, ToThread } from "./protocol.ts"
 
@@ -76,7 +77,7 @@ const post = (message: FromThread) => port.postMessage(message)
 let kernelTimes: Array<readonly [string, number]> = []
 
 interface Task {
-  readonly run: (input: unknown) => Effect.Effect<unknown, DomainError, Kernels | HealthData>
+  readonly run: (input: unknown) => Effect.Effect<unknown, DomainError, InvokeServices>
 }
 
 /** Decode → handler → encode with the small-cell rule applied, as on the HTTP thread (invoke.ts). */
@@ -97,7 +98,7 @@ const start = async () => {
   const preparations = plugins.flatMap(({ plugin }) => plugin.prepare === undefined ? [] : [{ name: plugin.name, prepare: plugin.prepare }])
   /** A dataset the thread can answer from: its runtime and the core instance its kernels run on. */
   interface Served {
-    readonly runtime: ManagedRuntime.ManagedRuntime<Kernels | HealthData, unknown>
+    readonly runtime: ManagedRuntime.ManagedRuntime<InvokeServices, unknown>
     readonly core: ReturnType<typeof instantiateCore>
     /** Tasks in progress on it. */
     running: number
@@ -179,7 +180,8 @@ const start = async () => {
       limit = mid
     }
     const kernels = timed(makeWasm(new Arena(core)), (kernel, seconds) => kernelTimes.push([kernel, seconds]))
-    const layer = HealthDataLive.layerFromDataset(dataset).pipe(
+    const layer = PatientDataLive.layer.pipe(
+      Layer.provideMerge(HealthDataLive.layerFromDataset(dataset)),
       Layer.provideMerge(Layer.succeed(Kernels, kernels)),
       Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
       // The service's JSON logger for everything the thread runs (its preparations and every

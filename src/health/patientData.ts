@@ -1,16 +1,17 @@
 /**
  * The dataset as the stable plugin contract offers it (`PatientData`): counts, cohorts, monthly
  * series and windows of the axis scores — numbers and strings only, never the columns or a
- * pointer into the compute core. Built per call from the call's `HealthData` and `Kernels`
- * (src/plugin/invoke.ts), so a cohort selected here is held to the small-cell rule as one selected
- * through `HealthData` is.
+ * pointer into the compute core. Provided once per thread beside `HealthData` ({@link layer});
+ * for a plugin that declares no disclosure, src/plugin/invoke.ts gives each call one that records
+ * every count it hands out.
  */
-import { Context, Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { Kernels } from "../kernels/service.ts"
 import type { KernelsService } from "../kernels/types.ts"
 import { AXES, type Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/errors.ts"
 import { formatMonth, parseMonth } from "./calendar.ts"
-import type { CohortCriteria, Dataset, HealthDataService, VocabularyDetail } from "./HealthData.ts"
+import { type CohortCriteria, type Dataset, HealthData, type HealthDataService, type VocabularyDetail } from "./HealthData.ts"
 import { SEXES, type VocabularyKind } from "./vocabulary.ts"
 
 /** The loaded dataset in brief. */
@@ -184,3 +185,11 @@ export const makePatientData = (health: HealthDataService, kernels: KernelsServi
         }))
   }
 }
+
+/** The thread's PatientData over its HealthData and Kernels (recording nothing: see invoke.ts). */
+export const layer: Layer.Layer<PatientData, never, HealthData | Kernels> = Layer.effect(
+  PatientData,
+  Effect.gen(function*() {
+    return makePatientData(yield* HealthData, yield* Kernels, () => {})
+  })
+)

@@ -28,7 +28,7 @@ import { Authorization } from "./Api.ts"
 import { answerProblem, makeRequestGuard } from "./Guard.ts"
 import { optionsResponse } from "./Hygiene.ts"
 import { NodeServer } from "./NodeServer.ts"
-import { BadRequest, MAX_BODY_BYTES, MethodNotAllowed, NotFound, type PayloadTooLarge, payloadTooLarge, problemText } from "./Problems.ts"
+import { BadRequest, MAX_BODY_BYTES, MethodNotAllowed, NotFound, type PayloadTooLarge, payloadTooLarge, PROBLEM_JSON, problemText } from "./Problems.ts"
 import { CurrentRequestInfo, type RequestInfo } from "./RequestContext.ts"
 
 /** What answers one endpoint: the request, its record, and the caller (for an endpoint behind `Authorization`). */
@@ -130,16 +130,13 @@ const BYTES_FROM = 1024
  * headers; a longer body is written as its bytes, so a body served again and again (the catalog,
  * compressed forms) is never encoded again. HEAD, 204 and 304 carry no body.
  */
-const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse, requestId: string): void => {
+export const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse, requestId: string): void => {
   if (res.destroyed || res.writableEnded) return
   try {
     res.writeHead(response.status, response.headers)
   } catch {
-    // Node refused a header (a plugin's value it cannot send): a 500 without internals.
-    const problem = problemText(500, "internal_error", "An internal error occurred; it has been logged under this request id.", requestId)
-    res.writeHead(500, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(problem), "x-request-id": requestId, "x-content-type-options": "nosniff", "cache-control": "no-store" })
-    res.end(problem)
-    return
+    // Node refused a header (a value it cannot send, e.g. from a dataset's description).
+    return writeInternalError(res, requestId)
   }
   const body = response.body
   if (req.method === "HEAD" || HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array") res.end()
@@ -147,6 +144,16 @@ const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpSe
   // An answer given before the body was read (a refusal): the rest is read and dropped, so the
   // connection can carry the next request; unless the answer closes it.
   if (!req.complete && response.headers["connection"] !== "close") req.resume()
+}
+
+/** The 500 the door writes itself, when no answer of the guard can be sent: no internals, the request id. */
+const writeInternalError = (res: ServerResponse, requestId: string): void => {
+  if (res.destroyed || res.writableEnded) return
+  const problem = problemText(500, "internal_error", "An internal error occurred; it has been logged under this request id.", requestId)
+  if (!res.headersSent) {
+    res.writeHead(500, { "content-type": PROBLEM_JSON, "content-length": Buffer.byteLength(problem), "x-request-id": requestId, "x-content-type-options": "nosniff", "cache-control": "no-store" })
+  }
+  res.end(problem)
 }
 
 /** The largest announced body over the limit that is still read (and dropped) after its 413. */
@@ -192,8 +199,8 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
       }
       const pipeline = methods.get(req.method!) ?? (req.method === "HEAD" ? methods.get("GET") : undefined)
       if (pipeline === undefined) {
-        if (req.method === "OPTIONS") return immediate(optionsResponse([...methods.keys()], req.headers.origin, config.corsOrigins))
         const allow = allowed.get(path)!
+        if (req.method === "OPTIONS") return immediate(optionsResponse(allow, req.headers.origin, config.corsOrigins))
         return immediate(answerProblem(
           new MethodNotAllowed({ ...common, code: "method_not_allowed", allow, detail: `${path} accepts ${allow.join(", ")}, not ${req.method}.` }),
           info,
@@ -227,8 +234,7 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
       let requestId = "unassigned"
       const written = (response: HttpServerResponse.HttpServerResponse) => writeAnswer(req, res, response, requestId)
       // A defect of the door itself: a 500 without internals rather than a request left hanging.
-      const failed = () =>
-        Effect.sync(() => written(HttpServerResponse.text(problemText(500, "internal_error", "An internal error occurred; it has been logged under this request id.", requestId), { status: 500, contentType: "application/problem+json" })))
+      const failed = () => Effect.sync(() => writeInternalError(res, requestId))
       let fiber: Fiber.Fiber<unknown, unknown>
       if (!traced) {
         // The request's record joins the context the fiber starts with (no copy of it per step).

@@ -72,9 +72,9 @@ export const corsHeaders = (res: HttpServerResponse.HttpServerResponse, origin: 
   return { vary, "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED }
 }
 
-/** The answer to OPTIONS on a known path: `Allow`, and for an allowed origin's preflight the CORS grants. */
+/** The answer to OPTIONS on a known path: `Allow` (the path's methods as the door lists them), and for an allowed origin's preflight the CORS grants. */
 export const optionsResponse = (methods: ReadonlyArray<string>, origin: string | undefined, allowedOrigins: ReadonlyArray<string>): HttpServerResponse.HttpServerResponse => {
-  const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ")
+  const allow = methods.join(", ")
   const base = HttpServerResponse.empty({ status: 204, headers: { allow } })
   if (origin === undefined || !allowedOrigins.includes(origin)) return base
   return HttpServerResponse.setHeaders(base, {

@@ -11,7 +11,7 @@ import { Readiness } from "./Readiness.ts"
 import { limitsUnavailable } from "./respond.ts"
 import type { RequestInfo } from "./RequestContext.ts"
 
-/** A JSON answer: the value encoded by its schema. */
+/** A JSON answer from its text. */
 const jsonAnswer = (text: string) => HttpServerResponse.text(text, { contentType: "application/json" })
 
 /**

@@ -12,28 +12,23 @@ import type { DomainError } from "./errors.ts"
 import type { Plugin } from "./spec.ts"
 
 /** What running a plugin needs from its thread (the handler's `Disclosure` is made per call). */
-export type InvokeServices = Kernels | HealthData
+export type InvokeServices = Kernels | HealthData | PatientData
 
 /**
  * `(decoded request) → encoded answer` for one plugin. The handler gets the request's `Disclosure`
  * recorder; a plugin that declares no `disclosure` also gets a `HealthData` whose `select` records
- * each cohort's size, so it is still held to the minimum for its cohorts (a plugin that declares
- * one applies the rule itself). A value the response schema rejects is the plugin's defect.
+ * each cohort's size and a `PatientData` that records every count it hands out, so it is still
+ * held to the minimum (a plugin that declares one applies the rule itself, and uses the thread's
+ * services as they are). A value the response schema rejects is the plugin's defect.
  */
 export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
   const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
   const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
-  const undeclared = plugin.disclosure === undefined
-  /**
-   * The handler's effect with the call's data services: for a plugin that declares no disclosure,
-   * a `HealthData` whose `select` records each cohort's size, and a `PatientData` that records
-   * every count it hands out; for one that declares, the services as they are (it applies the
-   * rule itself).
-   */
-  const withData = <A>(handled: Effect.Effect<A, DomainError, HealthData | Kernels | PatientData>, disclosure: DisclosureService): Effect.Effect<A, DomainError, InvokeServices> =>
+  /** The handler's effect with its data services recording what they hand out (undeclared plugins only). */
+  const recording = <A>(handled: Effect.Effect<A, DomainError, InvokeServices>, disclosure: DisclosureService): Effect.Effect<A, DomainError, InvokeServices> =>
     Effect.flatMap(Effect.service(HealthData), (found) => {
       const seen = (counts: ReadonlyArray<number>) => disclosure.record({ pointer: undefined, counts })
-      const health: HealthDataService = !undeclared ? found : {
+      const health: HealthDataService = {
         dataset: found.dataset,
         select: (criteria) => Effect.map(found.select(criteria), (cohort) => {
           seen([cohort.size])
@@ -41,17 +36,12 @@ export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
         })
       }
       return Effect.flatMap(Effect.service(Kernels), (kernels) =>
-        Effect.provideService(
-          undeclared ? Effect.provideService(handled, HealthData, health) : handled,
-          PatientData,
-          makePatientData(health, kernels, undeclared ? seen : () => {})
-        ))
+        Effect.provideService(Effect.provideService(handled, HealthData, health), PatientData, makePatientData(health, kernels, seen)))
     })
-
   return (input: unknown): Effect.Effect<Record<string, unknown>, DomainError, InvokeServices> => {
     const disclosure = makeDisclosure(settings)
     const handled = Effect.provideService(plugin.handler(input), Disclosure, disclosure)
-    const run = withData(handled, disclosure)
+    const run = plugin.disclosure === undefined ? recording(handled, disclosure) : handled
     return Effect.flatMap(Effect.flatMap(run, (value) => Effect.catch(encode(value), rejected)), (encoded) => {
       const result = withhold(settings, plugin.disclosure, encoded as Record<string, unknown>, disclosure.bases)
       return result._tag === "Answer" ? Effect.succeed(result.body) : Effect.fail(cohortTooSmall(result.minimum))

@@ -6,10 +6,12 @@
 import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
 import type { Principal } from "../../src/auth/Accounts.ts"
 import { Authorization } from "../../src/http/Api.ts"
-import { bearerCredential, compileRoutes } from "../../src/http/Door.ts"
+import { bearerCredential, compileRoutes, writeAnswer } from "../../src/http/Door.ts"
 import type { RequestInfo } from "../../src/http/RequestContext.ts"
 
 const api = HttpApi.make("t")
@@ -51,5 +53,22 @@ describe("the door's route table", () => {
     expect(bearerCredential("Basic abc")).toBe("")
     expect(bearerCredential("Bearerabc")).toBe("")
     expect(bearerCredential(undefined)).toBe("")
+  })
+})
+
+describe("the door's writer", () => {
+  it("answers a 500 problem, not a hung request, when Node refuses a header of the answer", async () => {
+    const server = createServer((req, res) =>
+      writeAnswer(req, res, HttpServerResponse.text("{}", { contentType: "application/json", headers: { "hcc-dataset-as-of": "2026\nx" } }), "req-1"))
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)
+      expect(res.status).toBe(500)
+      expect(res.headers.get("x-request-id")).toBe("req-1")
+      expect(res.headers.get("content-type")).toBe("application/problem+json")
+      expect(await res.json()).toMatchObject({ type: "/docs/errors#internal_error", code: "internal_error", request_id: "req-1", hcc_cost: 0 })
+    } finally {
+      server.close()
+    }
   })
 })

@@ -108,6 +108,23 @@ describe("413 and 415", () => {
     } as RequestInit)
     await problem(chunked, 413, "payload_too_large")
   })
+  it("a body sent without a length (chunked) is read whole and answered", async () => {
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"values":[1.5,'))
+        c.enqueue(new TextEncoder().encode("2.5]}"))
+        c.close()
+      }
+    })
+    const res = await fetch(`${server.url}/v1/series-stats`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" },
+      body: stream,
+      duplex: "half"
+    } as RequestInit)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ count: 2, mean: 2 })
+  })
   it("a body of exactly 1 MiB is accepted", async () => {
     const prefix = '{"values":[1],"label":"'
     const label = "x".repeat(1_048_576 - prefix.length - 2)

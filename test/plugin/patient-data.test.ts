@@ -21,7 +21,8 @@ let data: Dataset
 const env = { HCC_POPULATION: "2000", HCC_PLUGINS: fixturePlugin("patient-profile") }
 
 beforeAll(async () => {
-  open = await startServer({ env: { ...env, HCC_MIN_CELL_SIZE: "1" } })
+  // On a compute thread, where PatientData comes from the thread's own runtime.
+  open = await startServer({ env: { ...env, HCC_MIN_CELL_SIZE: "1", HCC_THREADS: "1" } })
   await waitReady(open)
   token = newAccount({ dataDir: open.dataDir }, { tier: "unlimited" }).token
   data = await Effect.runPromise(
