@@ -71,6 +71,36 @@ export const deviceCoverageSimulated = (seeds: ReadonlyArray<number>, perStudy: 
   return { covered, total, meanRelativeError: relativeError / total }
 }
 
+/**
+ * Coverage when studies disagree: for each seed and device × rate metric, 8 studies whose rates are
+ * logit-normal around the planted rate (logit p_s = logit(planted) + τ·z_s, the model's own
+ * assumption with between-study SD τ), Poisson(perStudy) implants each; the target is the median
+ * study's rate, expit(logit(planted)) = planted.
+ */
+export const deviceCoverageHeterogeneous = (seeds: ReadonlyArray<number>, perStudy: number, tau: number) => {
+  let covered = 0
+  let total = 0
+  let relativeError = 0
+  for (const seed of seeds) {
+    for (const { planted } of RATE_PAIRS) {
+      const rng = new Rng(seed, 98, total)
+      const mu = Math.log(planted / (1 - planted))
+      const counts = Array.from({ length: 8 }, () => {
+        const rate = 1 / (1 + Math.exp(-(mu + tau * rng.normal())))
+        const n = Math.max(1, rng.poisson(perStudy))
+        let events = 0
+        for (let i = 0; i < n; i++) if (rng.chance(rate)) events++
+        return { events, n }
+      })
+      const p = binomialNormal(counts)
+      total++
+      relativeError += (p.estimate - planted) / planted
+      if (p.ciLow <= planted && planted <= p.ciHigh) covered++
+    }
+  }
+  return { covered, total, meanRelativeError: relativeError / total }
+}
+
 /** One-health under the generator: every animal × human pair of each seed's surveillance data; the unlinked ones count false alarms. */
 export const oneHealthUnderGenerator = (kernels: KernelsService, seeds: ReadonlyArray<number>) =>
   Effect.gen(function*() {

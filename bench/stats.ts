@@ -3,7 +3,8 @@
  * tests cannot afford, printed side by side:
  * - device outcomes: the share of pooled 95 % intervals covering the planted rate on the default
  *   dataset (50,000 patients unless given, every device × rate metric × 12/24/36 months), and under
- *   the generator's own process (50 seeds × registries of 18, 54 and 181 implants per study);
+ *   the generator's own process (50 seeds × registries of 18, 54 and 181 implants per study), and
+ *   with heterogeneous studies (logit-normal study rates, τ = 1 and 2; 20 seeds);
  * - one health: the false-alarm rate of correlation_found over the unlinked pairs of 40 seeds of the
  *   generator's surveillance data (5,000 pairs), and the planted leads found at their lag.
  */
@@ -16,7 +17,7 @@ import * as SqliteClient from "../src/db/SqliteClient.ts"
 import { loadDataset } from "../src/health/loader.ts"
 import { Kernels } from "../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../src/kernels/Kernels.ts"
-import { deviceCoverageOnData, deviceCoverageSimulated, oneHealthUnderGenerator } from "./simulations.ts"
+import { deviceCoverageHeterogeneous, deviceCoverageOnData, deviceCoverageSimulated, oneHealthUnderGenerator } from "./simulations.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const patients = Number(process.argv[2] ?? 50_000)
@@ -43,6 +44,10 @@ await Effect.runPromise(
     for (const size of [18, 54, 181]) {
       const r = deviceCoverageSimulated(seeds(50), [size])
       lines.push(`  simulated, ${String(size).padStart(3)} implants per study (50 seeds, ${r.total} intervals): ${pct(r.covered, r.total)}; mean relative error ${(100 * r.meanRelativeError).toFixed(1)} %`)
+    }
+    for (const tau of [1, 2]) {
+      const r = deviceCoverageHeterogeneous(seeds(20), 50, tau)
+      lines.push(`  heterogeneous studies, logit-normal rates with τ = ${tau}, 8 studies of about 50 implants (20 seeds, ${r.total} intervals): ${pct(r.covered, r.total)}; mean relative error ${(100 * r.meanRelativeError).toFixed(1)} %`)
     }
     const oh = yield* oneHealthUnderGenerator(kernels, seeds(40))
     lines.push("", "one health: correlation_found under the generator (nominal 5 %)")

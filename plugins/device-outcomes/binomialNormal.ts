@@ -2,7 +2,7 @@
  * Random-effects pooling of proportions by the binomial-normal model (a logistic GLMM; Stijnen,
  * Hamza & Özdemir, Stat Med 2010;29:3046): study i's events x_i ~ Binomial(n_i, p_i),
  * logit p_i = μ + τ·u_i, u_i ~ N(0, 1). μ and τ by maximum likelihood, the marginal likelihood of
- * each study by adaptive Gauss–Hermite quadrature; the 95 % interval of μ by profile likelihood;
+ * each study by an adaptive trapezoid rule around its mode; the 95 % interval of μ by profile likelihood;
  * everything back-transformed with expit, so the pooled rate and its interval stay inside [0, 1].
  *
  * Why not inverse-variance pooling of x/n (or of its logit / double arcsine): with the generated
@@ -40,46 +40,26 @@ const MU_LIMIT = 30
 /** The largest between-study SD considered on the logit scale (rates spanning e^±8 around the median). */
 const TAU_MAX = 4
 const GOLDEN = (Math.sqrt(5) - 1) / 2
-
-/** Nodes and weights of Q-point Gauss–Hermite quadrature (weight e^{−t²}), by Newton on the normalised Hermite recurrence. */
-const gaussHermite = (q: number): { readonly t: Float64Array; readonly logW: Float64Array } => {
-  const t = new Float64Array(q)
-  const logW = new Float64Array(q)
-  const half = Math.floor((q + 1) / 2)
-  let z = 0
-  for (let i = 0; i < half; i++) {
-    // Initial guesses (Numerical Recipes §4.6), then Newton on the orthonormal polynomial.
-    if (i === 0) z = Math.sqrt(2 * q + 1) - 1.85575 * Math.pow(2 * q + 1, -0.16667)
-    else if (i === 1) z -= (1.14 * Math.pow(q, 0.426)) / z
-    else if (i === 2) z = 1.86 * z - 0.86 * t[0]!
-    else if (i === 3) z = 1.91 * z - 0.91 * t[1]!
-    else z = 2 * z - t[i - 2]!
-    let derivative = 0
-    for (let iter = 0; iter < 100; iter++) {
-      let p1 = Math.pow(Math.PI, -0.25)
-      let p2 = 0
-      for (let j = 1; j <= q; j++) {
-        const p3 = p2
-        p2 = p1
-        p1 = z * Math.sqrt(2 / j) * p2 - Math.sqrt((j - 1) / j) * p3
-      }
-      derivative = Math.sqrt(2 * q) * p2
-      const step = p1 / derivative
-      z -= step
-      if (Math.abs(step) < 1e-15) break
-    }
-    t[i] = z
-    t[q - 1 - i] = -z
-    logW[i] = logW[q - 1 - i] = Math.log(2 / (derivative * derivative))
-  }
-  return { t, logW }
-}
-
-const NODES = gaussHermite(12)
-const LOG_SQRT_PI = 0.5 * Math.log(Math.PI)
+/** The integrand is neglected where its log is more than this below its maximum (e^−30 ≈ 1e−13). */
+const DROP = 30
+/** The integration interval's ends are placed within this of where g crosses top − DROP. */
+const END_STEP = 0.01
+/** The trapezoid rule's step is halved until the integral changes by less than this, relative. */
+const QUADRATURE_TOLERANCE = 1e-8
+/** The τ grid searched before Brent's method refines the best cell: 0, 0.2, …, TAU_MAX. */
+const TAU_GRID_STEP = 0.2
+/** Brent's tolerance on τ; Newton on μ stops when a step is below MU_TOLERANCE. */
+const TAU_TOLERANCE = 1e-7
+const MU_TOLERANCE = 1e-10
+/** A Newton step on μ below this is the last one: the next would be below MU_TOLERANCE. */
+const NEWTON_FINAL_STEP = 1e-6
+/** The profile interval's ends are found to this, in μ or in the profile's drop. */
+const BOUND_TOLERANCE = 1e-6
 
 /** log(1 + e^z) without overflow. */
 const softplus = (z: number) => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)))
+const expitOf = (z: number) => 1 / (1 + Math.exp(-z))
+const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI)
 
 /** The log-likelihood and its first two derivatives in μ, summed over studies. */
 interface LogLik {
@@ -88,55 +68,105 @@ interface LogLik {
   bend: number
 }
 
-const terms = new Float64Array(NODES.t.length)
-const rates = new Float64Array(NODES.t.length)
+/** Trapezoid sums over the points added at one step size: Σ w, Σ w·r, Σ w·r², Σ w·n·p(1 − p), with w = e^{g(u) − g(û)} and r = x − n·p. */
+interface Sums {
+  s0: number
+  s1: number
+  s2: number
+  spread: number
+}
 
 /**
  * Adds study i's log marginal likelihood log ∫ Binomial(x | n, expit(μ + τu)) φ(u) du (without the
  * binomial coefficient) to `into`, with its derivatives in μ: the posterior mean of x − n·p and
- * Var(x − n·p) − E[n·p(1 − p)] under the same quadrature.
+ * Var(x − n·p) − E[n·p(1 − p)].
+ *
+ * g(u) = x log p + (n − x) log(1 − p) − u²/2 is concave, so it rises to one mode û and falls on
+ * both sides. Newton (kept inside the bracket [τ(x − n), τx] where g′ changes sign) finds û; the
+ * interval [a, b] reaches to where g has dropped by DROP on both sides (as g″ ≤ −1, the part outside
+ * is below e^{−DROP}·√(π/2) of the peak); the trapezoid rule over [a, b]
+ * then halves its step until the integral changes by less than QUADRATURE_TOLERANCE relative. For
+ * an integrand analytic in a strip around the real line the trapezoid rule's error falls
+ * geometrically as the step shrinks (Trefethen & Weideman, SIAM Review 2014;56:385), and the halving
+ * check holds however wide or one-sided the integrand is (large τ, no events).
  */
 const addStudy = (x: number, n: number, mu: number, tau: number, into: LogLik): void => {
-  // g(u) = x log p + (n − x) log(1 − p) − u²/2 is concave: Newton to its mode, then quadrature around it.
-  let u = 0
+  if (tau === 0) {
+    const p = expitOf(mu)
+    into.value += -x * softplus(-mu) - (n - x) * softplus(mu)
+    into.slope += x - n * p
+    into.bend -= n * p * (1 - p)
+    return
+  }
+  // log p = η − softplus(η), log(1 − p) = −softplus(η): g = xη − n·softplus(η) − u²/2.
+  const g = (u: number) => {
+    const eta = mu + tau * u
+    return x * eta - n * softplus(eta) - 0.5 * u * u
+  }
+  let lo = tau * (x - n)
+  let hi = tau * x
+  let u = Math.max(lo, Math.min(hi, 0))
   let curvature = 1
-  for (let iter = 0; iter < 50; iter++) {
-    const p = 1 / (1 + Math.exp(-(mu + tau * u)))
+  for (let iter = 0; iter < 200; iter++) {
+    const p = expitOf(mu + tau * u)
     const slope = tau * (x - n * p) - u
     curvature = tau * tau * n * p * (1 - p) + 1
-    const step = slope / curvature
-    u += step
-    if (Math.abs(step) < 1e-10) break
+    if (slope > 0) lo = u
+    else hi = u
+    let next = u + slope / curvature
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2
+    const done = Math.abs(next - u) < 1e-12 * (1 + Math.abs(u)) || hi - lo < 1e-12 * (1 + Math.abs(u))
+    u = next
+    if (done) break
   }
-  const p = 1 / (1 + Math.exp(-(mu + tau * u)))
-  curvature = tau * tau * n * p * (1 - p) + 1
-  const scale = Math.SQRT2 / Math.sqrt(curvature)
-  let top = -Infinity
-  for (let j = 0; j < terms.length; j++) {
-    const tj = NODES.t[j]!
-    const uj = u + scale * tj
-    const eta = mu + tau * uj
-    rates[j] = 1 / (1 + Math.exp(-eta))
-    terms[j] = NODES.logW[j]! + tj * tj - x * softplus(-eta) - (n - x) * softplus(eta) - 0.5 * uj * uj
-    if (terms[j]! > top) top = terms[j]!
+  const top = g(u)
+  // g″ ≤ −1 everywhere (the normal density's part), so g is below top − DROP at √(2·DROP) from the
+  // mode. From there Newton on g(u) = top − DROP moves inwards and, g being concave, never past the
+  // crossing; it stops within END_STEP of it.
+  const end = (side: -1 | 1) => {
+    let at = u + side * Math.sqrt(2 * DROP)
+    for (let iter = 0; iter < 50; iter++) {
+      const slope = tau * (x - n * expitOf(mu + tau * at)) - at
+      const step = (top - DROP - g(at)) / slope
+      if (!(Math.abs(step) > END_STEP)) break
+      at += step
+    }
+    return at
   }
-  let sum = 0
-  let mean = 0
-  let square = 0
-  let spread = 0
-  for (let j = 0; j < terms.length; j++) {
-    const w = Math.exp(terms[j]! - top)
-    const r = x - n * rates[j]!
-    sum += w
-    mean += w * r
-    square += w * r * r
-    spread += w * n * rates[j]! * (1 - rates[j]!)
+  const a = end(-1)
+  const b = end(1)
+  const sums: Sums = { s0: 0, s1: 0, s2: 0, spread: 0 }
+  const add = (at: number) => {
+    const eta = mu + tau * at
+    const sp = softplus(eta)
+    const p = Math.exp(eta - sp)
+    const w = Math.exp(x * eta - n * sp - 0.5 * at * at - top)
+    const r = x - n * p
+    sums.s0 += w
+    sums.s1 += w * r
+    sums.s2 += w * r * r
+    sums.spread += w * n * p * (1 - p)
   }
-  mean /= sum
-  // ∫ e^{g(u)} du / √(2π) = (scale / √(2π)) Σ w_j e^{t_j²} e^{g(û + scale t_j)}.
-  into.value += top + Math.log(sum) + Math.log(scale) - LOG_SQRT_PI - 0.5 * Math.log(2)
+  // A first step of 0.8 / √curvature: the trapezoid rule's error on a normal integrand is then
+  // about e^{−2π²/0.64} ≈ 4e−14 (it is e^{−2π²σ²/h²}), so one halving usually confirms it.
+  let intervals = Math.max(8, Math.ceil(((b - a) * Math.sqrt(curvature)) / 1))
+  let h = (b - a) / intervals
+  for (let i = 0; i <= intervals; i++) add(a + i * h)
+  for (let previous = sums.s0 * h, previousMean = sums.s1 / sums.s0; intervals < 1 << 16; ) {
+    for (let i = 0; i < intervals; i++) add(a + (i + 0.5) * h)
+    intervals *= 2
+    h /= 2
+    const integral = sums.s0 * h
+    const mean = sums.s1 / sums.s0
+    if (Math.abs(integral - previous) <= QUADRATURE_TOLERANCE * integral && Math.abs(mean - previousMean) <= QUADRATURE_TOLERANCE * (1 + n)) break
+    previous = integral
+    previousMean = mean
+  }
+  const mean = sums.s1 / sums.s0
+  // ∫ e^{g(u)} du / √(2π) = e^{g(û)} · h Σ w / √(2π).
+  into.value += top + Math.log(sums.s0 * h) - LOG_SQRT_2PI
   into.slope += mean
-  into.bend += square / sum - mean * mean - spread / sum
+  into.bend += sums.s2 / sums.s0 - mean * mean - sums.spread / sums.s0
 }
 
 const evaluate = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): LogLik => {
@@ -145,7 +175,9 @@ const evaluate = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): 
   return out
 }
 
-const logLik = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): number => evaluate(studies, mu, tau).value
+/** The log-likelihood at (μ, τ), summed over studies, without the binomial coefficients. */
+export const binomialNormalLogLik = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): number => evaluate(studies, mu, tau).value
+const logLik = binomialNormalLogLik
 
 /** Brent's bounded maximisation of f on [lo, hi] (golden section with parabolic steps; Brent 1973, ch. 5); the ends are candidates too. */
 const maximise = (f: (x: number) => number, lo: number, hi: number, tolerance: number): { readonly x: number; readonly value: number } => {
@@ -224,53 +256,90 @@ const maximise = (f: (x: number) => number, lo: number, hi: number, tolerance: n
 /** The between-study SD's range: none to identify with a single study. */
 const tauMax = (studies: ReadonlyArray<StudyCount>) => (studies.length > 1 ? TAU_MAX : 0)
 
+/**
+ * The maximum of f over τ ∈ [0, hi]: f on the grid 0, TAU_GRID_STEP, …, hi, then Brent's method
+ * inside the two cells around the best grid point — a local search alone can stop on a lower
+ * maximum of a profile with two. The refined point is kept only if it is at least the best grid value.
+ */
+const maximiseOverTau = (f: (tau: number) => number, hi: number): { readonly x: number; readonly value: number } => {
+  if (hi === 0) return { x: 0, value: f(0) }
+  const cells = Math.round(hi / TAU_GRID_STEP)
+  let best = 0
+  let bestValue = -Infinity
+  for (let j = 0; j <= cells; j++) {
+    const value = f((j / cells) * hi)
+    if (value > bestValue) {
+      best = j
+      bestValue = value
+    }
+  }
+  const refined = maximise(f, (Math.max(0, best - 1) / cells) * hi, (Math.min(cells, best + 1) / cells) * hi, TAU_TOLERANCE)
+  return refined.value >= bestValue ? refined : { x: (best / cells) * hi, value: bestValue }
+}
+
 const expit = (x: number) => (x === Infinity ? 1 : x === -Infinity ? 0 : 1 / (1 + Math.exp(-x)))
 
 /**
  * The μ maximising the log-likelihood for a given τ: the log-likelihood is concave in μ, so Newton
  * on its slope, kept inside the bracket where the slope changes sign (bisection when a step leaves it).
- * The slope, not the value, decides: at large τ the quadrature's value is accurate to ~1e-5 only.
+ * The slope, not the value, decides: it changes sign at the maximum even where the log-likelihood is flat.
  */
-const bestMu = (studies: ReadonlyArray<StudyCount>, tau: number, start: number): number => {
+const bestMu = (studies: ReadonlyArray<StudyCount>, tau: number, start: number): { readonly mu: number; readonly value: number } => {
   let lo = -MU_LIMIT
   let hi = MU_LIMIT
   let mu = start
+  let value = -Infinity
+  let slopeLo = Number.NaN
+  let slopeHi = Number.NaN
   for (let iter = 0; iter < 100; iter++) {
-    const { slope, bend } = evaluate(studies, mu, tau)
-    if (slope > 0) lo = mu
-    else hi = mu
-    let next = bend < 0 ? mu - slope / bend : (lo + hi) / 2
-    if (!(next > lo && next < hi)) next = (lo + hi) / 2
-    if (Math.abs(next - mu) < 1e-10 || hi - lo < 1e-10) return next
+    const at = evaluate(studies, mu, tau)
+    value = at.value
+    if (at.slope > 0) {
+      lo = mu
+      slopeLo = at.slope
+    } else {
+      hi = mu
+      slopeHi = at.slope
+    }
+    let next = at.bend < 0 ? mu - at.slope / at.bend : Number.NaN
+    // Outside the bracket (or no usable curvature): the secant of the slope across the bracket once
+    // both ends are known, else halving.
+    if (!(next > lo && next < hi)) next = Number.isFinite(slopeLo) && Number.isFinite(slopeHi) ? lo + ((hi - lo) * slopeLo) / (slopeLo - slopeHi) : (lo + hi) / 2
+    if (Math.abs(next - mu) < MU_TOLERANCE || hi - lo < MU_TOLERANCE) break
+    // Newton converges quadratically: after a step this small the next would be below MU_TOLERANCE,
+    // and the log-likelihood at `next` is the quadratic's, value − slope² / (2·bend).
+    if (at.bend < 0 && Math.abs(next - mu) < NEWTON_FINAL_STEP) return { mu: next, value: value - (at.slope * at.slope) / (2 * at.bend) }
     mu = next
   }
-  return mu
+  return { mu, value }
 }
 
 /** The profile log-likelihood of μ: the best log-likelihood over τ at that μ. */
-const profile = (studies: ReadonlyArray<StudyCount>, mu: number): number => maximise((tau) => logLik(studies, mu, tau), 0, tauMax(studies), 1e-5).value
+const profile = (studies: ReadonlyArray<StudyCount>, mu: number): number => maximiseOverTau((tau) => logLik(studies, mu, tau), tauMax(studies)).value
 
 /** The μ on the `direction` side of muHat where the profile has dropped HALF_CHI2_95 below top (±∞ when it never does). */
-const profileBound = (studies: ReadonlyArray<StudyCount>, muHat: number, top: number, direction: -1 | 1): number => {
+const profileBound = (studies: ReadonlyArray<StudyCount>, muHat: number, top: number, direction: -1 | 1, atMuHat = profile(studies, muHat)): number => {
   const excess = (mu: number) => top - profile(studies, mu) - HALF_CHI2_95
-  let inside = muHat
+  let a = muHat
+  let fa = top - atMuHat - HALF_CHI2_95
   let step = 0.25
-  let outside = muHat + direction * step
-  while (excess(outside) < 0) {
-    inside = outside
-    if (Math.abs(outside) >= MU_LIMIT) return direction * Infinity
+  let b = muHat + direction * step
+  let fb = excess(b)
+  while (fb < 0) {
+    a = b
+    fa = fb
+    if (Math.abs(b) >= MU_LIMIT) return direction * Infinity
     step *= 2
-    outside = Math.max(-MU_LIMIT, Math.min(MU_LIMIT, outside + direction * step))
+    b = Math.max(-MU_LIMIT, Math.min(MU_LIMIT, b + direction * step))
+    fb = excess(b)
   }
-  // Illinois regula falsi on excess(μ) = 0 between inside (< 0) and outside (≥ 0).
-  let fa = excess(inside)
-  let fb = excess(outside)
-  let a = inside
-  let b = outside
+  // Illinois regula falsi on excess(μ) = 0 between a (< 0) and b (≥ 0), until the bracket or the
+  // excess is below BOUND_TOLERANCE.
   let side = 0
-  for (let iter = 0; iter < 60 && Math.abs(b - a) > 1e-6; iter++) {
+  for (let iter = 0; iter < 60 && Math.abs(b - a) > BOUND_TOLERANCE; iter++) {
     const c = b - (fb * (b - a)) / (fb - fa)
     const fc = excess(c)
+    if (Math.abs(fc) < BOUND_TOLERANCE) return c
     if (fc >= 0) {
       b = c
       fb = fc
@@ -296,15 +365,16 @@ export const fitBinomialNormal = (studies: ReadonlyArray<StudyCount>): BinomialN
   if (events === 0) return { estimate: 0, mu: -Infinity, tau: 0, k, logLik: 0 }
   if (events === total) return { estimate: 1, mu: Infinity, tau: 0, k, logLik: 0 }
   // For each τ the log-likelihood is concave in μ (Prékopa: the integrand is log-concave in (μ, u));
-  // Newton on μ warm-starts from the last τ tried, Brent searches τ.
+  // Newton on μ warm-starts from the last τ tried; τ by the grid, then Brent (maximiseOverTau).
   let start = Math.log(events / (total - events))
   const atTau = (tau: number) => {
-    start = bestMu(studies, tau, start)
-    return logLik(studies, start, tau)
+    const best = bestMu(studies, tau, start)
+    start = best.mu
+    return best.value
   }
-  const tau = maximise(atTau, 0, tauMax(studies), 1e-5).x
-  const mu = bestMu(studies, tau, start)
-  return { estimate: expit(mu), mu, tau, k, logLik: logLik(studies, mu, tau) }
+  const tau = maximiseOverTau(atTau, tauMax(studies)).x
+  const { mu, value } = bestMu(studies, tau, start)
+  return { estimate: expit(mu), mu, tau, k, logLik: value }
 }
 
 /** The fit and the 95 % profile-likelihood interval of the pooled rate (an end is 0 or 1 where the profile never drops far enough). */
@@ -315,6 +385,7 @@ export const binomialNormal = (studies: ReadonlyArray<StudyCount>): PooledPropor
     const bound = expit(profileBound(studies, -direction * MU_LIMIT, 0, direction))
     return { ...fit, ciLow: direction > 0 ? 0 : bound, ciHigh: direction > 0 ? bound : 1 }
   }
-  const top = Math.max(fit.logLik, profile(studies, fit.mu))
-  return { ...fit, ciLow: expit(profileBound(studies, fit.mu, top, -1)), ciHigh: expit(profileBound(studies, fit.mu, top, 1)) }
+  const atMuHat = profile(studies, fit.mu)
+  const top = Math.max(fit.logLik, atMuHat)
+  return { ...fit, ciLow: expit(profileBound(studies, fit.mu, top, -1, atMuHat)), ciHigh: expit(profileBound(studies, fit.mu, top, 1, atMuHat)) }
 }
