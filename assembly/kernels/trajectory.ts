@@ -7,7 +7,7 @@
 //   4 logistic             y = d + B / (1 + e^(k·(t − t0)))       (4)
 // Given k (and t0) the exponential models are linear in their other parameters, so each is solved
 // exactly by least squares on a geometric k grid, then k is refined by golden-section search
-// around the best grid point (logistic: grid over k and t0). Missing points (NaN) are skipped; t is
+// around the best grid point (logistic: a grid over k and t0, then Nelder–Mead). Missing points (NaN) are skipped; t is
 // the point's index. AICc = m·ln(max(SSE, m·1e-10)/m) + 2p + 2p(p+1)/(m−p−1), defined for m ≥ p+2.
 import { getF, setF, compact, expK, expK2, expK2neg, hsum } from "./common"
 
@@ -147,40 +147,145 @@ function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize):
   return kind == 2 ? decaySse(v, t, m, k, basis) : plateauSse(v, t, m, k, basis)
 }
 
-/** Golden-section steps of each coordinate refinement of the logistic (k, t0). */
-const LOGISTIC_STEPS: i32 = 30
-/** Pseudo-kinds of {@link sseAlong}: the logistic SSE along k (t0 held) or along t0 (k held). */
-const LOGISTIC_K: i32 = 10
-const LOGISTIC_T0: i32 = 11
+// The logistic's Nelder–Mead search (see logisticNelderMead): its domain and stopping rule.
+const LOGISTIC_K_MAX: f64 = 20.0
+const LOGISTIC_K_MIN: f64 = 1e-4
+const NM_MAX_STEPS: i32 = 500
+const NM_MAX_RESTARTS: i32 = 5
+const NM_SSE_TOLERANCE: f64 = 1e-12
+const NM_SIZE_TOLERANCE: f64 = 1e-9
 
-/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x, or the logistic along one coordinate. */
-@inline function sseAlong(kind: i32, v: usize, t: usize, m: i32, x: f64, k: f64, t0: f64, basis: usize): f64 {
-  if (kind == LOGISTIC_K) return logisticSse(v, t, m, x, t0, basis)
-  if (kind == LOGISTIC_T0) return logisticSse(v, t, m, k, x, basis)
+/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x. */
+@inline function sseAlong(kind: i32, v: usize, t: usize, m: i32, x: f64, basis: usize): f64 {
   return kindSse(kind, v, t, m, x, basis)
 }
 
-/** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps (k and t0: the held logistic coordinates). */
-function goldenMin(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, steps: i32, k: f64, t0: f64, basis: usize): f64 {
+@inline function clampK(k: f64): f64 {
+  return k < LOGISTIC_K_MIN ? LOGISTIC_K_MIN : k > LOGISTIC_K_MAX ? LOGISTIC_K_MAX : k
+}
+
+@inline function clampT(t0: f64, tLo: f64, tHi: f64): f64 {
+  return t0 < tLo ? tLo : t0 > tHi ? tHi : t0
+}
+
+// Result of logisticNelderMead: k, t0 and the SSE.
+let nmK: f64 = 0.0
+let nmT: f64 = 0.0
+let nmF: f64 = 0.0
+
+/**
+ * Nelder–Mead minimisation of the logistic's SSE over (k, t0) (Lagarias, Reeds, Wright & Wright,
+ * SIAM J Optim 1998;9:112: reflection 1, expansion 2, contractions ½, shrink ½), from (k, t0) with
+ * the simplex (k, t0), (k + dk, t0), (k, t0 + dt); a vertex outside the domain takes the SSE of
+ * its nearest point inside. A run stops when the vertices' SSEs agree to NM_SSE_TOLERANCE
+ * (relative, plus 1e-20) and the simplex is within NM_SIZE_TOLERANCE (relative to 1 + |coordinate|)
+ * of its best vertex, or after NM_MAX_STEPS steps; it is restarted from its best vertex with the
+ * first simplex's size while a run lowers the SSE by more than NM_SSE_TOLERANCE (relative), at most
+ * NM_MAX_RESTARTS times. The twin runs the same arithmetic in the same order.
+ */
+function logisticNelderMead(v: usize, t: usize, m: i32, k: f64, t0: f64, dk: f64, dt: f64, tLo: f64, tHi: f64, basis: usize): void {
+  let bk = k
+  let bt = t0
+  let bf = logisticSse(v, t, m, clampK(k), clampT(t0, tLo, tHi), basis)
+  for (let run = 0; run <= NM_MAX_RESTARTS; run++) {
+    let ak = bk
+    let at = bt
+    let af = bf
+    let ck = bk + dk
+    let ct = bt
+    let cf = logisticSse(v, t, m, clampK(ck), clampT(ct, tLo, tHi), basis)
+    let ek = bk
+    let et = bt + dt
+    let ef = logisticSse(v, t, m, clampK(ek), clampT(et, tLo, tHi), basis)
+    for (let step = 0; step < NM_MAX_STEPS; step++) {
+      if (cf < af) {
+        let x = ak; ak = ck; ck = x
+        x = at; at = ct; ct = x
+        x = af; af = cf; cf = x
+      }
+      if (ef < cf) {
+        let x = ck; ck = ek; ek = x
+        x = ct; ct = et; et = x
+        x = cf; cf = ef; ef = x
+        if (cf < af) {
+          x = ak; ak = ck; ck = x
+          x = at; at = ct; ct = x
+          x = af; af = cf; cf = x
+        }
+      }
+      const flat = ef - af <= NM_SSE_TOLERANCE * af + 1e-20
+      const small = Math.abs(ck - ak) <= NM_SIZE_TOLERANCE * (1 + ak) && Math.abs(ek - ak) <= NM_SIZE_TOLERANCE * (1 + ak) &&
+        Math.abs(ct - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at)) && Math.abs(et - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at))
+      if (flat || small) break
+      const ok = 0.5 * (ak + ck)
+      const ot = 0.5 * (at + ct)
+      const rk = ok + (ok - ek)
+      const rt = ot + (ot - et)
+      const rf = logisticSse(v, t, m, clampK(rk), clampT(rt, tLo, tHi), basis)
+      if (rf < af) {
+        const xk = ok + 2 * (ok - ek)
+        const xt = ot + 2 * (ot - et)
+        const xf = logisticSse(v, t, m, clampK(xk), clampT(xt, tLo, tHi), basis)
+        if (xf < rf) {
+          ek = xk; et = xt; ef = xf
+        } else {
+          ek = rk; et = rt; ef = rf
+        }
+        continue
+      }
+      if (rf < cf) {
+        ek = rk; et = rt; ef = rf
+        continue
+      }
+      const outside = rf < ef
+      const qk = outside ? ok + 0.5 * (rk - ok) : ok + 0.5 * (ek - ok)
+      const qt = outside ? ot + 0.5 * (rt - ot) : ot + 0.5 * (et - ot)
+      const qf = logisticSse(v, t, m, clampK(qk), clampT(qt, tLo, tHi), basis)
+      if (outside ? qf <= rf : qf < ef) {
+        ek = qk; et = qt; ef = qf
+        continue
+      }
+      ck = ak + 0.5 * (ck - ak); ct = at + 0.5 * (ct - at); cf = logisticSse(v, t, m, clampK(ck), clampT(ct, tLo, tHi), basis)
+      ek = ak + 0.5 * (ek - ak); et = at + 0.5 * (et - at); ef = logisticSse(v, t, m, clampK(ek), clampT(et, tLo, tHi), basis)
+    }
+    if (cf < af) {
+      ak = ck; at = ct; af = cf
+    }
+    if (ef < af) {
+      ak = ek; at = et; af = ef
+    }
+    const improved = af < bf - NM_SSE_TOLERANCE * bf
+    if (af < bf) {
+      bk = ak; bt = at; bf = af
+    }
+    if (!improved) break
+  }
+  nmK = clampK(bk)
+  nmT = clampT(bt, tLo, tHi)
+  nmF = bf
+}
+
+/** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps. */
+function goldenMin(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, steps: i32, basis: usize): f64 {
   let a = lo
   let b = hi
   let c = b - GOLDEN * (b - a)
   let d = a + GOLDEN * (b - a)
-  let fc = sseAlong(kind, v, t, m, c, k, t0, basis)
-  let fd = sseAlong(kind, v, t, m, d, k, t0, basis)
+  let fc = sseAlong(kind, v, t, m, c, basis)
+  let fd = sseAlong(kind, v, t, m, d, basis)
   for (let it = 0; it < steps; it++) {
     if (fc < fd) {
       b = d
       d = c
       fd = fc
       c = b - GOLDEN * (b - a)
-      fc = sseAlong(kind, v, t, m, c, k, t0, basis)
+      fc = sseAlong(kind, v, t, m, c, basis)
     } else {
       a = c
       c = d
       fc = fd
       d = a + GOLDEN * (b - a)
-      fd = sseAlong(kind, v, t, m, d, k, t0, basis)
+      fd = sseAlong(kind, v, t, m, d, basis)
     }
   }
   return 0.5 * (a + b)
@@ -284,7 +389,7 @@ export function fitTrajectories(
       if (bestSse < Infinity) {
         const lo = bestJ == 0 ? bestK : bestK / K_GRID_RATIO
         const hi = bestJ == K_GRID_N - 1 ? bestK : bestK * K_GRID_RATIO
-        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, 0.0, 0.0, basis)
+        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, basis)
         const er = kindSse(kind, v, t, m, kr, basis)
         const kBest = er < bestSse ? kr : bestK
         const eBest = kindSse(kind, v, t, m, kBest, basis)
@@ -301,44 +406,59 @@ export function fitTrajectories(
         setF(sses, kind, Infinity)
       }
     }
+    // logistic: grid over k and t0; then Nelder–Mead from the best grid point of each k row, one
+    // grid cell wide, and from the best step between consecutive points (k = LOGISTIC_K_MAX, t0
+    // midway), over the domain with t0 within the span ± the span; the lowest SSE wins.
     const span = getF(t, m - 1) - getF(t, 0)
     const t0Start = getF(t, 0) - 0.25 * span
     const t0Step = (1.5 * span) / <f64>(LT_N - 1)
+    const tLo = getF(t, 0) - span
+    const tHi = getF(t, m - 1) + span
     let lk = LK_START
     let bestL = Infinity
     for (let j = 0; j < LK_N; j++) {
+      let rowBest = Infinity
+      let rowT0 = 0.0
       for (let q = 0; q < LT_N; q++) {
         const t0 = t0Start + <f64>q * t0Step
         const e = logisticSse(v, t, m, lk, t0, basis)
-        if (e < bestL) {
-          bestL = e
-          setF(params, 16, out0)
-          setF(params, 17, out1)
-          setF(params, 18, lk)
-          setF(params, 19, t0)
+        if (e < rowBest) {
+          rowBest = e
+          rowT0 = t0
+        }
+      }
+      if (rowBest < Infinity) {
+        logisticNelderMead(v, t, m, lk, rowT0, lk * (LK_RATIO - 1), t0Step, tLo, tHi, basis)
+        if (nmF < bestL) {
+          bestL = nmF
+          setF(params, 18, nmK)
+          setF(params, 19, nmT)
         }
       }
       lk = lk * LK_RATIO
     }
-    // Refinement off the grid: two rounds of golden-section search on k (within one grid ratio of
-    // the best) and then t0 (within one grid step), each with the other held; kept where it lowers the SSE.
-    if (bestL < Infinity) {
-      let rk = getF(params, 18)
-      let rt = getF(params, 19)
-      for (let round = 0; round < 2; round++) {
-        const nk = goldenMin(LOGISTIC_K, v, t, m, rk / LK_RATIO, rk * LK_RATIO, LOGISTIC_STEPS, rk, rt, basis)
-        const nt = goldenMin(LOGISTIC_T0, v, t, m, rt - t0Step, rt + t0Step, LOGISTIC_STEPS, nk, rt, basis)
-        const e = logisticSse(v, t, m, nk, nt, basis)
-        if (e < bestL) {
-          bestL = e
-          setF(params, 16, out0)
-          setF(params, 17, out1)
-          setF(params, 18, nk)
-          setF(params, 19, nt)
-          rk = nk
-          rt = nt
-        }
+    let stepBest = Infinity
+    let stepT0 = 0.0
+    for (let i = 0; i + 1 < m; i++) {
+      const t0 = 0.5 * (getF(t, i) + getF(t, i + 1))
+      const e = logisticSse(v, t, m, LOGISTIC_K_MAX, t0, basis)
+      if (e < stepBest) {
+        stepBest = e
+        stepT0 = t0
       }
+    }
+    if (stepBest < Infinity) {
+      logisticNelderMead(v, t, m, LOGISTIC_K_MAX, stepT0, LOGISTIC_K_MAX * (1 / LK_RATIO - 1), t0Step, tLo, tHi, basis)
+      if (nmF < bestL) {
+        bestL = nmF
+        setF(params, 18, nmK)
+        setF(params, 19, nmT)
+      }
+    }
+    if (bestL < Infinity) {
+      bestL = logisticSse(v, t, m, getF(params, 18), getF(params, 19), basis)
+      setF(params, 16, out0)
+      setF(params, 17, out1)
     }
     setF(sses, 4, bestL)
     let best = -1

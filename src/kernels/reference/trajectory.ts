@@ -148,43 +148,142 @@ const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0:
   return basisSse(v, basis, m, out)
 }
 
-/** Golden-section steps of each coordinate refinement of the logistic (k, t0). */
-const LOGISTIC_STEPS = 30
-/** Pseudo-kinds of {@link sseAlong}: the logistic SSE along k (t0 held) or along t0 (k held). */
-const LOGISTIC_K = 10
-const LOGISTIC_T0 = 11
+/** The logistic's Nelder–Mead search: the largest k tried, and its stopping rule (as the WASM kernel's). */
+export const LOGISTIC_K_MAX = 20
+export const LOGISTIC_K_MIN = 1e-4
+const NM_MAX_STEPS = 500
+const NM_MAX_RESTARTS = 5
+const NM_SSE_TOLERANCE = 1e-12
+const NM_SIZE_TOLERANCE = 1e-9
 
-/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x, or the logistic along one coordinate. */
-const sseAlong = (kind: number, v: Float64Array, t: Float64Array, m: number, x: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number =>
-  kind === LOGISTIC_K
-    ? logisticSse(v, t, m, x, t0, basis, out)
-    : kind === LOGISTIC_T0
-    ? logisticSse(v, t, m, k, x, basis, out)
-    : kind === 2
-    ? decaySse(v, t, m, x, out)
-    : plateauSse(v, t, m, x, basis, out)
+/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x. */
+const sseAlong = (kind: number, v: Float64Array, t: Float64Array, m: number, x: number, basis: Float64Array, out: Float64Array): number =>
+  kind === 2 ? decaySse(v, t, m, x, out) : plateauSse(v, t, m, x, basis, out)
+
+/** k and t0 clamped into the logistic's domain LOGISTIC_K_MIN ≤ k ≤ LOGISTIC_K_MAX, tLo ≤ t0 ≤ tHi. */
+const clampK = (k: number): number => (k < LOGISTIC_K_MIN ? LOGISTIC_K_MIN : k > LOGISTIC_K_MAX ? LOGISTIC_K_MAX : k)
+const clampT = (t0: number, tLo: number, tHi: number): number => (t0 < tLo ? tLo : t0 > tHi ? tHi : t0)
+
+/**
+ * Nelder–Mead minimisation of the logistic's SSE over (k, t0) (Lagarias, Reeds, Wright & Wright,
+ * SIAM J Optim 1998;9:112: reflection 1, expansion 2, contractions ½, shrink ½), from (k, t0) with
+ * the simplex (k, t0), (k + dk, t0), (k, t0 + dt). A run stops when the vertices' SSEs agree to
+ * NM_SSE_TOLERANCE (relative, plus 1e-20) and the simplex is within NM_SIZE_TOLERANCE (relative to
+ * 1 + |coordinate|) of its best vertex, or after NM_MAX_STEPS steps; it is restarted from its best
+ * vertex with the first simplex's size while a run lowers the SSE by more than NM_SSE_TOLERANCE
+ * (relative), at most NM_MAX_RESTARTS times — restarting is the usual remedy for a simplex that
+ * collapsed early. Writes the best (k, t0, SSE) to best.
+ */
+const logisticNelderMead = (
+  v: Float64Array, t: Float64Array, m: number, k: number, t0: number, dk: number, dt: number, tLo: number, tHi: number,
+  basis: Float64Array, out: Float64Array, best: Float64Array
+): void => {
+  // Outside the domain a vertex takes the SSE of its nearest point inside (projection), so the
+  // simplex can settle on a bound.
+  const f = (kk: number, tt: number) => logisticSse(v, t, m, clampK(kk), clampT(tt, tLo, tHi), basis, out)
+  let bk = k
+  let bt = t0
+  let bf = f(k, t0)
+  for (let run = 0; run <= NM_MAX_RESTARTS; run++) {
+    // Vertices a (best), c, e (worst) after each ordering.
+    let ak = bk
+    let at = bt
+    let af = bf
+    let ck = bk + dk
+    let ct = bt
+    let cf = f(ck, ct)
+    let ek = bk
+    let et = bt + dt
+    let ef = f(ek, et)
+    for (let step = 0; step < NM_MAX_STEPS; step++) {
+      if (cf < af) {
+        let x = ak; ak = ck; ck = x
+        x = at; at = ct; ct = x
+        x = af; af = cf; cf = x
+      }
+      if (ef < cf) {
+        let x = ck; ck = ek; ek = x
+        x = ct; ct = et; et = x
+        x = cf; cf = ef; ef = x
+        if (cf < af) {
+          x = ak; ak = ck; ck = x
+          x = at; at = ct; ct = x
+          x = af; af = cf; cf = x
+        }
+      }
+      const flat = ef - af <= NM_SSE_TOLERANCE * af + 1e-20
+      const small = Math.abs(ck - ak) <= NM_SIZE_TOLERANCE * (1 + ak) && Math.abs(ek - ak) <= NM_SIZE_TOLERANCE * (1 + ak) &&
+        Math.abs(ct - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at)) && Math.abs(et - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at))
+      if (flat || small) break
+      const ok = 0.5 * (ak + ck)
+      const ot = 0.5 * (at + ct)
+      const rk = ok + (ok - ek)
+      const rt = ot + (ot - et)
+      const rf = f(rk, rt)
+      if (rf < af) {
+        const xk = ok + 2 * (ok - ek)
+        const xt = ot + 2 * (ot - et)
+        const xf = f(xk, xt)
+        if (xf < rf) {
+          ek = xk; et = xt; ef = xf
+        } else {
+          ek = rk; et = rt; ef = rf
+        }
+        continue
+      }
+      if (rf < cf) {
+        ek = rk; et = rt; ef = rf
+        continue
+      }
+      const outside = rf < ef
+      const qk = outside ? ok + 0.5 * (rk - ok) : ok + 0.5 * (ek - ok)
+      const qt = outside ? ot + 0.5 * (rt - ot) : ot + 0.5 * (et - ot)
+      const qf = f(qk, qt)
+      if (outside ? qf <= rf : qf < ef) {
+        ek = qk; et = qt; ef = qf
+        continue
+      }
+      ck = ak + 0.5 * (ck - ak); ct = at + 0.5 * (ct - at); cf = f(ck, ct)
+      ek = ak + 0.5 * (ek - ak); et = at + 0.5 * (et - at); ef = f(ek, et)
+    }
+    if (cf < af) {
+      ak = ck; at = ct; af = cf
+    }
+    if (ef < af) {
+      ak = ek; at = et; af = ef
+    }
+    const improved = af < bf - NM_SSE_TOLERANCE * bf
+    if (af < bf) {
+      bk = ak; bt = at; bf = af
+    }
+    if (!improved) break
+  }
+  best[0] = clampK(bk)
+  best[1] = clampT(bt, tLo, tHi)
+  best[2] = bf
+}
 
 /** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps (as the WASM kernel's goldenMin). */
-const goldenMin = (kind: number, v: Float64Array, t: Float64Array, m: number, lo: number, hi: number, steps: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number => {
+const goldenMin = (kind: number, v: Float64Array, t: Float64Array, m: number, lo: number, hi: number, steps: number, basis: Float64Array, out: Float64Array): number => {
   let a = lo
   let b = hi
   let c = b - GOLDEN * (b - a)
   let d = a + GOLDEN * (b - a)
-  let fc = sseAlong(kind, v, t, m, c, k, t0, basis, out)
-  let fd = sseAlong(kind, v, t, m, d, k, t0, basis, out)
+  let fc = sseAlong(kind, v, t, m, c, basis, out)
+  let fd = sseAlong(kind, v, t, m, d, basis, out)
   for (let it = 0; it < steps; it++) {
     if (fc < fd) {
       b = d
       d = c
       fd = fc
       c = b - GOLDEN * (b - a)
-      fc = sseAlong(kind, v, t, m, c, k, t0, basis, out)
+      fc = sseAlong(kind, v, t, m, c, basis, out)
     } else {
       a = c
       c = d
       fc = fd
       d = a + GOLDEN * (b - a)
-      fd = sseAlong(kind, v, t, m, d, k, t0, basis, out)
+      fd = sseAlong(kind, v, t, m, d, basis, out)
     }
   }
   return 0.5 * (a + b)
@@ -230,6 +329,7 @@ export const fitTrajectories = (
   const t = new Float64Array(nPoints)
   const basis = new Float64Array(nPoints)
   const tmp = new Float64Array(2)
+  const found = new Float64Array(3)
   const params = new Float64Array(20)
   const sses = new Float64Array(5)
   for (let s = 0; s < nSeries; s++) {
@@ -294,7 +394,7 @@ export const fitTrajectories = (
       if (bestSse < Infinity) {
         const lo = bestJ === 0 ? bestK : bestK / K_GRID_RATIO
         const hi = bestJ === K_GRID_N - 1 ? bestK : bestK * K_GRID_RATIO
-        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, 0, 0, basis, tmp)
+        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, basis, tmp)
         const er = kind === 2 ? decaySse(v, t, m, kr, tmp) : plateauSse(v, t, m, kr, basis, tmp)
         const kBest = er < bestSse ? kr : bestK
         const eBest = kind === 2 ? decaySse(v, t, m, kBest, tmp) : plateauSse(v, t, m, kBest, basis, tmp)
@@ -309,44 +409,58 @@ export const fitTrajectories = (
         }
       } else sses[kind] = Infinity
     }
-    // logistic: grid over k and t0
+    // logistic: grid over k and t0; then (as in the WASM kernel) Nelder–Mead from the best grid point
+    // of each k row, one grid cell wide, over 0 < k ≤ LOGISTIC_K_MAX and t0 within the span ± the span.
     const span = t[m - 1]! - t[0]!
     const t0Start = t[0]! - 0.25 * span
     const t0Step = (1.5 * span) / (LT_N - 1)
     let lk = LK_START
     let bestL = Infinity
     for (let j = 0; j < LK_N; j++) {
+      let rowBest = Infinity
+      let rowT0 = 0
       for (let q = 0; q < LT_N; q++) {
         const t0 = t0Start + q * t0Step
         const e = logisticSse(v, t, m, lk, t0, basis, tmp)
-        if (e < bestL) {
-          bestL = e
-          params[16] = tmp[0]!
-          params[17] = tmp[1]!
-          params[18] = lk
-          params[19] = t0
+        if (e < rowBest) {
+          rowBest = e
+          rowT0 = t0
+        }
+      }
+      if (rowBest < Infinity) {
+        logisticNelderMead(v, t, m, lk, rowT0, lk * (LK_RATIO - 1), t0Step, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
+        if (found[2]! < bestL) {
+          bestL = found[2]!
+          params[18] = found[0]!
+          params[19] = found[1]!
         }
       }
       lk = lk * LK_RATIO
     }
-    // Refinement off the grid (as in the WASM kernel): two rounds of golden-section search on k, then t0.
-    if (bestL < Infinity) {
-      let rk = params[18]!
-      let rt = params[19]!
-      for (let round = 0; round < 2; round++) {
-        const nk = goldenMin(LOGISTIC_K, v, t, m, rk / LK_RATIO, rk * LK_RATIO, LOGISTIC_STEPS, rk, rt, basis, tmp)
-        const nt = goldenMin(LOGISTIC_T0, v, t, m, rt - t0Step, rt + t0Step, LOGISTIC_STEPS, nk, rt, basis, tmp)
-        const e = logisticSse(v, t, m, nk, nt, basis, tmp)
-        if (e < bestL) {
-          bestL = e
-          params[16] = tmp[0]!
-          params[17] = tmp[1]!
-          params[18] = nk
-          params[19] = nt
-          rk = nk
-          rt = nt
-        }
+    // One more start: the best step between consecutive points (k = LOGISTIC_K_MAX, t0 midway), the
+    // limit the least-squares logistic takes on a series that jumps between two levels.
+    let stepBest = Infinity
+    let stepT0 = 0
+    for (let i = 0; i + 1 < m; i++) {
+      const t0 = 0.5 * (t[i]! + t[i + 1]!)
+      const e = logisticSse(v, t, m, LOGISTIC_K_MAX, t0, basis, tmp)
+      if (e < stepBest) {
+        stepBest = e
+        stepT0 = t0
       }
+    }
+    if (stepBest < Infinity) {
+      logisticNelderMead(v, t, m, LOGISTIC_K_MAX, stepT0, LOGISTIC_K_MAX * (1 / LK_RATIO - 1), t0Step, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
+      if (found[2]! < bestL) {
+        bestL = found[2]!
+        params[18] = found[0]!
+        params[19] = found[1]!
+      }
+    }
+    if (bestL < Infinity) {
+      bestL = logisticSse(v, t, m, params[18]!, params[19]!, basis, tmp)
+      params[16] = tmp[0]!
+      params[17] = tmp[1]!
     }
     sses[4] = bestL
     // selection by AICc (strictly smaller wins, so ties keep the simpler model)
