@@ -165,6 +165,13 @@ export const declineOutcomes = (first: Float64Array, last: Float64Array, n: numb
   return { patients, outcome }
 }
 
+/**
+ * A patient's time at risk in years: from the first day of the first scored month to as_of, or to
+ * the death day when it comes first, both days counted, over 365.25 days a year.
+ */
+export const observedYears = (from: number, asOfDay: number, deathDay: number): number =>
+  (Math.min(asOfDay, deathDay >= 0 ? deathDay : Number.POSITIVE_INFINITY) - from + 1) / DAYS_PER_YEAR
+
 /** The rows of each model, and the length of the decline interval. */
 export const modelRows = (kernels: KernelsService, data: Dataset, b: Base) =>
   Effect.gen(function*() {
@@ -174,7 +181,7 @@ export const modelRows = (kernels: KernelsService, data: Dataset, b: Base) =>
       patient: Int32Array.from(observed),
       y: Float64Array.from(observed, (p) => indexCount[p]!),
       // Time at risk: from the first scored month to as_of, or to death when the patient died first.
-      offset: Float64Array.from(observed, (p) => Math.log((Math.min(data.asOfDay, data.patients.deathDay[p]! >= 0 ? data.patients.deathDay[p]! : Number.POSITIVE_INFINITY) - b.observedFrom[p]! + 1) / DAYS_PER_YEAR)),
+      offset: Float64Array.from(observed, (p) => Math.log(observedYears(b.observedFrom[p]!, data.asOfDay, data.patients.deathDay[p]!))),
       axisMeans: b.windowMeans
     }
     const readmission: Rows = {

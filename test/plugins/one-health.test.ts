@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { oneHealthUnderGenerator } from "../../bench/simulations.ts"
-import { arFilter, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
+import { analyzeLead, arFilter, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
 import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/health/truths.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"
@@ -82,6 +82,123 @@ describe("answers", () => {
     expect(Array.from(prewhiten(Float64Array.from([2, 4, 8, 16]), [0.5, 0.25]))).toEqual([8 - 2 - 0.5, 16 - 4 - 1])
     expect(arFilter(Float64Array.from([1, 1, 1, 1, 1, 1, 1, 1]))).toEqual([])
   })
+})
+
+/**
+ * The method of docs/analytics.md ("One health"), written from its text alone: autocovariances,
+ * Levinson–Durbin with AIC, the filter that drops the first p weeks, lagged Pearson r, the
+ * mulberry32 Fisher–Yates permutations, and the alert's percentiles on raw counts.
+ */
+const documented = (animal: Float64Array, human: Float64Array) => {
+  const logA = Array.from(animal, (c) => Math.log1p(c))
+  const logH = Array.from(human, (c) => Math.log1p(c))
+  const present = logA.filter((v) => !Number.isNaN(v))
+  const m = present.length
+  const mean = present.reduce((a, v) => a + v, 0) / m
+  const P = Math.min(6, Math.floor(m / 4))
+  const gamma = Array.from({ length: P + 1 }, (_, k) => {
+    let sum = 0
+    for (let t = k; t < logA.length; t++) {
+      const d = (logA[t]! - mean) * (logA[t - k]! - mean)
+      if (!Number.isNaN(d)) sum += d
+    }
+    return sum / m
+  })
+  let a: Array<number> = []
+  let sigma2 = gamma[0]!
+  let best = { aic: m * Math.log(sigma2), a }
+  for (let p = 1; p <= P; p++) {
+    let kappa = gamma[p]!
+    for (let j = 1; j < p; j++) kappa -= a[j - 1]! * gamma[p - j]!
+    kappa /= sigma2
+    if (Math.abs(kappa) >= 1) break
+    a = [...a.map((aj, j) => aj - kappa * a[p - 2 - j]!), kappa]
+    sigma2 *= 1 - kappa * kappa
+    const aic = m * Math.log(sigma2) + 2 * p
+    if (aic < best.aic) best = { aic, a }
+  }
+  const ar = best.a
+  const filter = (v: ReadonlyArray<number>) => v.slice(ar.length).map((vt, i) => ar.reduce((s, aj, j) => s - aj * v[i + ar.length - 1 - j]!, vt))
+  const x = filter(logA)
+  const y = filter(logH)
+  const pearson = (u: ReadonlyArray<number>, w: ReadonlyArray<number>) => {
+    const mu = u.reduce((s, v) => s + v, 0) / u.length
+    const mw = w.reduce((s, v) => s + v, 0) / w.length
+    let sxy = 0
+    let sxx = 0
+    let syy = 0
+    for (let i = 0; i < u.length; i++) {
+      sxy += (u[i]! - mu) * (w[i]! - mw)
+      sxx += (u[i]! - mu) ** 2
+      syy += (w[i]! - mw) ** 2
+    }
+    return sxy / Math.sqrt(sxx * syy)
+  }
+  const largest = (xs: ReadonlyArray<number>) => {
+    let lag = -1
+    let r = Number.NaN
+    for (let L = 0; L <= 8; L++) {
+      const u: Array<number> = []
+      const w: Array<number> = []
+      for (let t = 0; t + L < xs.length; t++) {
+        if (!Number.isNaN(xs[t]!) && !Number.isNaN(y[t + L]!)) {
+          u.push(xs[t]!)
+          w.push(y[t + L]!)
+        }
+      }
+      const rl = u.length >= 3 ? pearson(u, w) : Number.NaN
+      if (!Number.isNaN(rl) && (lag < 0 || rl > r)) {
+        lag = L
+        r = rl
+      }
+    }
+    return { lag, r }
+  }
+  const observed = largest(x)
+  let state = 0x0de1a7ed
+  const uniform = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = Math.imul(state ^ (state >>> 15), state | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+  const shuffled = [...x]
+  let atLeast = 0
+  for (let b = 0; b < 999; b++) {
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(uniform() * (i + 1))
+      ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
+    }
+    if (largest(shuffled).r >= observed.r) atLeast++
+  }
+  const raw = Array.from(animal).filter((v) => !Number.isNaN(v)).sort((p, q) => p - q)
+  const type7 = (q: number) => {
+    const h = (raw.length - 1) * q
+    const lo = Math.floor(h)
+    return raw[lo]! + (h - lo) * (raw[Math.min(lo + 1, raw.length - 1)]! - raw[lo]!)
+  }
+  const recent = Array.from(animal.subarray(animal.length - 4)).filter((v) => !Number.isNaN(v))
+  return { ar, lag: observed.lag, r: observed.r, p: (1 + atLeast) / 1000, q75: type7(0.75), q95: type7(0.95), recentMean: recent.reduce((s, v) => s + v, 0) / recent.length }
+}
+
+describe("the documented method", () => {
+  it.each([...ZOONOTIC_LINKS, ...UNLINKED_PAIRS].map((l) => [l.species, l.condition, l.region] as const))(
+    "%s / %s / %s: the service's AR filter, lag, r, permutation p and alert percentiles are the documented ones",
+    async (species, condition, region) => {
+      const animal = fixture.data.surveillance.animal.get(`${species}/${condition}/${region}`)!
+      const human = fixture.data.surveillance.human.get(`${condition}/${region}`)!
+      const service = await Effect.runPromise(analyzeLead(fixture.kernels, animal, human))
+      const mine = documented(animal, human)
+      expect(service.ar.length).toBe(mine.ar.length)
+      service.ar.forEach((a, j) => expect(a).toBeCloseTo(mine.ar[j]!, 10))
+      expect(service.lagWeeks).toBe(mine.lag)
+      expect(service.r).toBeCloseTo(mine.r, 10)
+      expect(service.p).toBe(mine.p)
+      expect(service.q75).toBe(mine.q75)
+      expect(service.q95).toBe(mine.q95)
+      expect(service.recentMean).toBe(mine.recentMean)
+    }
+  )
 })
 
 describe("errors", () => {

@@ -10,7 +10,7 @@ import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import { recommendedInterventions } from "../../plugins/risk-model/interventions.ts"
 import { contributions, fitRiskModels, INPATIENT, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES } from "../../plugins/risk-model/model.ts"
-import { admissions, mergedStays } from "../../plugins/risk-model/rows.ts"
+import { admissions, mergedStays, observedYears } from "../../plugins/risk-model/rows.ts"
 import { clusterRobustCovariance } from "../../plugins/risk-model/validation.ts"
 import { parseDate } from "../../src/health/calendar.ts"
 import { HOSPITALIZATION, READMISSION } from "../../src/health/truths.ts"
@@ -156,6 +156,15 @@ describe("standard errors are cluster-robust (rows of one patient are not indepe
   })
 })
 
+describe("the cluster-robust covariance's small-sample factor", () => {
+  it("is CR1, G/(G − 1)·(n − 1)/(n − p): a logistic intercept over 3 patients of 2 rows each, worked by hand", () => {
+    // y = 1,1 | 0,0 | 0,1 → p̂ = 0.5, β = 0, B = 1/(6·0.25) = 2/3; patients' scores Σ(y − 0.5): 1, −1, 0,
+    // so M = 2 and B·M·B = 8/9; CR1 = 3/2 · 5/5 → 4/3.
+    const v = clusterRobustCovariance("logistic", new Float64Array(6).fill(1), Float64Array.from([1, 1, 0, 0, 0, 1]), new Float64Array(6), 6, 1, Float64Array.from([0]), Float64Array.from([2 / 3]), Int32Array.from([0, 0, 1, 1, 2, 2]))
+    expect(v[0]).toBeCloseTo(4 / 3, 12)
+  })
+})
+
 describe("the cluster-robust covariance's two ways of collecting scores", () => {
   /** The textbook form: every cluster's score kept in a map, M = Σ u uᵀ over the full square. */
   const naive = (family: "poisson" | "logistic", x: Float64Array, y: Float64Array, offset: Float64Array, n: number, p: number, beta: Float64Array, bread: Float64Array, cluster: Int32Array) => {
@@ -245,6 +254,33 @@ describe("index admissions and readmissions", () => {
     const a = admissions({ encounters: e, asOfDay }, { n: 2, observedFrom })
     expect(Array.from(a.indexCount)).toEqual([2, 1])
     expect(a.readmissionRows).toEqual([{ patient: 0, readmitted: true }, { patient: 0, readmitted: false }, { patient: 1, readmitted: false }])
+  })
+
+  it("an index admission before the patient's first scored month is neither counted nor a readmission row; its readmission is no index admission either", () => {
+    const e = encounters([
+      [0, INPATIENT, "2023-11-20", "2023-11-25"], // before observation (from 2024-01-01)
+      [0, INPATIENT, "2023-12-10", "2023-12-12"], // 15 days later: its readmission, also before
+      [0, INPATIENT, "2024-01-05", "2024-01-06"], // 24 days after 12-12: a readmission, inside observation
+      [0, INPATIENT, "2024-03-01", "2024-03-04"] // an index admission
+    ])
+    const a = admissions({ encounters: e, asOfDay }, { n: 2, observedFrom })
+    expect(Array.from(a.indexCount)).toEqual([1, 0])
+    expect(a.readmissionRows).toEqual([{ patient: 0, readmitted: false }])
+  })
+
+  it("\"before as_of\" is on or before: a discharge whose 30th day after is as_of gives a row, one day later none; the same at the death day", () => {
+    const day = (d: number) => new Date(Date.UTC(1970, 0, 1 + d)).toISOString().slice(0, 10)
+    const e = encounters([[0, INPATIENT, day(asOfDay - 40), day(asOfDay - 30)], [1, INPATIENT, day(asOfDay - 40), day(asOfDay - 29)]])
+    expect(admissions({ encounters: e, asOfDay }, { n: 2, observedFrom }).readmissionRows).toEqual([{ patient: 0, readmitted: false }])
+    const discharge = parseDate("2025-01-15")
+    const dying = encounters([[0, INPATIENT, "2025-01-10", "2025-01-15"], [1, INPATIENT, "2025-01-10", "2025-01-15"]])
+    const deathDay = Float64Array.from([discharge + 30, discharge + 29])
+    expect(admissions({ encounters: dying, asOfDay, patients: { deathDay } }, { n: 2, observedFrom }).readmissionRows).toEqual([{ patient: 0, readmitted: false }])
+  })
+
+  it("time at risk counts both its first and its last day: a year of 365 days from 2025-01-01 to 2025-12-31 is 365 / 365.25 years; death ends it", () => {
+    expect(observedYears(parseDate("2025-01-01"), parseDate("2025-12-31"), Number.NaN)).toBe(365 / 365.25)
+    expect(observedYears(parseDate("2025-01-01"), parseDate("2025-12-31"), parseDate("2025-01-31"))).toBe(31 / 365.25)
   })
 
   it("a patient who dies within 30 days of a discharge is no readmission row (death competes with readmission)", () => {
