@@ -42,33 +42,49 @@ export const deviceCoverageOnData = (kernels: KernelsService, data: Dataset, per
     return { covered, total, meanRatioToCrude: ratioSum / ratios, intervalsInsideUnit: inside }
   })
 
+/** One study: Poisson(perStudy) implants (at least 1), each with the event at `rate`. */
+const drawStudy = (rng: Rng, perStudy: number, rate: number) => {
+  const n = Math.max(1, rng.poisson(perStudy))
+  let events = 0
+  for (let i = 0; i < n; i++) if (rng.chance(rate)) events++
+  return { events, n }
+}
+
+/** Pools each drawn set of studies and tallies how often its interval covers the planted rate and its relative error. */
+const coverageTally = () => {
+  let covered = 0
+  let total = 0
+  let relativeError = 0
+  return {
+    get total() {
+      return total
+    },
+    add: (counts: ReadonlyArray<{ readonly events: number; readonly n: number }>, planted: number) => {
+      const p = binomialNormal(counts)
+      total++
+      relativeError += (p.estimate - planted) / planted
+      if (p.ciLow <= planted && planted <= p.ciHigh) covered++
+    },
+    result: () => ({ covered, total, meanRelativeError: relativeError / total })
+  }
+}
+
 /**
  * Coverage under the generator's process: for each seed the generator's own study rates, each
  * study's implant count Poisson(perStudy) and its events Binomial(n, the study's rate).
  */
 export const deviceCoverageSimulated = (seeds: ReadonlyArray<number>, perStudy: ReadonlyArray<number>) => {
-  let covered = 0
-  let total = 0
-  let relativeError = 0
+  const tally = coverageTally()
   for (const seed of seeds) {
     const studies = deviceStudies(seed)
     for (const size of perStudy) {
       for (const { device, metric, planted } of RATE_PAIRS) {
-        const rng = new Rng(seed, 99, total)
-        const counts = studies.filter((s) => s.device === device).map((s) => {
-          const n = Math.max(1, rng.poisson(size))
-          let events = 0
-          for (let i = 0; i < n; i++) if (rng.chance(s.rates[metric as keyof typeof s.rates])) events++
-          return { events, n }
-        })
-        const p = binomialNormal(counts)
-        total++
-        relativeError += (p.estimate - planted) / planted
-        if (p.ciLow <= planted && planted <= p.ciHigh) covered++
+        const rng = new Rng(seed, 99, tally.total)
+        tally.add(studies.filter((s) => s.device === device).map((s) => drawStudy(rng, size, s.rates[metric as keyof typeof s.rates])), planted)
       }
     }
   }
-  return { covered, total, meanRelativeError: relativeError / total }
+  return tally.result()
 }
 
 /**
@@ -78,27 +94,15 @@ export const deviceCoverageSimulated = (seeds: ReadonlyArray<number>, perStudy: 
  * study's rate, expit(logit(planted)) = planted.
  */
 export const deviceCoverageHeterogeneous = (seeds: ReadonlyArray<number>, perStudy: number, tau: number) => {
-  let covered = 0
-  let total = 0
-  let relativeError = 0
+  const tally = coverageTally()
   for (const seed of seeds) {
     for (const { planted } of RATE_PAIRS) {
-      const rng = new Rng(seed, 98, total)
+      const rng = new Rng(seed, 98, tally.total)
       const mu = Math.log(planted / (1 - planted))
-      const counts = Array.from({ length: 8 }, () => {
-        const rate = 1 / (1 + Math.exp(-(mu + tau * rng.normal())))
-        const n = Math.max(1, rng.poisson(perStudy))
-        let events = 0
-        for (let i = 0; i < n; i++) if (rng.chance(rate)) events++
-        return { events, n }
-      })
-      const p = binomialNormal(counts)
-      total++
-      relativeError += (p.estimate - planted) / planted
-      if (p.ciLow <= planted && planted <= p.ciHigh) covered++
+      tally.add(Array.from({ length: 8 }, () => drawStudy(rng, perStudy, 1 / (1 + Math.exp(-(mu + tau * rng.normal()))))), planted)
     }
   }
-  return { covered, total, meanRelativeError: relativeError / total }
+  return tally.result()
 }
 
 /** One-health under the generator: every animal × human pair of each seed's surveillance data; the unlinked ones count false alarms. */

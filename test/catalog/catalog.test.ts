@@ -156,7 +156,7 @@ describe("statistical wording (OpenAPI descriptions and docs/analytics.md)", () 
     expect(analytics).not.toContain("capped at 1: the probability, were no axis trending")
     expect(analytics).toContain("**cluster-robust by patient**")
     expect(analytics).toContain("**a heuristic, not part of the fitted model**")
-    expect(readFileSync(join(ROOT, "docs/temporal.md"), "utf8")).toContain("then is refined off the grid")
+    expect(readFileSync(join(ROOT, "docs/temporal.md"), "utf8")).toContain("**least-squares optimum over the domain")
   })
 })
 

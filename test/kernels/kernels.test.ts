@@ -82,7 +82,7 @@ describe("arena", () => {
     const before = arena.used
     for (let i = 0; i < 50; i++) {
       run(wasm.evaluateRules(data, 50, 8, 36, Int32Array.from([0, 1, 2, 3, 4, 5, 6, 7])))
-      run(wasm.fitTrajectories(data, 100, 36, 6))
+      run(wasm.fitTrajectories(data.subarray(0, 100 * 36), 100, 36, 6))
       run(wasm.correlationMatrix(data, 50, 8, 36))
     }
     expect(arena.used).toBe(before)
