@@ -126,9 +126,10 @@ export const readBody = (req: IncomingMessage, info: RequestInfo): Effect.Effect
 const BYTES_FROM = 1024
 
 /**
- * Writes an answer: one `writeHead`, one `end`. A short text body leaves in one write with the
- * headers; a longer body is written as its bytes, so a body served again and again (the catalog,
- * compressed forms) is never encoded again. HEAD, 204 and 304 carry no body.
+ * Writes an answer: one `writeHead`, one `end` (a refusal given before the request's body was read
+ * writes its bytes first and ends once the body is drained). A short text body leaves in one write
+ * with the headers; a longer body is written as its bytes, so a body served again and again (the
+ * catalog, compressed forms) is never encoded again. HEAD, 204 and 304 carry no body.
  */
 export const writeAnswer = (req: IncomingMessage, res: ServerResponse, response: HttpServerResponse.HttpServerResponse, requestId: string): void => {
   if (res.destroyed || res.writableEnded) return
@@ -139,11 +140,25 @@ export const writeAnswer = (req: IncomingMessage, res: ServerResponse, response:
     return writeInternalError(res, requestId)
   }
   const body = response.body
-  if (req.method === "HEAD" || HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array") res.end()
-  else res.end(body.text !== undefined && body.contentLength < BYTES_FROM ? body.text : body.body)
-  // An answer given before the body was read (a refusal): the rest is read and dropped, so the
-  // connection can carry the next request; unless the answer closes it.
-  if (!req.complete && response.headers["connection"] !== "close") req.resume()
+  const payload = req.method === "HEAD" || HttpServerResponse.omitsBody(response) || body._tag !== "Uint8Array"
+    ? undefined
+    : body.text !== undefined && body.contentLength < BYTES_FROM
+    ? body.text
+    : body.body
+  if (req.complete || response.headers["connection"] === "close") {
+    res.end(payload)
+    return
+  }
+  // An answer given before the body was read (a refusal): its bytes leave now, the rest of the body
+  // is read and dropped, and only then does the answer end. Node closes a connection whose client
+  // asked for that (`Connection: close`, as Python's urllib always does) as soon as the answer
+  // ends; closing while the body still arrives resets the connection, and a client still sending
+  // would see the reset instead of the answer.
+  if (payload !== undefined) res.write(payload)
+  const finish = () => res.end()
+  req.once("end", finish)
+  req.once("close", finish)
+  req.resume()
 }
 
 /** The 500 the door writes itself, when no answer of the guard can be sent: no internals, the request id. */

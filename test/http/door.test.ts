@@ -7,7 +7,7 @@ import { Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { describe, expect, it } from "vitest"
 import type { Principal } from "../../src/auth/Accounts.ts"
 import { Authorization } from "../../src/http/Api.ts"
@@ -57,6 +57,35 @@ describe("the door's route table", () => {
 })
 
 describe("the door's writer", () => {
+  it("a refusal before the body is read reaches a `Connection: close` client that goes on sending its body", async () => {
+    const server = createServer((req, res) =>
+      writeAnswer(req, res, HttpServerResponse.text("{\"code\":\"payload_too_large\"}", { status: 413, contentType: "application/json" }), "req-2"))
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    try {
+      const length = 1_100_000
+      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1")
+      let received = ""
+      const answered = new Promise<void>((resolve) => socket.on("data", (d) => (received += d.toString("latin1")).includes("payload_too_large") && resolve()))
+      const outcome = new Promise<string>((resolve) => {
+        socket.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? "error"))
+        socket.on("close", () => resolve("closed"))
+      })
+      socket.write(`POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`)
+      socket.write(Buffer.alloc(65_536, 120))
+      // The answer arrives while most of the body is still to be sent; then the rest goes.
+      await answered
+      await new Promise((r) => setImmediate(r))
+      const sent = new Promise<void>((resolve, reject) => socket.write(Buffer.alloc(length - 65_536, 120), (e) => (e ? reject(e) : resolve())))
+      await sent
+      socket.end()
+      expect(await outcome).toBe("closed")
+      expect(received).toMatch(/^HTTP\/1\.1 413 /)
+    } finally {
+      server.close()
+    }
+  })
+
+
   it("answers a 500 problem, not a hung request, when Node refuses a header of the answer", async () => {
     const server = createServer((req, res) =>
       writeAnswer(req, res, HttpServerResponse.text("{}", { contentType: "application/json", headers: { "hcc-dataset-as-of": "2026\nx" } }), "req-1"))
