@@ -155,11 +155,6 @@ const NM_MAX_RESTARTS: i32 = 5
 const NM_SSE_TOLERANCE: f64 = 1e-12
 const NM_SIZE_TOLERANCE: f64 = 1e-9
 
-/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x. */
-@inline function sseAlong(kind: i32, v: usize, t: usize, m: i32, x: f64, basis: usize): f64 {
-  return kindSse(kind, v, t, m, x, basis)
-}
-
 @inline function clampK(k: f64): f64 {
   return k < LOGISTIC_K_MIN ? LOGISTIC_K_MIN : k > LOGISTIC_K_MAX ? LOGISTIC_K_MAX : k
 }
@@ -265,27 +260,27 @@ function logisticNelderMead(v: usize, t: usize, m: i32, k: f64, t0: f64, dk: f64
   nmF = bf
 }
 
-/** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps. */
+/** Golden-section minimum of {@link kindSse} (decay or plateau, k = x) on [lo, hi] in `steps` steps. */
 function goldenMin(kind: i32, v: usize, t: usize, m: i32, lo: f64, hi: f64, steps: i32, basis: usize): f64 {
   let a = lo
   let b = hi
   let c = b - GOLDEN * (b - a)
   let d = a + GOLDEN * (b - a)
-  let fc = sseAlong(kind, v, t, m, c, basis)
-  let fd = sseAlong(kind, v, t, m, d, basis)
+  let fc = kindSse(kind, v, t, m, c, basis)
+  let fd = kindSse(kind, v, t, m, d, basis)
   for (let it = 0; it < steps; it++) {
     if (fc < fd) {
       b = d
       d = c
       fd = fc
       c = b - GOLDEN * (b - a)
-      fc = sseAlong(kind, v, t, m, c, basis)
+      fc = kindSse(kind, v, t, m, c, basis)
     } else {
       a = c
       c = d
       fc = fd
       d = a + GOLDEN * (b - a)
-      fd = sseAlong(kind, v, t, m, d, basis)
+      fd = kindSse(kind, v, t, m, d, basis)
     }
   }
   return 0.5 * (a + b)

@@ -176,8 +176,7 @@ const evaluate = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): 
 }
 
 /** The log-likelihood at (μ, τ), summed over studies, without the binomial coefficients. */
-export const binomialNormalLogLik = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): number => evaluate(studies, mu, tau).value
-const logLik = binomialNormalLogLik
+const logLik = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): number => evaluate(studies, mu, tau).value
 
 /** Brent's bounded maximisation of f on [lo, hi] (golden section with parabolic steps; Brent 1973, ch. 5); the ends are candidates too. */
 const maximise = (f: (x: number) => number, lo: number, hi: number, tolerance: number): { readonly x: number; readonly value: number } => {

@@ -155,9 +155,7 @@ export const writeAnswer = (req: IncomingMessage, res: ServerResponse, response:
   // ends; closing while the body still arrives resets the connection, and a client still sending
   // would see the reset instead of the answer.
   if (payload !== undefined) res.write(payload)
-  const finish = () => res.end()
-  req.once("end", finish)
-  req.once("close", finish)
+  req.once("close", () => res.end())
   req.resume()
 }
 

@@ -88,40 +88,30 @@ describe("404 and 405", () => {
   })
 })
 
+/** POSTs a JSON body as a stream of these pieces: no Content-Length, so it goes chunked. */
+const postChunked = (path: string, pieces: ReadonlyArray<string>) =>
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" },
+    body: new ReadableStream({
+      start(c) {
+        for (const piece of pieces) c.enqueue(new TextEncoder().encode(piece))
+        c.close()
+      }
+    }),
+    duplex: "half"
+  } as RequestInit)
+
 describe("413 and 415", () => {
   it("payload_too_large for a body over 1 MiB, announced or chunked", async () => {
     const big = JSON.stringify({ values: Array.from({ length: 200_000 }, (_, i) => i) })
     expect(big.length).toBeGreaterThan(1_048_576)
     const body = await problem(await call(server, "/v1/series-stats", { body: big }), 413, "payload_too_large")
     expect(body.limit_bytes).toBe(1_048_576)
-    const stream = new ReadableStream({
-      start(c) {
-        c.enqueue(new TextEncoder().encode(big))
-        c.close()
-      }
-    })
-    const chunked = await fetch(`${server.url}/v1/series-stats`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" },
-      body: stream,
-      duplex: "half"
-    } as RequestInit)
-    await problem(chunked, 413, "payload_too_large")
+    await problem(await postChunked("/v1/series-stats", [big]), 413, "payload_too_large")
   })
   it("a body sent without a length (chunked) is read whole and answered", async () => {
-    const stream = new ReadableStream({
-      start(c) {
-        c.enqueue(new TextEncoder().encode('{"values":[1.5,'))
-        c.enqueue(new TextEncoder().encode("2.5]}"))
-        c.close()
-      }
-    })
-    const res = await fetch(`${server.url}/v1/series-stats`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.demoToken}`, "content-type": "application/json" },
-      body: stream,
-      duplex: "half"
-    } as RequestInit)
+    const res = await postChunked("/v1/series-stats", ['{"values":[1.5,', "2.5]}"])
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ count: 2, mean: 2 })
   })

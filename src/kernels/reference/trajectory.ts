@@ -149,15 +149,15 @@ const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0:
 }
 
 /** The logistic's Nelder–Mead search: the largest k tried, and its stopping rule (as the WASM kernel's). */
-export const LOGISTIC_K_MAX = 20
-export const LOGISTIC_K_MIN = 1e-4
+const LOGISTIC_K_MAX = 20
+const LOGISTIC_K_MIN = 1e-4
 const NM_MAX_STEPS = 500
 const NM_MAX_RESTARTS = 5
 const NM_SSE_TOLERANCE = 1e-12
 const NM_SIZE_TOLERANCE = 1e-9
 
-/** The SSE of a one-parameter search at x: decay (2) or plateau (3) with k = x. */
-const sseAlong = (kind: number, v: Float64Array, t: Float64Array, m: number, x: number, basis: Float64Array, out: Float64Array): number =>
+/** The SSE of decay (2) or plateau (3) with k = x (as the WASM kernel's kindSse). */
+const kindSse = (kind: number, v: Float64Array, t: Float64Array, m: number, x: number, basis: Float64Array, out: Float64Array): number =>
   kind === 2 ? decaySse(v, t, m, x, out) : plateauSse(v, t, m, x, basis, out)
 
 /** k and t0 clamped into the logistic's domain LOGISTIC_K_MIN ≤ k ≤ LOGISTIC_K_MAX, tLo ≤ t0 ≤ tHi. */
@@ -263,27 +263,27 @@ const logisticNelderMead = (
   best[2] = bf
 }
 
-/** Golden-section minimum of {@link sseAlong} on [lo, hi] in `steps` steps (as the WASM kernel's goldenMin). */
+/** Golden-section minimum of {@link kindSse} on [lo, hi] in `steps` steps (as the WASM kernel's goldenMin). */
 const goldenMin = (kind: number, v: Float64Array, t: Float64Array, m: number, lo: number, hi: number, steps: number, basis: Float64Array, out: Float64Array): number => {
   let a = lo
   let b = hi
   let c = b - GOLDEN * (b - a)
   let d = a + GOLDEN * (b - a)
-  let fc = sseAlong(kind, v, t, m, c, basis, out)
-  let fd = sseAlong(kind, v, t, m, d, basis, out)
+  let fc = kindSse(kind, v, t, m, c, basis, out)
+  let fd = kindSse(kind, v, t, m, d, basis, out)
   for (let it = 0; it < steps; it++) {
     if (fc < fd) {
       b = d
       d = c
       fd = fc
       c = b - GOLDEN * (b - a)
-      fc = sseAlong(kind, v, t, m, c, basis, out)
+      fc = kindSse(kind, v, t, m, c, basis, out)
     } else {
       a = c
       c = d
       fc = fd
       d = a + GOLDEN * (b - a)
-      fd = sseAlong(kind, v, t, m, d, basis, out)
+      fd = kindSse(kind, v, t, m, d, basis, out)
     }
   }
   return 0.5 * (a + b)
