@@ -74,7 +74,8 @@ export const pluginSurface = (): Surface => {
 /** The version bump a change of surface needs: none, a new minor, or a new major. */
 export const bumpNeeded = (before: Surface, after: Surface): "none" | "minor" | "major" => {
   const stable = "./plugin"
-  const removedOrChanged = Object.entries(before[stable]).some(([name, type]) => after[stable][name] !== type)
+  // The version's own value moves with every bump: it is not a change of the surface.
+  const removedOrChanged = Object.entries(before[stable]).some(([name, type]) => name !== "PLUGIN_API_VERSION" && after[stable][name] !== type)
   if (removedOrChanged) return "major"
   const added = Object.keys(after[stable]).some((name) => before[stable][name] === undefined)
   const experimental = JSON.stringify(before["./plugin/experimental"]) !== JSON.stringify(after["./plugin/experimental"])

@@ -32,6 +32,8 @@ describe("the plugin API surface", () => {
     expect(bumpNeeded(base, withStable({ a: "value: string", b: "type: string" }))).toBe("major")
     expect(bumpNeeded(base, withStable({ ...base["./plugin"], c: "value: boolean" }))).toBe("minor")
     expect(bumpNeeded(base, { ...base, "./plugin/experimental": {} })).toBe("minor")
+    const versioned: Surface = { ...base, "./plugin": { ...base["./plugin"], PLUGIN_API_VERSION: 'value: "1.5.0"' } }
+    expect(bumpNeeded(versioned, { ...versioned, "./plugin": { ...versioned["./plugin"], PLUGIN_API_VERSION: 'value: "1.6.0"' }, "./plugin/experimental": {} })).toBe("minor")
     expect(bumpedEnough("1.5.0", "2.0.0", "major")).toBe(true)
     expect(bumpedEnough("1.5.0", "1.6.0", "major")).toBe(false)
     expect(bumpedEnough("1.5.0", "1.6.0", "minor")).toBe(true)
