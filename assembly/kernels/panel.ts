@@ -1,6 +1,15 @@
-// Kernels over the axis panel: f32 scores laid out axis-major, panel[(axis × nPatients + patient) ×
-// nMonths + month], NaN where a month or a value is missing. Twin: src/kernels/reference/panel.ts.
+// Kernels over the axis panel, laid out axis-major: panel[(axis × nPatients + patient) × nMonths +
+// month]. Two storages of the same scores, each kernel compiled for both (a type parameter T):
+// - f32 (wide): the score as an f32, NaN where a month or a value is missing;
+// - u8 (tenths): the score × 10 as a byte, 0–100, and MISSING_TENTH where it is missing. A byte
+//   decodes to <f32>(byte / 10) — f64 division, rounded once to f32 — which is exactly the f32 the
+//   wide storage holds for the same one-decimal score (the loader stores a score as its f64 value
+//   rounded to f32), so both storages give the same bits everywhere below.
+// Twin: src/kernels/reference/panel.ts.
 import { atLeast, atMost, getF, getI, hsum, setF } from "./common"
+
+/** The byte of a missing score in a tenths panel (twin: src/kernels/tenths.ts). */
+const MISSING_TENTH: i32 = 255
 
 // Scores are one-decimal values stored as f32: every sum below (of scores, of month × score, over
 // at most a few million terms) is exact in f64, so the two-lane order of the SIMD loops gives the
@@ -22,9 +31,31 @@ let prefetchSink: u32 = 0
   return t
 }
 
-/** Two months' scores at `at` as f64 lanes. */
-@inline function load2(at: usize): v128 {
-  return f64x2.promote_low_f32x4(v128.load64_zero(at))
+/** Month m's score of the row at `row` (NaN when missing). */
+@inline function scoreAt<T>(row: usize, m: i32): f64 {
+  if (sizeof<T>() == 1) {
+    const c = <i32>load<u8>(row + <usize>m)
+    return c == MISSING_TENTH ? NaN : <f64><f32>(<f64>c / 10.0)
+  }
+  return <f64>load<f32>(row + (<usize>m << 2))
+}
+
+/** Months m and m + 1 of the row at `row` as f64 lanes (NaN when missing). */
+@inline function load2<T>(row: usize, m: i32): v128 {
+  if (sizeof<T>() == 1) {
+    // The two bytes widened to i32 lanes 0–1, converted to f64, divided by 10, rounded to f32 and
+    // back: the same steps as scoreAt, lane by lane; a missing byte's lane becomes NaN.
+    const codes = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load16_splat(row + <usize>m)))
+    const x = f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(f64x2.div(f64x2.convert_low_i32x4_u(codes), f64x2.splat(10.0))))
+    const missing = i64x2.extend_low_i32x4_s(i32x4.eq(codes, i32x4.splat(MISSING_TENTH)))
+    return v128.bitselect(f64x2.splat(NaN), x, missing)
+  }
+  return f64x2.promote_low_f32x4(v128.load64_zero(row + (<usize>m << 2)))
+}
+
+/** Bytes of one row (nMonths scores). */
+@inline function rowBytesOf<T>(nMonths: i32): usize {
+  return <usize>nMonths * sizeof<T>()
 }
 
 
@@ -32,19 +63,19 @@ let prefetchSink: u32 = 0
  * maskOut[p] = maskIn[p] & (lo ≤ mean of the patient's present scores of `axis` in months [from, to) ≤ hi);
  * a patient with no score in the range is never selected. In place allowed.
  */
-export function panelMeanMask(
+function meanMask<T>(
   panel: usize, nPatients: i32, nMonths: i32, axis: i32, from: i32, to: i32, lo: f64, hi: f64, maskIn: usize, maskOut: usize
 ): void {
   const one = f64x2.splat(1.0)
   for (let p = 0; p < nPatients; p++) {
     let keep: u8 = 0
     if (load<u8>(maskIn + <usize>p) != 0) {
-      const row = panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2)
+      const row = panel + <usize>(axis * nPatients + p) * rowBytesOf<T>(nMonths)
       let vn = f64x2.splat(0.0)
       let vs = f64x2.splat(0.0)
       let m = from
       for (; m + 2 <= to; m += 2) {
-        const x = load2(row + (<usize>m << 2))
+        const x = load2<T>(row, m)
         const present = f64x2.eq(x, x)
         vn = f64x2.add(vn, v128.and(one, present))
         vs = f64x2.add(vs, v128.and(x, present))
@@ -52,7 +83,7 @@ export function panelMeanMask(
       let n = hsum(vn)
       let s = hsum(vs)
       for (; m < to; m++) {
-        const x = <f64>load<f32>(row + (<usize>m << 2))
+        const x = scoreAt<T>(row, m)
         if (isNaN(x)) continue
         n += 1.0
         s += x
@@ -74,11 +105,11 @@ export function panelMeanMask(
  * - each patient's least-squares slope of score on month (patients with ≥ 3 present months over
  *   at least 2 distinct months): outSlope[axis × 3 + 0, 1, 2] = number of patients, Σ slope, Σ slope².
  */
-export function panelTrend(
+function trend<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize
 ): void {
-  periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope, scratch, true)
+  periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope, scratch, true)
 }
 
 /**
@@ -93,16 +124,16 @@ export function panelTrend(
  * 20 % selected, reading every row ~119 ms whatever is selected. Same bits either way: every sum
  * here is exact.
  */
-export function panelSums(
+function sums<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
 ): void {
   let selected = 0
   for (let p = 0; p < nPatients; p++) selected += <i32>(load<u8>(mask + <usize>p) != 0)
   if (<i64>selected * 7 >= <i64>nPatients) {
-    periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
+    periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
   } else {
-    periodScan(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)
+    periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)
   }
 }
 
@@ -120,7 +151,7 @@ let rowTX = 0.0
  * constant there. keep = false (dense only) counts nothing; slopes: leave the five sums in
  * rowN…rowTX; months: add each month's count and sum to monthCount / monthSum.
  */
-@inline function rowSums(
+@inline function rowSums<T>(
   row: usize, from: i32, to: i32, keep: bool, dense: bool, slopes: bool, months: bool, monthCount: usize, monthSum: usize
 ): void {
   const one = f64x2.splat(1.0)
@@ -135,7 +166,7 @@ let rowTX = 0.0
   let t = f64x2.replace_lane(f64x2.splat(<f64>from), 1, <f64>(from + 1))
   let m = from
   for (; m + 2 <= to; m += 2) {
-    const x = load2(row + (<usize>m << 2))
+    const x = load2<T>(row, m)
     const present = dense ? v128.and(f64x2.eq(x, x), kept) : f64x2.eq(x, x)
     const xz = v128.and(x, present)
     const c = v128.and(one, present)
@@ -160,7 +191,7 @@ let rowTX = 0.0
   let stt = hsum(vtt)
   let stx = hsum(vtx)
   for (; m < to; m++) {
-    const x = <f64>load<f32>(row + (<usize>m << 2))
+    const x = scoreAt<T>(row, m)
     if (isNaN(x) || !keep) continue
     if (months) {
       setF(monthCount, m, getF(monthCount, m) + 1.0)
@@ -187,7 +218,7 @@ let rowTX = 0.0
  * into each call, so each is its own loop. dense = every row read, unselected ones masked out
  * (sums only); otherwise unselected rows are skipped.
  */
-@inline function periodScan(
+@inline function periodScan<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize, slopes: bool,
   dense: bool = false
@@ -195,7 +226,7 @@ let rowTX = 0.0
   // scratch: per-month count and sum of the current axis (nMonths f64 each), folded into groups at the end.
   const monthCount = scratch
   const monthSum = scratch + (<usize>nMonths << 3)
-  const rowBytes = <usize>nMonths << 2
+  const rowBytes = rowBytesOf<T>(nMonths)
   let touched: u32 = 0
   for (let i = 0; i < nAxes * nGroups; i++) {
     setF(outCount, i, 0.0)
@@ -241,7 +272,7 @@ let rowTX = 0.0
         }
         done++
       }
-      rowSums(axisBase + <usize>p * rowBytes, from, to, keep, dense, slopes, true, monthCount, monthSum)
+      rowSums<T>(axisBase + <usize>p * rowBytes, from, to, keep, dense, slopes, true, monthCount, monthSum)
       if (!slopes) continue
       const denom = rowN * rowTT - rowT * rowT
       if (rowN >= 3.0 && denom > 0.0) {
@@ -271,11 +302,11 @@ let rowTX = 0.0
  * mean and the least-squares slope on month (NaN without a score, or for the slope with fewer than
  * 3 scores or a single month), written at index `at` of the three outputs.
  */
-@inline function patientWindow(
+@inline function patientWindow<T>(
   panel: usize, nPatients: i32, nMonths: i32, axis: i32, p: i32, from: i32, end: i32,
   outN: usize, outMean: usize, outSlope: usize, at: i32
 ): void {
-  rowSums(panel + ((<usize>(axis * nPatients + p) * <usize>nMonths) << 2), from, end, true, false, true, false, 0, 0)
+  rowSums<T>(panel + <usize>(axis * nPatients + p) * rowBytesOf<T>(nMonths), from, end, true, false, true, false, 0, 0)
   const denom = rowN * rowTT - rowT * rowT
   setF(outN, at, rowN)
   setF(outMean, at, rowN > 0.0 ? rowX / rowN : NaN)
@@ -286,7 +317,7 @@ let rowTX = 0.0
  * Per selected patient and axis, over the patient's own month window [from[p], to[p]): see
  * patientWindow. Outputs are nAxes × nPatients f64, axis-major; unselected patients get 0 / NaN / NaN.
  */
-export function panelWindows(
+function windows<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: usize, to: usize, mask: usize,
   outN: usize, outMean: usize, outSlope: usize
 ): void {
@@ -294,7 +325,7 @@ export function panelWindows(
     const axis = getI(axes, k)
     for (let p = 0; p < nPatients; p++) {
       const selected = load<u8>(mask + <usize>p) != 0
-      patientWindow(panel, nPatients, nMonths, axis, p, selected ? getI(from, p) : 0, selected ? getI(to, p) : 0, outN, outMean, outSlope, k * nPatients + p)
+      patientWindow<T>(panel, nPatients, nMonths, axis, p, selected ? getI(from, p) : 0, selected ? getI(to, p) : 0, outN, outMean, outSlope, k * nPatients + p)
     }
   }
 }
@@ -304,11 +335,11 @@ export function panelWindows(
  * axis-major, entry k × count + j for patients[j] over its window [from[j], to[j]) — the numbers
  * panelWindows gives those patients, without writing (and copying out) one entry per patient.
  */
-export function panelWindowsOf(
+function windowsOf<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, patients: usize, count: i32, from: usize, to: usize,
   outN: usize, outMean: usize, outSlope: usize
 ): void {
-  const rowBytes = <usize>nMonths << 2
+  const rowBytes = rowBytesOf<T>(nMonths)
   let touched: u32 = 0
   for (let k = 0; k < nAxes; k++) {
     const axis = getI(axes, k)
@@ -320,8 +351,65 @@ export function panelWindowsOf(
         const end = min(j + 2 * PREFETCH_AHEAD, count)
         for (let a = j + PREFETCH_AHEAD; a < end; a++) touched ^= touchRow(axisBase + <usize>getI(patients, a) * rowBytes, rowBytes)
       }
-      patientWindow(panel, nPatients, nMonths, axis, getI(patients, j), getI(from, j), getI(to, j), outN, outMean, outSlope, k * count + j)
+      patientWindow<T>(panel, nPatients, nMonths, axis, getI(patients, j), getI(from, j), getI(to, j), outN, outMean, outSlope, k * count + j)
     }
   }
   prefetchSink = touched
+}
+
+// The exports: each kernel over a wide (f32) panel, and as `…Tenths` over a tenths (u8) panel.
+
+export function panelMeanMask(panel: usize, nPatients: i32, nMonths: i32, axis: i32, from: i32, to: i32, lo: f64, hi: f64, maskIn: usize, maskOut: usize): void {
+  meanMask<f32>(panel, nPatients, nMonths, axis, from, to, lo, hi, maskIn, maskOut)
+}
+export function panelMeanMaskTenths(panel: usize, nPatients: i32, nMonths: i32, axis: i32, from: i32, to: i32, lo: f64, hi: f64, maskIn: usize, maskOut: usize): void {
+  meanMask<u8>(panel, nPatients, nMonths, axis, from, to, lo, hi, maskIn, maskOut)
+}
+export function panelTrend(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize
+): void {
+  trend<f32>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope, scratch)
+}
+export function panelTrendTenths(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize
+): void {
+  trend<u8>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope, scratch)
+}
+export function panelSums(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
+): void {
+  sums<f32>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, scratch)
+}
+export function panelSumsTenths(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
+): void {
+  sums<u8>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, scratch)
+}
+export function panelWindows(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: usize, to: usize, mask: usize,
+  outN: usize, outMean: usize, outSlope: usize
+): void {
+  windows<f32>(panel, nPatients, nMonths, axes, nAxes, from, to, mask, outN, outMean, outSlope)
+}
+export function panelWindowsTenths(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: usize, to: usize, mask: usize,
+  outN: usize, outMean: usize, outSlope: usize
+): void {
+  windows<u8>(panel, nPatients, nMonths, axes, nAxes, from, to, mask, outN, outMean, outSlope)
+}
+export function panelWindowsOf(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, patients: usize, count: i32, from: usize, to: usize,
+  outN: usize, outMean: usize, outSlope: usize
+): void {
+  windowsOf<f32>(panel, nPatients, nMonths, axes, nAxes, patients, count, from, to, outN, outMean, outSlope)
+}
+export function panelWindowsOfTenths(
+  panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, patients: usize, count: i32, from: usize, to: usize,
+  outN: usize, outMean: usize, outSlope: usize
+): void {
+  windowsOf<u8>(panel, nPatients, nMonths, axes, nAxes, patients, count, from, to, outN, outMean, outSlope)
 }

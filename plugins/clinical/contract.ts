@@ -6,7 +6,7 @@ import { ClinicalRequest, ClinicalResponse, DIRECTIONS } from "./schema.ts"
 export const contract = withAnswers(answers, defineContract({
   name: "clinical",
   version: "1.0.0",
-  engine: "^2.0.0",
+  engine: "^2.1.0",
   path: "/v1/clinical",
   summary: "A clinical question in plain English answered with a reasoning chain of computed facts: similar patients, axis trends, drug interactions",
   description:

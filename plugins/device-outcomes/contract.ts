@@ -6,7 +6,7 @@ import { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 export const contract = withAnswers(answers, defineContract({
   name: "device-outcomes",
   version: "1.0.0",
-  engine: "^2.0.0",
+  engine: "^2.1.0",
   path: "/v1/device-outcomes",
   summary: "Outcomes of a device category pooled across studies (random effects: binomial-normal for rates, DerSimonian–Laird for scores)",
   description:

@@ -97,7 +97,7 @@ const prepare = (kernels: KernelsService, data: Dataset) =>
     }
     const result: Prepared = {
       implantDevice: yield* kernels.columnI32(implants.device),
-      implantDay: yield* kernels.columnF64(implants.day),
+      implantDay: yield* kernels.columnF64(Float64Array.from(implants.day)),
       implantStudy: yield* kernels.columnI32(implants.study),
       metric
     }

@@ -195,7 +195,7 @@ export const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcom
 
 /** The conditions clearly over-represented in the cohort (up to MAX_INDICATIONS), most first. */
 export const indicationsOf = (data: Dataset, shared: PerDataset, cohort: Cohort) => {
-  const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Int32Array }> = []
+  const candidates: Array<{ readonly code: string; readonly ratio: number; readonly flags: Uint8Array }> = []
   // Comparators are everyone without a course: those with the condition are all who have it less
   // the course holders who have it, so only the holders are visited.
   for (const [code, col] of data.patients.conditions) {

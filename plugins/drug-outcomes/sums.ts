@@ -26,7 +26,7 @@ export const stratumSums = (
   data: Dataset,
   shared: PerDataset,
   cohort: Cohort,
-  flags: ReadonlyArray<Int32Array>,
+  flags: ReadonlyArray<Uint8Array>,
   axisIndex: Int32Array,
   on: { readonly mean: Float64Array; readonly slope: Float64Array },
   pre: { readonly mean: Float64Array }
@@ -61,7 +61,7 @@ export const stratumSums = (
 // on every later question (src/plugin/hotLoops.ts).
 
 /** Adds `bit` to the stratum of every patient whose flag is set. */
-const addStratumBit = (stratumOf: Int32Array, flag: Int32Array, bit: number): Int32Array => {
+const addStratumBit = (stratumOf: Int32Array, flag: Uint8Array, bit: number): Int32Array => {
   for (let p = 0; p < stratumOf.length; p++) if (flag[p] !== 0) stratumOf[p] = stratumOf[p]! + bit
   return stratumOf
 }

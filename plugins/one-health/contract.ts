@@ -6,7 +6,7 @@ import { ALERT_LEVELS, ONE_HEALTH_QUERY_TYPES, OneHealthRequest, OneHealthRespon
 export const contract = withAnswers(answers, defineContract({
   name: "one-health",
   version: "1.0.0",
-  engine: "^2.0.0",
+  engine: "^2.1.0",
   path: "/v1/one-health",
   summary: "Zoonotic signals: whether animal cases lead human cases, by how many days, with an alert level, a risk level and a recommendation",
   description:

@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
-import { type Dataset, datasetCache, HealthData, Kernels, preparedPerDataset, primed } from "../../src/plugin/experimental.ts"
+import { type Dataset, datasetCache, HealthData, Kernels, preparedPerDataset, primed, scoreReader } from "../../src/plugin/experimental.ts"
 import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 
@@ -123,13 +123,14 @@ export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, a
 
 /** How many of the masked patients have a score of `axis` in panel months [from, to). */
 export const scoredPatients = (data: Dataset, mask: Uint8Array, axis: number, from: number, to: number): number => {
-  const { data: scores, nMonths, nPatients } = data.panel
+  const { nMonths, nPatients } = data.panel
+  const score = scoreReader(data.panel.data)
   let patients = 0
   for (let p = 0; p < nPatients; p++) {
     if (mask[p] === 0) continue
     const base = (axis * nPatients + p) * nMonths
     for (let m = from; m < to; m++) {
-      const x = scores[base + m]!
+      const x = score(base + m)
       if (x === x) {
         patients++
         break

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { atMost, AXES, firstDayOfMonth } from "../../src/plugin/Plugin.ts"
-import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
+import { type Dataset, type KernelsService, scoreReader } from "../../src/plugin/experimental.ts"
 
 /** A readmission is an admission starting 1–30 days after an index admission's discharge. */
 export const READMISSION_DAYS = 30
@@ -65,11 +65,12 @@ export const base = (kernels: KernelsService, data: Dataset) =>
 const observedFromOf = (data: Dataset): Float64Array => {
   const n = data.patients.count
   const observedFrom = new Float64Array(n).fill(Number.NaN)
-  const { data: panel, nMonths } = data.panel
+  const { nMonths } = data.panel
+  const score = scoreReader(data.panel.data)
   for (let p = 0; p < n; p++) {
     search: for (let m = 0; m < nMonths; m++) {
       for (let a = 0; a < AXES.length; a++) {
-        if (!Number.isNaN(panel[(a * n + p) * nMonths + m]!)) {
+        if (!Number.isNaN(score((a * n + p) * nMonths + m))) {
           observedFrom[p] = firstDayOfMonth(data.firstMonth + m)
           break search
         }
@@ -117,7 +118,7 @@ export const mergedStays = (e: Dataset["encounters"]): Array<Stay> => {
  * followed it, and whether its 30 days after discharge lie within the data.
  */
 export const admissions = (
-  data: Pick<Dataset, "encounters" | "asOfDay"> & { readonly patients?: { readonly deathDay: Float64Array } },
+  data: Pick<Dataset, "encounters" | "asOfDay"> & { readonly patients?: { readonly deathDay: Float32Array } },
   b: { readonly n: number; readonly observedFrom: Float64Array }
 ) => {
   const deathDay = data.patients?.deathDay ?? new Float64Array(b.n).fill(Number.NaN)

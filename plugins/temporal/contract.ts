@@ -6,7 +6,7 @@ import { INTERVALS, TemporalRequest, TemporalResponse, URGENCY_LEVELS } from "./
 export const contract = withAnswers(answers, defineContract({
   name: "temporal",
   version: "1.0.0",
-  engine: "^2.0.0",
+  engine: "^2.1.0",
   path: "/v1/temporal",
   summary: "How health behaviour decays over time: the 28 decay rules, the best-fitting trajectory model and its prediction",
   description:

@@ -5,6 +5,7 @@
 import { Config, Context, Layer, Option, Schema } from "effect"
 import { availableParallelism } from "node:os"
 import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
+import type { ScoreStorage } from "../health/panelStorage.ts"
 import { DEFAULT_DISCLOSURE, type DisclosureSettings } from "../plugin/disclosure.ts"
 
 /** Every environment variable read below; README.md's configuration table lists exactly these (a test checks). */
@@ -33,7 +34,8 @@ export const ENV_VARS = [
   "HCC_DATASET_POLL_SECONDS",
   "HCC_MIN_CELL_SIZE",
   "HCC_COUNT_ROUNDING",
-  "HCC_SNAPSHOT"
+  "HCC_SNAPSHOT",
+  "HCC_SCORES"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -85,6 +87,8 @@ export interface AppSettings {
   readonly computePriority: "idle" | "nice"
   /** Whether the loaded dataset's columns are kept in `$HCC_DATA_DIR/dataset.snapshot` and read from there on the next start. */
   readonly snapshot: boolean
+  /** How the axis scores are held in memory: `compact` (a byte each when every score is on the 0.1 grid) or `wide` (32-bit floats); the answers are the same. */
+  readonly scores: ScoreStorage
   /** How often a running server looks for a newly imported or generated dataset, in seconds (0: never; restart to serve a new one). */
   readonly datasetPollSeconds: number
   /** The small-cell rule: HCC_MIN_CELL_SIZE (no figure rests on fewer patients; 1 = off) and HCC_COUNT_ROUNDING (counts rounded to a multiple; 1 = off). */
@@ -161,6 +165,7 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   ),
   computePriority: Config.Literals(["idle", "nice"], "HCC_COMPUTE_PRIORITY").pipe(Config.withDefault("idle" as const)),
   snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
+  scores: Config.Literals(["compact", "wide"], "HCC_SCORES").pipe(Config.withDefault("compact" as const)),
   datasetPollSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "HCC_DATASET_POLL_SECONDS").pipe(Config.withDefault(10)),
   disclosure: Config.all({
     minimum: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_MIN_CELL_SIZE").pipe(Config.withDefault(DEFAULT_DISCLOSURE.minimum)),
@@ -196,6 +201,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       threads: 0,
       computePriority: "idle",
       snapshot: true,
+      scores: "compact",
       datasetPollSeconds: 0,
       disclosure: DEFAULT_DISCLOSURE,
       ...settings

@@ -33,6 +33,7 @@ export type {
   TrajectoryResult
 } from "../kernels/Kernels.ts"
 export { GLM_FAMILIES } from "../kernels/Kernels.ts"
+export { MISSING_TENTH, scoreReader, toTenths } from "../kernels/tenths.ts"
 export { MODEL_NAMES } from "../kernels/reference/trajectory.ts"
 export { RULE_NAMES } from "../kernels/reference/decayRules.ts"
 

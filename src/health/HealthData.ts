@@ -20,7 +20,14 @@ import type { Sex, VocabularyKind } from "./vocabulary.ts"
  */
 export const ADHERENCE_THRESHOLD = 0.8
 
-/** One row per patient, ordered by id. */
+/**
+ * One row per patient, ordered by id.
+ *
+ * Columns are as narrow as their values allow, and read back exactly: day numbers (days since
+ * 1970-01-01, NaN where missing) as Float32Array — every integer below 2^24 (the year 47,000) is
+ * exact in it; flags and small codes as Uint8Array; the axis panel in tenths when its scores allow
+ * (kernels/tenths.ts).
+ */
 export interface PatientColumns {
   readonly count: number
   readonly ids: Int32Array
@@ -29,22 +36,22 @@ export interface PatientColumns {
   /** Index in SEXES: 0 female, 1 male, 2 other, 3 unknown. */
   readonly sex: Column<Int32Array>
   /** Day of death; NaN while alive (or not recorded). */
-  readonly deathDay: Float64Array
+  readonly deathDay: Float32Array
   /** Index in vocabulary.region. */
   readonly region: Column<Int32Array>
   /** Per condition code: 1 when the patient has it. */
-  readonly conditions: ReadonlyMap<string, Column<Int32Array>>
+  readonly conditions: ReadonlyMap<string, Column<Uint8Array>>
   /** Per drug code: 1 when the patient has a course of it that overlaps the data window. */
-  readonly drugs: ReadonlyMap<string, Column<Int32Array>>
+  readonly drugs: ReadonlyMap<string, Column<Uint8Array>>
 }
 
 /** Drug courses. */
 export interface ExposureColumns {
   readonly patient: Int32Array
   readonly drug: Int32Array
-  readonly startDay: Float64Array
+  readonly startDay: Float32Array
   /** NaN while ongoing at as_of. */
-  readonly endDay: Float64Array
+  readonly endDay: Float32Array
   readonly adherence: Float64Array
 }
 
@@ -53,7 +60,7 @@ export interface AdverseEventColumns {
   readonly patient: Int32Array
   readonly drug: Int32Array
   readonly eventType: Int32Array
-  readonly day: Float64Array
+  readonly day: Float32Array
 }
 
 /** Encounter kinds, in the order of their codes. */
@@ -63,15 +70,15 @@ export const ENCOUNTER_KINDS = ["outpatient", "emergency", "inpatient"] as const
 export interface EncounterColumns {
   readonly patient: Int32Array
   /** Index in ENCOUNTER_KINDS. */
-  readonly kind: Int32Array
-  readonly startDay: Float64Array
-  readonly endDay: Float64Array
+  readonly kind: Uint8Array
+  readonly startDay: Float32Array
+  readonly endDay: Float32Array
 }
 
 /** Device studies, implants and per-implant outcomes. */
 export interface DeviceColumns {
   readonly studies: { readonly ids: ReadonlyArray<string>; readonly device: Int32Array; readonly region: Int32Array }
-  readonly implants: { readonly patient: Int32Array; readonly device: Int32Array; readonly study: Int32Array; readonly day: Float64Array }
+  readonly implants: { readonly patient: Int32Array; readonly device: Int32Array; readonly study: Int32Array; readonly day: Float32Array }
   readonly outcomes: { readonly implant: Int32Array; readonly metric: Int32Array; readonly value: Float64Array }
 }
 

@@ -142,12 +142,12 @@ export const layer = Layer.effect(
         const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
         const read: SnapshotRead = !config.snapshot || stamp === undefined
           ? { skipped: "off" }
-          : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => step("loading the snapshot", done))
+          : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => step("loading the snapshot", done), config.scores)
         if ("skipped" in read && read.skipped !== "off" && read.skipped !== "no snapshot") {
           yield* Effect.logWarning("dataset snapshot not used; loading from the database").pipe(Effect.annotateLogs({ file: snapshotPath, reason: read.skipped }))
         }
         const from = "dataset" in read ? "snapshot" : "database"
-        const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => step(`loading ${table}`, done), arena)
+        const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => step(`loading ${table}`, done), arena, config.scores)
         return { loaded, from, stamp, snapshotPath } as const
       })
     /** Loaded from SQL: keeps the columns for the next start, unless the dataset was replaced meanwhile. */
@@ -173,6 +173,7 @@ export const layer = Layer.effect(
       dataset_id: dataset.id,
       from,
       months: dataset.months,
+      scores: dataset.panel.data instanceof Uint8Array ? "tenths" : "wide",
       seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
       rss_mib: Math.round(process.memoryUsage().rss / 1_048_576),
       ...(arena === undefined ? {} : { core_mib: Math.round(arena.used / 1_048_576) })

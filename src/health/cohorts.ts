@@ -39,13 +39,12 @@ export const selectCohort = (kernels: KernelsService, data: Dataset, criteria: C
       }
       mask = yield* orDie(kernels.maskInSet(p.region, set, mask))
     }
-    const present = new Uint8Array([0, 1])
     for (const [kind, codes, columns] of [["condition", criteria.conditions, p.conditions], ["drug", criteria.drugs, p.drugs]] as const) {
       for (const text of codes ?? []) {
         const code = resolveCode(data, kind, text)
         const col = code === undefined ? undefined : columns.get(code)
         if (col === undefined) return yield* Effect.fail(unknownCode(kind, text, [...columns.keys()]))
-        mask = yield* orDie(kernels.maskInSet(col, present, mask))
+        mask = yield* orDie(kernels.maskFlag(col, mask))
       }
     }
     const from = criteria.months?.from ?? 0

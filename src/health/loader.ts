@@ -9,9 +9,11 @@ import { SqlClient } from "effect/sql"
 import type { Arena } from "../kernels/Arena.ts"
 import type { KernelsService } from "../kernels/Kernels.ts"
 import { breathe } from "../eventLoop.ts"
+import { scoreReader } from "../kernels/tenths.ts"
 import { AXES, type Axis } from "../plugin/axes.ts"
 import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
 import { type Dataset, ENCOUNTER_KINDS, type VocabularyDetail } from "./HealthData.ts"
+import { panelFill, type ScoreStorage } from "./panelStorage.ts"
 import { datasetStamp } from "./snapshot.ts"
 import { SEXES, VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
@@ -43,7 +45,7 @@ const memoParser = (parse: (text: string) => number) => {
  * A zeroed typed array on shared memory: the big columns are made shareable as they are read, so
  * compute threads (src/compute/ComputePool.ts) get them without a copy.
  */
-const sharedArray = <T extends Int32Array | Float64Array>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: SharedArrayBuffer): T }, length: number): T =>
+const sharedArray = <T extends Int32Array | Float64Array | Float32Array | Uint8Array>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: SharedArrayBuffer): T }, length: number): T =>
   new Ctor(new SharedArrayBuffer(length * Ctor.BYTES_PER_ELEMENT))
 
 /** Orders strings by UTF-16 code unit, as SQLite's BINARY collation does for our ASCII codes. */
@@ -59,7 +61,7 @@ const indexer = (codes: ReadonlyArray<string>) => {
  * Reads the whole dataset from the database into columns and makes the scanned ones resident;
  * `report` hears which table is being read and the share of the load done (for /readyz).
  */
-export const loadDataset = (kernels: KernelsService, report: (table: string, done: number) => void = () => {}, arena?: Arena) =>
+export const loadDataset = (kernels: KernelsService, report: (table: string, done: number) => void = () => {}, arena?: Arena, storage: ScoreStorage = "compact") =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const values = <E>(statement: { readonly values: Effect.Effect<Values, E> }) => statement.values
@@ -109,7 +111,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const birthYear = new Float64Array(n)
     const sex = new Int32Array(n)
     const region = new Int32Array(n)
-    const deathDay = new Float64Array(n)
+    const deathDay = new Float32Array(n)
     const sexes = indexer(SEXES)
     const indexOf = new Map<number, number>()
     yield* byId((after) => values(sql`SELECT id, birth_year, sex, region, death_date FROM patients WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([id, by, s, r, d], i) => {
@@ -130,7 +132,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         }
       })
 
-    const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Int32Array(n)]))
+    const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Uint8Array(n)]))
     yield* byPatients(PATIENTS_PER_READ * 10, (first, last) =>
       Effect.map(values(sql`SELECT patient_id, condition FROM patient_conditions WHERE patient_id BETWEEN ${first} AND ${last}`), (rows) => {
         for (const [p, c] of rows) conditionFlags.get(String(c))![patientIndex(p)] = 1
@@ -147,15 +149,14 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       }))
     const firstMonth = minMonth === Number.POSITIVE_INFINITY ? lastMonth : Math.max(minMonth, lastMonth - MAX_PANEL_MONTHS + 1)
     const months = lastMonth - firstMonth + 1
-    // Filled with NaN (missing) a range of patients at a time, just before their scores are read;
-    // in the core's memory from the start when the loader has the core (no copy at the end).
-    const inPlace = arena?.residentF32(AXES.length * n * months)
-    const panel = inPlace?.view ?? new Float32Array(AXES.length * n * months)
+    // Cleared (all missing) a range of patients at a time, just before their scores are read; in
+    // the core's memory from the start when the loader has the core (no copy at the end).
+    const panel = panelFill(AXES.length * n * months, storage, arena)
     yield* byPatients(PATIENTS_PER_READ, (first, last, from) =>
       Effect.gen(function*() {
         report("axis_scores", 0.05 + 0.5 * (from / n))
         const upTo = Math.min(n, from + PATIENTS_PER_READ)
-        for (let a = 0; a < AXES.length; a++) panel.fill(Number.NaN, (a * n + from) * months, (a * n + upTo) * months)
+        for (let a = 0; a < AXES.length; a++) panel.clear((a * n + from) * months, (a * n + upTo) * months)
         const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${first} AND ${last}`)
         for (const row of rows) {
           const m = month(row[1]) - firstMonth
@@ -163,7 +164,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
           const p = patientIndex(row[0])
           for (let a = 0; a < AXES.length; a++) {
             const v = row[a + 2]
-            if (v !== null) panel[(a * n + p) * months + m] = Number(v)
+            if (v !== null) panel.set((a * n + p) * months + m, Number(v))
           }
         }
       }))
@@ -176,11 +177,11 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const exposures = {
       patient: sharedArray(Int32Array, nEx),
       drug: sharedArray(Int32Array, nEx),
-      startDay: sharedArray(Float64Array, nEx),
-      endDay: sharedArray(Float64Array, nEx),
+      startDay: sharedArray(Float32Array, nEx),
+      endDay: sharedArray(Float32Array, nEx),
       adherence: sharedArray(Float64Array, nEx)
     }
-    const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Int32Array(n)]))
+    const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Uint8Array(n)]))
     yield* byId((after) =>
       values(sql`SELECT id, patient_id, drug, start_date, end_date, adherence FROM drug_exposures WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([, p, d, s, e, a], i) => {
       exposures.patient[i] = patientIndex(p)
@@ -195,7 +196,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     yield* breathe
     report("adverse_events", 0.6)
     const nAe = yield* count("adverse_events")
-    const adverseEvents = { patient: sharedArray(Int32Array, nAe), drug: sharedArray(Int32Array, nAe), eventType: sharedArray(Int32Array, nAe), day: sharedArray(Float64Array, nAe) }
+    const adverseEvents = { patient: sharedArray(Int32Array, nAe), drug: sharedArray(Int32Array, nAe), eventType: sharedArray(Int32Array, nAe), day: sharedArray(Float32Array, nAe) }
     yield* byId((after) => values(sql`SELECT id, patient_id, drug, event_type, date FROM adverse_events WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r, i) => {
       adverseEvents.patient[i] = patientIndex(r[1])
       adverseEvents.drug[i] = codeOf.drug(r[2])
@@ -207,7 +208,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     report("encounters", 0.65)
     const nEn = yield* count("encounters")
     const kinds = indexer(ENCOUNTER_KINDS)
-    const encounters = { patient: sharedArray(Int32Array, nEn), kind: sharedArray(Int32Array, nEn), startDay: sharedArray(Float64Array, nEn), endDay: sharedArray(Float64Array, nEn) }
+    const encounters = { patient: sharedArray(Int32Array, nEn), kind: sharedArray(Uint8Array, nEn), startDay: sharedArray(Float32Array, nEn), endDay: sharedArray(Float32Array, nEn) }
     // By patient ranges, each in (patient, start, id) order: together the order of the whole table.
     let e = 0
     for (let from = 0; from < n; from += PATIENTS_PER_READ) {
@@ -238,7 +239,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         patient: Int32Array.from(im, (r) => patientIndex(r[1])),
         device: Int32Array.from(im, (r) => codeOf.device(r[2])),
         study: Int32Array.from(im, (r) => studyIndex(r[3])),
-        day: Float64Array.from(im, (r) => day(r[4]))
+        day: Float32Array.from(im, (r) => day(r[4]))
       },
       outcomes: {
         implant: Int32Array.from(oc, (r) => implantIndex(r[0])),
@@ -270,8 +271,9 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     for (const [c, r, w, k] of humanRows) series(human, `${c}/${r}`, day(w), k)
     const sorted = (m: Map<string, Float64Array>) => new Map([...m].sort(([a], [b]) => byCodePoint(a, b)))
 
-    const resident = (m: Map<string, Int32Array>) =>
-      Effect.forEach([...m], ([code, flags]) => Effect.map(kernels.columnI32(flags), (col) => [code, col] as const)).pipe(Effect.map((e) => new Map(e)))
+    const resident = (m: Map<string, Uint8Array>) =>
+      Effect.forEach([...m], ([code, flags]) => Effect.map(kernels.columnU8(flags), (col) => [code, col] as const)).pipe(Effect.map((e) => new Map(e)))
+    const scores = panel.result()
     const dataset: Dataset = {
       id: stamp ?? "",
       asOf: asOf!,
@@ -280,7 +282,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       months,
       vocabulary,
       vocabularyDetails,
-      axisCoverage: axisCoverageOf(panel, n, months),
+      axisCoverage: axisCoverageOf(scores.data, n, months),
       info,
       patients: {
         count: n,
@@ -292,7 +294,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         conditions: yield* resident(conditionFlags),
         drugs: yield* resident(drugFlags)
       },
-      panel: inPlace === undefined ? yield* kernels.panel(panel, n, AXES.length, months) : { data: panel, ptr: inPlace.ptr, nPatients: n, nAxes: AXES.length, nMonths: months },
+      panel: scores.ptr === undefined ? yield* kernels.panel(scores.data, n, AXES.length, months) : { data: scores.data, ptr: scores.ptr, nPatients: n, nAxes: AXES.length, nMonths: months },
       exposures,
       adverseEvents,
       encounters,
@@ -303,14 +305,15 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
   })
 
 /** Per axis, the share of patients with at least one score in the panel (axis × patient × month). */
-export const axisCoverageOf = (panel: Float32Array, n: number, months: number): Record<Axis, number> => {
+export const axisCoverageOf = (panel: Float32Array | Uint8Array, n: number, months: number): Record<Axis, number> => {
   const out = {} as Record<Axis, number>
+  const score = scoreReader(panel)
   AXES.forEach((axis, a) => {
     let covered = 0
     for (let p = 0; p < n; p++) {
       const from = (a * n + p) * months
       for (let m = 0; m < months; m++) {
-        if (!Number.isNaN(panel[from + m]!)) {
+        if (!Number.isNaN(score(from + m))) {
           covered++
           break
         }

@@ -25,6 +25,8 @@ import { basename, dirname, join } from "node:path"
 import type { Arena } from "../kernels/Arena.ts"
 import type { KernelsService } from "../kernels/Kernels.ts"
 import type { Dataset } from "./HealthData.ts"
+import { toTenths } from "../kernels/tenths.ts"
+import { type ScoreStorage, widen } from "./panelStorage.ts"
 
 /** The file's name in the data folder. */
 export const SNAPSHOT_FILE = "dataset.snapshot"
@@ -32,15 +34,15 @@ export const SNAPSHOT_FILE = "dataset.snapshot"
  * Version of the layout and of what the loader puts in the columns: a file of another version is
  * not read. Bump it whenever `loadDataset` changes what it computes (a new column, another rule).
  */
-export const SNAPSHOT_FORMAT = 2
+export const SNAPSHOT_FORMAT = 3
 
 const MAGIC = "HCCSNAP1"
 const ALIGN = 64
 /** Bytes per read or write call. */
 const PIECE_BYTES = 32 * 1024 * 1024
 
-type ArrayKind = "i32" | "f64" | "f32"
-type NumberArray = Int32Array | Float64Array | Float32Array
+type ArrayKind = "i32" | "f64" | "f32" | "u8"
+type NumberArray = Int32Array | Float64Array | Float32Array | Uint8Array
 
 /** Where a column goes when read: the panel into the core's memory, resident columns through the kernels, the rest on shared memory. */
 type Placement = "panel" | "resident" | "shared" | "plain"
@@ -76,8 +78,8 @@ interface Header {
   readonly arrays: ReadonlyArray<Entry>
 }
 
-const kindOf = (a: NumberArray): ArrayKind => (a instanceof Int32Array ? "i32" : a instanceof Float64Array ? "f64" : "f32")
-const BYTES: Record<ArrayKind, number> = { i32: 4, f64: 8, f32: 4 }
+const kindOf = (a: NumberArray): ArrayKind => (a instanceof Int32Array ? "i32" : a instanceof Float64Array ? "f64" : a instanceof Uint8Array ? "u8" : "f32")
+const BYTES: Record<ArrayKind, number> = { i32: 4, f64: 8, f32: 4, u8: 1 }
 const padded = (bytes: number) => Math.ceil(bytes / ALIGN) * ALIGN
 
 /** Every array of a dataset, named, in file order. */
@@ -218,18 +220,18 @@ export type SnapshotRead = { readonly dataset: Dataset } | { readonly skipped: s
  * (in place when an arena is given), the scanned columns made resident through `kernels`, the other
  * big columns on shared memory. `report` hears the share read.
  */
-export const readSnapshot = (path: string, stamp: string, kernels: KernelsService, arena?: Arena, report: (done: number) => void = () => {}) =>
+export const readSnapshot = (path: string, stamp: string, kernels: KernelsService, arena?: Arena, report: (done: number) => void = () => {}, storage: ScoreStorage = "compact") =>
   Effect.gen(function*() {
     const size = yield* Effect.option(io("stat", () => stat(path)))
     if (size._tag === "None") return { skipped: "no snapshot" } satisfies SnapshotRead as SnapshotRead
     return yield* Effect.acquireUseRelease(
       io("open", () => open(path, "r")),
-      (fh) => readOpen(fh, size.value.size, stamp, kernels, arena, report),
+      (fh) => readOpen(fh, size.value.size, stamp, kernels, arena, report, storage),
       (fh) => Effect.promise(() => fh.close())
     ).pipe(Effect.catch((e: Error) => Effect.succeed<SnapshotRead>({ skipped: e.message })))
   })
 
-const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: KernelsService, arena: Arena | undefined, report: (done: number) => void) =>
+const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: KernelsService, arena: Arena | undefined, report: (done: number) => void, storage: ScoreStorage) =>
   Effect.gen(function*() {
     const fail = (reason: string) => Effect.fail(new Error(reason))
     const start = new Uint8Array(12)
@@ -250,17 +252,20 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     const m = header.dataset
     const panelLength = m.panel.nAxes * m.patients * m.months
     const arrays = new Map<string, NumberArray>()
-    let inPlace: { readonly ptr: number; readonly view: Float32Array } | undefined
+    let inPlace: { readonly ptr: number; readonly view: Float32Array | Uint8Array } | undefined
     for (const entry of header.arrays) {
       const place = placementOf(entry.name)
       let target: NumberArray
       if (place === "panel") {
-        if (entry.kind !== "f32" || entry.length !== panelLength) return yield* fail("damaged (the panel's size does not match)")
-        inPlace = arena?.residentF32(entry.length)
-        target = inPlace?.view ?? new Float32Array(entry.length)
+        if ((entry.kind !== "f32" && entry.kind !== "u8") || entry.length !== panelLength) return yield* fail("damaged (the panel's size does not match)")
+        // Read where it stays when held as this start asks; otherwise converted below (widened, or
+        // put in tenths when every score allows: the operator changed HCC_SCORES since it was written).
+        const keep = (entry.kind === "u8") === (storage === "compact")
+        inPlace = !keep || arena === undefined ? undefined : entry.kind === "u8" ? arena.residentBuffer(Uint8Array, entry.length) : arena.residentBuffer(Float32Array, entry.length)
+        target = inPlace?.view ?? (entry.kind === "u8" ? new Uint8Array(entry.length) : new Float32Array(entry.length))
       } else {
         const buffer = place === "shared" ? new SharedArrayBuffer(entry.length * BYTES[entry.kind]) : new ArrayBuffer(entry.length * BYTES[entry.kind])
-        target = entry.kind === "i32" ? new Int32Array(buffer) : entry.kind === "f64" ? new Float64Array(buffer) : new Float32Array(buffer)
+        target = entry.kind === "i32" ? new Int32Array(buffer) : entry.kind === "f64" ? new Float64Array(buffer) : entry.kind === "f32" ? new Float32Array(buffer) : new Uint8Array(buffer)
       }
       yield* readFully(fh, bytesOf(target), position)
       position += padded(target.byteLength)
@@ -273,12 +278,17 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     }
     const i32 = (name: string) => get(name, Int32Array)
     const f64 = (name: string) => get(name, Float64Array)
+    const f32 = (name: string) => get(name, Float32Array)
+    const u8 = (name: string) => get(name, Uint8Array)
     const residentI32 = (name: string) => Effect.flatMap(i32(name), (a) => Effect.mapError(kernels.columnI32(a), (e) => new Error(e.reason)))
+    const residentU8 = (name: string) => Effect.flatMap(u8(name), (a) => Effect.mapError(kernels.columnU8(a), (e) => new Error(e.reason)))
     const residentMap = (prefix: string, codes: ReadonlyArray<string>) =>
-      Effect.map(Effect.forEach(codes, (code) => Effect.map(residentI32(`${prefix}:${code}`), (c) => [code, c] as const)), (e) => new Map(e))
+      Effect.map(Effect.forEach(codes, (code) => Effect.map(residentU8(`${prefix}:${code}`), (c) => [code, c] as const)), (e) => new Map(e))
     const series = (prefix: string, keys: ReadonlyArray<string>) =>
       Effect.map(Effect.forEach(keys, (key) => Effect.map(f64(`${prefix}:${key}`), (a) => [key, a] as const)), (e) => new Map(e))
-    const panelData = yield* get("panel", Float32Array)
+    const read = arrays.get("panel")
+    if (!(read instanceof Float32Array || read instanceof Uint8Array)) return yield* fail("damaged (panel is missing or of another type)")
+    const panelData = inPlace !== undefined ? read : read instanceof Uint8Array ? (storage === "wide" ? widen(read, undefined).view : read) : storage === "compact" ? (toTenths(read) ?? read) : read
     const dataset: Dataset = {
       id: header.stamp,
       asOf: m.asOf,
@@ -294,7 +304,7 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
         ids: yield* i32("patients.ids"),
         birthYear: yield* Effect.flatMap(f64("patients.birthYear"), (a) => Effect.mapError(kernels.columnF64(a), (e) => new Error(e.reason))),
         sex: yield* residentI32("patients.sex"),
-        deathDay: yield* f64("patients.deathDay"),
+        deathDay: yield* f32("patients.deathDay"),
         region: yield* residentI32("patients.region"),
         conditions: yield* residentMap("condition", m.conditions),
         drugs: yield* residentMap("drug", m.drugs)
@@ -305,21 +315,21 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
       exposures: {
         patient: yield* i32("exposures.patient"),
         drug: yield* i32("exposures.drug"),
-        startDay: yield* f64("exposures.startDay"),
-        endDay: yield* f64("exposures.endDay"),
+        startDay: yield* f32("exposures.startDay"),
+        endDay: yield* f32("exposures.endDay"),
         adherence: yield* f64("exposures.adherence")
       },
       adverseEvents: {
         patient: yield* i32("adverseEvents.patient"),
         drug: yield* i32("adverseEvents.drug"),
         eventType: yield* i32("adverseEvents.eventType"),
-        day: yield* f64("adverseEvents.day")
+        day: yield* f32("adverseEvents.day")
       },
       encounters: {
         patient: yield* i32("encounters.patient"),
-        kind: yield* i32("encounters.kind"),
-        startDay: yield* f64("encounters.startDay"),
-        endDay: yield* f64("encounters.endDay")
+        kind: yield* u8("encounters.kind"),
+        startDay: yield* f32("encounters.startDay"),
+        endDay: yield* f32("encounters.endDay")
       },
       devices: {
         studies: { ids: m.studyIds, device: yield* i32("devices.studies.device"), region: yield* i32("devices.studies.region") },
@@ -327,7 +337,7 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
           patient: yield* i32("devices.implants.patient"),
           device: yield* i32("devices.implants.device"),
           study: yield* i32("devices.implants.study"),
-          day: yield* f64("devices.implants.day")
+          day: yield* f32("devices.implants.day")
         },
         outcomes: { implant: yield* i32("devices.outcomes.implant"), metric: yield* i32("devices.outcomes.metric"), value: yield* f64("devices.outcomes.value") }
       },

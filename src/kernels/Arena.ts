@@ -51,13 +51,13 @@ export class Arena {
   }
 
   /**
-   * A resident buffer of `length` f32 values the caller fills in place (the loader, a range at a
+   * A resident buffer of `length` elements the caller fills in place (the loader, a range at a
    * time, so no one copy holds the thread): its values are unspecified until written.
    */
-  residentF32(length: number): { readonly ptr: number; readonly view: Float32Array } {
+  residentBuffer<T extends Float32Array | Uint8Array>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: ArrayBufferLike, offset: number, length: number): T }, length: number): { readonly ptr: number; readonly view: T } {
     if (this.inBatch) throw new Error("resident allocation inside a batch")
-    const ptr = this.allocOrThrow(length * 4)
-    return { ptr, view: new Float32Array(this.core.memory.buffer, ptr, length) }
+    const ptr = this.allocOrThrow(length * Ctor.BYTES_PER_ELEMENT)
+    return { ptr, view: new Ctor(this.core.memory.buffer, ptr, length) }
   }
 
   /** {@link resident}, and a view of the same type over the copy in the core's memory (use it instead of `data`). */

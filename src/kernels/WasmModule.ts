@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 8
+export const EXPECTED_ABI_VERSION = 9
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))
@@ -28,16 +28,22 @@ export interface CoreExports {
   readonly evaluateRules: (data: number, nPatients: number, nAxes: number, nPoints: number, axisCodes: number, outMask: number, outAxisMask: number, scratch: number) => void
   readonly maskRange: (col: number, n: number, lo: number, hi: number, maskIn: number, maskOut: number) => void
   readonly maskInSet: (col: number, n: number, set: number, setSize: number, maskIn: number, maskOut: number) => void
+  readonly maskFlag: (flags: number, n: number, maskIn: number, maskOut: number) => void
   readonly maskCount: (mask: number, n: number) => number
   readonly groupStats: (groups: number, values: number, mask: number, n: number, nGroups: number, outCount: number, outSum: number, outMean: number) => void
   readonly quantiles: (values: number, mask: number, n: number, qs: number, nq: number, out: number, scratch: number) => number
   readonly panelMeanMask: (panel: number, nPatients: number, nMonths: number, axis: number, from: number, to: number, lo: number, hi: number, maskIn: number, maskOut: number) => void
+  readonly panelMeanMaskTenths: (panel: number, nPatients: number, nMonths: number, axis: number, from: number, to: number, lo: number, hi: number, maskIn: number, maskOut: number) => void
   readonly panelWindows: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, mask: number, outN: number, outMean: number, outSlope: number) => void
+  readonly panelWindowsTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, mask: number, outN: number, outMean: number, outSlope: number) => void
   readonly panelWindowsOf: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, patients: number, count: number, from: number, to: number, outN: number, outMean: number, outSlope: number) => void
+  readonly panelWindowsOfTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, patients: number, count: number, from: number, to: number, outN: number, outMean: number, outSlope: number) => void
   readonly fitGlm: (x: number, y: number, offset: number, n: number, p: number, family: number, maxIter: number, outBeta: number, outCov: number, outInfo: number, scratch: number) => number
   readonly linearPredictor: (x: number, n: number, p: number, beta: number, out: number) => void
   readonly panelTrend: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
+  readonly panelTrendTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
   readonly panelSums: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, scratch: number) => void
+  readonly panelSumsTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, scratch: number) => void
 }
 
 /** Pages of 64 KiB the core's memory may grow to: the whole 4 GiB a 32-bit memory can address (reserved, not committed). */

@@ -47,6 +47,7 @@ const twins: CoreKernels = {
   },
   columnF64: (data) => ({ data, ptr: -1 }),
   columnI32: (data) => ({ data, ptr: -1 }),
+  columnU8: (data) => ({ data, ptr: -1 }),
   maskRange: (col, lo, hi, maskIn) => {
     const out = new Uint8Array(maskIn.length)
     RefCohort.maskRange(col.data, lo, hi, maskIn, out)
@@ -55,6 +56,11 @@ const twins: CoreKernels = {
   maskInSet: (col, set, maskIn) => {
     const out = new Uint8Array(maskIn.length)
     RefCohort.maskInSet(col.data, set, maskIn, out)
+    return out
+  },
+  maskFlag: (flags, maskIn) => {
+    const out = new Uint8Array(maskIn.length)
+    RefCohort.maskFlag(flags.data, maskIn, out)
     return out
   },
   maskCount: (mask) => RefCohort.maskCount(mask),

@@ -51,15 +51,20 @@ export interface GroupStatsResult {
 }
 
 /** A column made resident in the core's memory once (for repeated scans). */
-export interface Column<A extends Float64Array | Int32Array> {
+export interface Column<A extends Float64Array | Int32Array | Uint8Array> {
   readonly data: A
   /** Pointer in the WASM core's memory (−1 for the reference layer). */
   readonly ptr: number
 }
 
-/** The axis panel (f32, axis-major: [(axis × nPatients + patient) × nMonths + month], NaN = missing), resident once. */
+/**
+ * The axis panel, axis-major ([(axis × nPatients + patient) × nMonths + month]), resident once, in
+ * one of two storages of the same scores: wide (Float32Array, NaN = missing) or tenths (Uint8Array:
+ * the score × 10, 255 = missing; src/kernels/tenths.ts). Every kernel gives the same bits over
+ * either; read an element as a score with `scoreReader`.
+ */
 export interface Panel {
-  readonly data: Float32Array
+  readonly data: Float32Array | Uint8Array
   readonly ptr: number
   readonly nPatients: number
   readonly nAxes: number
@@ -129,16 +134,19 @@ export interface KernelsService {
   /** Makes a column resident (call at start-up, not per request). */
   readonly columnF64: (data: Float64Array) => Effect.Effect<Column<Float64Array>, KernelError>
   readonly columnI32: (data: Int32Array) => Effect.Effect<Column<Int32Array>, KernelError>
+  readonly columnU8: (data: Uint8Array) => Effect.Effect<Column<Uint8Array>, KernelError>
   /** maskIn & (lo ≤ col ≤ hi). */
   readonly maskRange: (col: Column<Float64Array>, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
   /** maskIn & (set[col] ≠ 0). */
   readonly maskInSet: (col: Column<Int32Array>, set: Uint8Array, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
+  /** maskIn & (flags ≠ 0). */
+  readonly maskFlag: (flags: Column<Uint8Array>, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
   readonly maskCount: (mask: Uint8Array) => Effect.Effect<number, KernelError>
   readonly groupStats: (groups: Column<Int32Array>, values: Column<Float64Array>, mask: Uint8Array, nGroups: number) => Effect.Effect<GroupStatsResult, KernelError>
   /** Type-7 quantiles of the selected present values. */
   readonly quantiles: (values: Column<Float64Array>, mask: Uint8Array, qs: ReadonlyArray<number>) => Effect.Effect<{ readonly values: Float64Array; readonly n: number }, KernelError>
-  /** Makes the axis panel resident (start-up). */
-  readonly panel: (data: Float32Array, nPatients: number, nAxes: number, nMonths: number) => Effect.Effect<Panel, KernelError>
+  /** Makes the axis panel resident (start-up): a Float32Array is kept wide, a Uint8Array in tenths (see {@link Panel}). */
+  readonly panel: (data: Float32Array | Uint8Array, nPatients: number, nAxes: number, nMonths: number) => Effect.Effect<Panel, KernelError>
   /** maskIn & (lo ≤ the patient's mean `axis` score over months [from, to) ≤ hi); no score in range → not selected. */
   readonly panelMeanMask: (panel: Panel, axis: number, from: number, to: number, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
   /** Per selected patient and axis over months [from[p], to[p]): count, mean and least-squares slope of the present scores. */

@@ -5,17 +5,28 @@
  */
 import type { Arena } from "./Arena.ts"
 import { familyIndex, glmResult, withShapeChecks } from "./checks.ts"
-import { type Column, type CoreKernels, GLM_MAX_ITERATIONS } from "./types.ts"
+import { type Column, type CoreKernels, GLM_MAX_ITERATIONS, type Panel } from "./types.ts"
 
 /** A column copied into the core's memory, its data then read from there (one copy, not two). */
-const residentColumn = <A extends Float64Array | Int32Array>(arena: Arena, data: A): Column<A> => {
+const residentColumn = <A extends Float64Array | Int32Array | Uint8Array>(arena: Arena, data: A): Column<A> => {
   const { ptr, view } = arena.residentView(data)
   return { data: view, ptr }
 }
 
+
 /** The WASM implementation over one core instance, as plain functions. */
 const wasmCore = (arena: Arena): CoreKernels => {
   const core = arena.core
+  // The panel kernels for each storage (a tenths panel: the `…Tenths` exports).
+  const wide = core
+  const tenths = {
+    panelMeanMask: core.panelMeanMaskTenths,
+    panelWindows: core.panelWindowsTenths,
+    panelWindowsOf: core.panelWindowsOfTenths,
+    panelTrend: core.panelTrendTenths,
+    panelSums: core.panelSumsTenths
+  }
+  const kernelsOf = (panel: Panel) => (panel.data instanceof Uint8Array ? tenths : wide)
   return {
     implementation: "wasm",
     correlationMatrix: (data, nSeries, nAxes, nPoints, options) => {
@@ -71,6 +82,7 @@ const wasmCore = (arena: Arena): CoreKernels => {
       }),
     columnF64: (data) => residentColumn(arena, data),
     columnI32: (data) => residentColumn(arena, data),
+    columnU8: (data) => residentColumn(arena, data),
     maskRange: (col, lo, hi, maskIn) =>
       arena.batch((s) => {
         const m = s.copyIn(maskIn)
@@ -81,6 +93,12 @@ const wasmCore = (arena: Arena): CoreKernels => {
       arena.batch((s) => {
         const m = s.copyIn(maskIn)
         core.maskInSet(col.ptr, col.data.length, s.copyIn(set), set.length, m, m)
+        return s.u8(m, maskIn.length)
+      }),
+    maskFlag: (flags, maskIn) =>
+      arena.batch((s) => {
+        const m = s.copyIn(maskIn)
+        core.maskFlag(flags.ptr, flags.data.length, m, m)
         return s.u8(m, maskIn.length)
       }),
     maskCount: (mask) => arena.batch((s) => core.maskCount(s.copyIn(mask), mask.length)),
@@ -103,14 +121,14 @@ const wasmCore = (arena: Arena): CoreKernels => {
     panelMeanMask: (panel, axis, from, to, lo, hi, maskIn) =>
       arena.batch((s) => {
         const m = s.copyIn(maskIn)
-        core.panelMeanMask(panel.ptr, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, m, m)
+        kernelsOf(panel).panelMeanMask(panel.ptr, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, m, m)
         return s.u8(m, maskIn.length)
       }),
     panelWindows: (panel, axes, from, to, mask) => {
       const size = axes.length * panel.nPatients
       return arena.batch((s) => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
-        core.panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
+        kernelsOf(panel).panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
         return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
       })
     },
@@ -118,7 +136,7 @@ const wasmCore = (arena: Arena): CoreKernels => {
       const size = axes.length * patients.length
       return arena.batch((s) => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
-        core.panelWindowsOf(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), patients.length, s.copyIn(from), s.copyIn(to), on!, om!, os!)
+        kernelsOf(panel).panelWindowsOf(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), patients.length, s.copyIn(from), s.copyIn(to), on!, om!, os!)
         return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
       })
     },
@@ -126,13 +144,13 @@ const wasmCore = (arena: Arena): CoreKernels => {
       arena.batch((s) => {
         const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
         const slope = s.alloc(axes.length * 24)
-        core.panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope, s.alloc(panel.nMonths * 16))
+        kernelsOf(panel).panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope, s.alloc(panel.nMonths * 16))
         return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
       }),
     panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) =>
       arena.batch((s) => {
         const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
-        core.panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, s.alloc(panel.nMonths * 16))
+        kernelsOf(panel).panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, s.alloc(panel.nMonths * 16))
         return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups) }
       }),
     fitGlm: (x, y, offset, n, p, family) =>

@@ -10,6 +10,7 @@
  */
 export { Kernels } from "../kernels/service.ts"
 export type { GlmFamily, GlmResult, KernelsService, Panel } from "../kernels/types.ts"
+export { MISSING_TENTH, scoreReader, TENTH_SCORES } from "../kernels/tenths.ts"
 export { type Cohort, type Dataset, HealthData, type HealthDataService } from "../health/HealthData.ts"
 export { datasetCache, preparedPerDataset, type PreparedOptions } from "./cache.ts"
 export { primed } from "./hotLoops.ts"

@@ -15,6 +15,7 @@ import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import { datasetStamp, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotRead, writeSnapshot } from "../../src/health/snapshot.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
+import { MISSING_TENTH } from "../../src/kernels/tenths.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { startOn } from "../support/engines.ts"
 import { COLD } from "../support/questions.ts"
@@ -61,8 +62,9 @@ describe("the snapshot file", () => {
     const dataset = (back as { dataset: Dataset }).dataset
     expect(fingerprint(dataset)).toEqual(fingerprint(loaded))
     // Not vacuous: the panel has values and missing months, the maps have entries.
-    expect(dataset.panel.data.some(Number.isNaN)).toBe(true)
-    expect(dataset.panel.data.some((v) => v > 0)).toBe(true)
+    expect(dataset.panel.data).toBeInstanceOf(Uint8Array)
+    expect(dataset.panel.data.some((v) => v === MISSING_TENTH)).toBe(true)
+    expect(dataset.panel.data.some((v) => v > 0 && v <= 100)).toBe(true)
     expect(dataset.patients.conditions.size).toBeGreaterThan(5)
     expect(dataset.surveillance.animal.size).toBeGreaterThan(0)
     // The resident columns live in the core's memory, as the loader's do.
@@ -121,7 +123,7 @@ describe("a server with a snapshot (SQLite)", () => {
   beforeAll(async () => {
     const server = await start()
     try {
-      expect((await loadedLine(server)).from).toBe("database")
+      expect(await loadedLine(server)).toMatchObject({ from: "database", scores: "tenths" })
       const written = await waitForLog(server, (l) => l.msg === "dataset snapshot written", 30_000)
       expect(written.file).toBe(join(dir, SNAPSHOT_FILE))
       first = await answers(server)
@@ -152,6 +154,20 @@ describe("a server with a snapshot (SQLite)", () => {
       await server.stop()
     }
   }, 120_000)
+
+  // The compact storage (scores in tenths, narrow day and flag columns) against the wide one, on
+  // one dataset: loaded from SQL, and widened from the compact snapshot.
+  it("with HCC_SCORES=wide answers every question exactly as the compact storage does", async () => {
+    for (const env of [{ HCC_SCORES: "wide", HCC_SNAPSHOT: "off" }, { HCC_SCORES: "wide" }]) {
+      const server = await start(env)
+      try {
+        expect(await loadedLine(server)).toMatchObject({ from: env.HCC_SNAPSHOT === "off" ? "database" : "snapshot", scores: "wide" })
+        expect(await answers(server)).toEqual(first)
+      } finally {
+        await server.stop()
+      }
+    }
+  }, 240_000)
 
   it("with HCC_SNAPSHOT=off neither reads nor writes one", async () => {
     const before = statSync(join(dir, SNAPSHOT_FILE)).mtimeMs

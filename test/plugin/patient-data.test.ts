@@ -12,6 +12,7 @@ import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
+import { scoreReader } from "../../src/kernels/tenths.ts"
 import { AXES, formatMonth, parseAgeRange, SEXES } from "../../src/plugin/Plugin.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
@@ -53,7 +54,8 @@ const maskOf = (q: { age_range?: string; sex?: string; conditions?: ReadonlyArra
 
 /** An axis over months [from, to) of the panel for the masked patients: per month mean and scored; per patient means summarised. */
 const axisOf = (mask: Uint8Array, axis: number, from: number, to: number) => {
-  const { data: scores, nMonths, nPatients } = data.panel
+  const { nMonths, nPatients } = data.panel
+  const score = scoreReader(data.panel.data)
   const sums = new Float64Array(to - from)
   const scored = new Array<number>(to - from).fill(0)
   const means: Array<number> = []
@@ -62,7 +64,7 @@ const axisOf = (mask: Uint8Array, axis: number, from: number, to: number) => {
     let s = 0
     let c = 0
     for (let m = from; m < to; m++) {
-      const x = scores[(axis * nPatients + p) * nMonths + m]!
+      const x = score((axis * nPatients + p) * nMonths + m)
       if (x !== x) continue
       sums[m - from]! += x
       scored[m - from]!++

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { analyzeDrug } from "../../plugins/drug-outcomes/analysis.ts"
 import { ADHERENT_SHARE, ADVERSE_EVENT_RATES, DRUG_AXIS_EFFECTS } from "../../src/health/truths.ts"
+import { scoreReader } from "../../src/kernels/tenths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"
@@ -80,6 +81,7 @@ describe("planted truths", () => {
 describe("efficacy_score (Cohen's d) on one scale", () => {
   it("every drug divides an axis's difference by the same SD — the within-age-band × sex SD of whole-window patient means — so the same effect in points is the same d", async () => {
     const { nMonths, nPatients } = fixture.data.panel
+    const score = scoreReader(fixture.data.panel.data)
     const asOfYear = Number(fixture.data.asOf.slice(0, 4))
     for (const axis of ["NM", "PO"] as const) {
       // Independent recomputation of the reference SD from the panel.
@@ -89,7 +91,7 @@ describe("efficacy_score (Cohen's d) on one scale", () => {
         let k = 0
         let sum = 0
         for (let m = 0; m < nMonths; m++) {
-          const x = fixture.data.panel.data[(a * nPatients + p) * nMonths + m]!
+          const x = score((a * nPatients + p) * nMonths + m)
           if (!Number.isNaN(x)) {
             k++
             sum += x

@@ -227,9 +227,9 @@ describe("index admissions and readmissions", () => {
   /** Encounter columns from (patient, kind, start, end) rows in (patient, start) order. */
   const encounters = (rows: ReadonlyArray<readonly [number, number, string, string]>) => ({
     patient: Int32Array.from(rows, (r) => r[0]),
-    kind: Int32Array.from(rows, (r) => r[1]),
-    startDay: Float64Array.from(rows, (r) => parseDate(r[2])),
-    endDay: Float64Array.from(rows, (r) => parseDate(r[3]))
+    kind: Uint8Array.from(rows, (r) => r[1]),
+    startDay: Float32Array.from(rows, (r) => parseDate(r[2])),
+    endDay: Float32Array.from(rows, (r) => parseDate(r[3]))
   })
   const observedFrom = Float64Array.from([parseDate("2024-01-01"), parseDate("2024-01-01")])
   const asOfDay = parseDate("2026-09-30")
@@ -274,7 +274,7 @@ describe("index admissions and readmissions", () => {
     expect(admissions({ encounters: e, asOfDay }, { n: 2, observedFrom }).readmissionRows).toEqual([{ patient: 0, readmitted: false }])
     const discharge = parseDate("2025-01-15")
     const dying = encounters([[0, INPATIENT, "2025-01-10", "2025-01-15"], [1, INPATIENT, "2025-01-10", "2025-01-15"]])
-    const deathDay = Float64Array.from([discharge + 30, discharge + 29])
+    const deathDay = Float32Array.from([discharge + 30, discharge + 29])
     expect(admissions({ encounters: dying, asOfDay, patients: { deathDay } }, { n: 2, observedFrom }).readmissionRows).toEqual([{ patient: 0, readmitted: false }])
   })
 
@@ -285,7 +285,7 @@ describe("index admissions and readmissions", () => {
 
   it("a patient who dies within 30 days of a discharge is no readmission row (death competes with readmission)", () => {
     const e = encounters([[0, INPATIENT, "2025-01-10", "2025-01-15"], [1, INPATIENT, "2025-01-10", "2025-01-15"]])
-    const deathDay = Float64Array.from([parseDate("2025-02-01"), Number.NaN])
+    const deathDay = Float32Array.from([parseDate("2025-02-01"), Number.NaN])
     const a = admissions({ encounters: e, asOfDay, patients: { deathDay } }, { n: 2, observedFrom })
     expect(Array.from(a.indexCount)).toEqual([1, 1])
     expect(a.readmissionRows).toEqual([{ patient: 1, readmitted: false }])

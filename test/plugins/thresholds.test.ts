@@ -5,6 +5,7 @@
  * on the run's generated dataset.
  */
 import { describe, expect, it } from "vitest"
+import { scoreReader } from "../../src/kernels/tenths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"
@@ -20,9 +21,10 @@ const post = async (path: string, body: unknown) => {
 const tenthsOf = (p: number, from: number, to: number) => {
   const panel = fixture.data.panel
   const po = AXES.indexOf("PO")
+  const score = scoreReader(panel.data)
   const out: Array<readonly [number, number]> = []
   for (let m = from; m < to; m++) {
-    const x = panel.data[(po * panel.nPatients + p) * panel.nMonths + m]!
+    const x = score((po * panel.nPatients + p) * panel.nMonths + m)
     if (!Number.isNaN(x)) out.push([m, Math.round(x * 10)])
   }
   return out

@@ -17,6 +17,11 @@ export const maskInSet = (col: Int32Array, set: Uint8Array, maskIn: Uint8Array, 
 }
 
 /** Number of selected rows. */
+/** maskOut[i] = maskIn[i] & (flags[i] ≠ 0). */
+export const maskFlag = (flags: Uint8Array, maskIn: Uint8Array, maskOut: Uint8Array): void => {
+  for (let i = 0; i < flags.length; i++) maskOut[i] = flags[i] !== 0 ? maskIn[i]! : 0
+}
+
 export const maskCount = (mask: Uint8Array): number => {
   let c = 0
   for (let i = 0; i < mask.length; i++) c += mask[i]!

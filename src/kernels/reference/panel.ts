@@ -1,15 +1,20 @@
 /**
- * Twin of assembly/kernels/panel.ts (same contract). The WASM side sums two months per step and
- * folds month sums into groups; for one-decimal scores stored as f32 every such sum is exact in
- * f64, so the results are the same bits.
+ * Twin of assembly/kernels/panel.ts (same contract), over either storage of the panel (wide f32 or
+ * tenths: src/kernels/tenths.ts), read through `scoreReader`. The WASM side sums two months per
+ * step and folds month sums into groups; for one-decimal scores stored as f32 every such sum is
+ * exact in f64, so the results are the same bits.
  */
+import { scoreReader } from "../tenths.ts"
 import { atLeast, atMost } from "../thresholds.ts"
+
+type PanelData = Float32Array | Uint8Array
 
 /** maskOut[p] = maskIn[p] & (lo ≤ mean of the patient's present `axis` scores in months [from, to) ≤ hi). */
 export const panelMeanMask = (
-  panel: Float32Array, nPatients: number, nMonths: number, axis: number, from: number, to: number,
+  panel: PanelData, nPatients: number, nMonths: number, axis: number, from: number, to: number,
   lo: number, hi: number, maskIn: Uint8Array, maskOut: Uint8Array
 ): void => {
+  const score = scoreReader(panel)
   for (let p = 0; p < nPatients; p++) {
     let keep = 0
     if (maskIn[p] !== 0) {
@@ -17,7 +22,7 @@ export const panelMeanMask = (
       let n = 0
       let s = 0
       for (let m = from; m < to; m++) {
-        const x = panel[base + m]!
+        const x = score(base + m)
         if (Number.isNaN(x)) continue
         n++
         s += x
@@ -33,23 +38,24 @@ export const panelMeanMask = (
 
 /** Per axis: per-group count and sum of present scores, and the count, Σ and Σ² of per-patient OLS slopes. */
 export const panelTrend = (
-  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
+  panel: PanelData, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
   monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
   outCount: Float64Array, outSum: Float64Array, outSlope: Float64Array
 ): void => periodScan(panel, nPatients, nMonths, axes, from, to, monthGroup, nGroups, mask, outCount, outSum, outSlope)
 
 /** panelTrend's per-group counts and sums without the slopes. */
 export const panelSums = (
-  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
+  panel: PanelData, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
   monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
   outCount: Float64Array, outSum: Float64Array
 ): void => periodScan(panel, nPatients, nMonths, axes, from, to, monthGroup, nGroups, mask, outCount, outSum, undefined)
 
 const periodScan = (
-  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
+  panel: PanelData, nPatients: number, nMonths: number, axes: Int32Array, from: number, to: number,
   monthGroup: Int32Array, nGroups: number, mask: Uint8Array,
   outCount: Float64Array, outSum: Float64Array, outSlope: Float64Array | undefined
 ): void => {
+  const score = scoreReader(panel)
   outCount.fill(0)
   outSum.fill(0)
   outSlope?.fill(0)
@@ -67,7 +73,7 @@ const periodScan = (
       let stt = 0
       let stx = 0
       for (let m = from; m < to; m++) {
-        const x = panel[base + m]!
+        const x = score(base + m)
         if (Number.isNaN(x)) continue
         const g = monthGroup[m]!
         if (g >= 0 && g < nGroups) {
@@ -98,7 +104,7 @@ const periodScan = (
 
 /** One patient's count, mean and OLS slope of one axis's present scores over months [from, end), written at `at`. */
 const patientWindow = (
-  panel: Float32Array, nPatients: number, nMonths: number, axis: number, p: number, from: number, end: number,
+  score: (i: number) => number, nPatients: number, nMonths: number, axis: number, p: number, from: number, end: number,
   outN: Float64Array, outMean: Float64Array, outSlope: Float64Array, at: number
 ): void => {
   let n = 0
@@ -108,7 +114,7 @@ const patientWindow = (
   let stx = 0
   const base = (axis * nPatients + p) * nMonths
   for (let m = from; m < end; m++) {
-    const x = panel[base + m]!
+    const x = score(base + m)
     if (Number.isNaN(x)) continue
     n += 1
     st += m
@@ -124,24 +130,26 @@ const patientWindow = (
 
 /** Per selected patient and axis over its own window [from[p], to[p]): count, mean and OLS slope of present scores. */
 export const panelWindows = (
-  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array,
+  panel: PanelData, nPatients: number, nMonths: number, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array,
   outN: Float64Array, outMean: Float64Array, outSlope: Float64Array
 ): void => {
+  const score = scoreReader(panel)
   for (let k = 0; k < axes.length; k++) {
     for (let p = 0; p < nPatients; p++) {
       const selected = mask[p] !== 0
-      patientWindow(panel, nPatients, nMonths, axes[k]!, p, selected ? from[p]! : 0, selected ? to[p]! : 0, outN, outMean, outSlope, k * nPatients + p)
+      patientWindow(score, nPatients, nMonths, axes[k]!, p, selected ? from[p]! : 0, selected ? to[p]! : 0, outN, outMean, outSlope, k * nPatients + p)
     }
   }
 }
 
 /** panelWindows for the listed patients only: entry k × count + j for patients[j] over [from[j], to[j]). */
 export const panelWindowsOf = (
-  panel: Float32Array, nPatients: number, nMonths: number, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array,
+  panel: PanelData, nPatients: number, nMonths: number, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array,
   outN: Float64Array, outMean: Float64Array, outSlope: Float64Array
 ): void => {
   const count = patients.length
+  const score = scoreReader(panel)
   for (let k = 0; k < axes.length; k++) {
-    for (let j = 0; j < count; j++) patientWindow(panel, nPatients, nMonths, axes[k]!, patients[j]!, from[j]!, to[j]!, outN, outMean, outSlope, k * count + j)
+    for (let j = 0; j < count; j++) patientWindow(score, nPatients, nMonths, axes[k]!, patients[j]!, from[j]!, to[j]!, outN, outMean, outSlope, k * count + j)
   }
 }
