@@ -1,6 +1,7 @@
 /**
- * `npm run bench:scale -- [patients…] [--threads 0,1,2] [--seconds 20]`: the service at 50,000,
- * 200,000 and 1,000,000 patients (defaults). Per size: generation, then one start that loads the
+ * `npm run bench:scale -- [patients…] [--threads 0,1,2] [--seconds 20] [--data <folder>] [--baseline=<checkout>]`: the service at 50,000,
+ * 200,000 and 1,000,000 patients (defaults). Per size: generation (or, with `--data`, the dataset
+ * of that generated data folder, for one size), then one start that loads the
  * dataset from SQL and writes its snapshot (start to ready, worst /readyz, RSS, the snapshot's
  * write), then one run per compute-thread setting (HCC_THREADS; 0 = the HTTP thread computes), each
  * starting from the snapshot. For each: start to ready, the slowest
@@ -10,9 +11,14 @@
  * clients) with its req/s and `/healthz` p50/p99/max measured meanwhile by a prober process of
  * its own (bench/healthz-prober.ts; the p99 seen from the clients' own process is printed beside
  * it).
+ *
+ * `--baseline=<folder of a built checkout>`: the same starts and questions are also run by that
+ * checkout's server on the same data folder, each run of ours followed by its run (each side
+ * starting from a snapshot of its own, kept apart between runs), and the table gives each side
+ * its row and ours the ratio of its cold p50s to the baseline's.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { type AddressInfo } from "node:net"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
@@ -120,10 +126,10 @@ interface Heard {
   snapshot?: { readonly seconds: number; readonly mib: number }
 }
 
-const startService = async (dataDir: string, threads: number) => {
+const startService = async (dataDir: string, threads: number, root: string) => {
   const heard: Heard = {}
-  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, "src/main.ts")], {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, "src/main.ts")], {
+    cwd: root,
     env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads), HCC_METRICS_PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"]
   })
@@ -192,16 +198,17 @@ export interface LoadRow extends StartRow {
   readonly snapshot: { readonly seconds: number; readonly mib: number } | undefined
 }
 
-const loadRun = async (dataDir: string, patients: number, threads: number): Promise<LoadRow> => {
+const loadRun = async (dataDir: string, patients: number, threads: number, root: string): Promise<LoadRow> => {
   const t0 = performance.now()
-  const { child, port, heard } = await startService(dataDir, threads)
+  const { child, port, heard } = await startService(dataDir, threads, root)
   try {
     const worst = await untilReady(`http://127.0.0.1:${port}`)
     const readySeconds = (performance.now() - t0) / 1000
     await new Promise((r) => setTimeout(r, 500))
     const rss = rssMiB(child.pid!)
     const deadline = performance.now() + 600_000
-    while (heard.snapshot === undefined && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    // A start that read a snapshot (a reused `--data` folder) writes none.
+    while (heard.snapshot === undefined && heard.loadedFrom !== "snapshot" && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100))
     return { patients, threads, from: heard.loadedFrom ?? "?", readySeconds, worstReadyzMs: worst, rssMiB: rss, snapshot: heard.snapshot }
   } finally {
     await stop(child)
@@ -209,9 +216,9 @@ const loadRun = async (dataDir: string, patients: number, threads: number): Prom
 }
 
 /** Measures one run. */
-const measureRun = async (dataDir: string, patients: number, threads: number, token: string, seconds: number): Promise<ScaleRow> => {
+const measureRun = async (dataDir: string, patients: number, threads: number, token: string, seconds: number, root: string): Promise<ScaleRow> => {
   const t0 = performance.now()
-  const { child, port, heard } = await startService(dataDir, threads)
+  const { child, port, heard } = await startService(dataDir, threads, root)
   try {
     const base = `http://127.0.0.1:${port}`
     const worst = await untilReady(base)
@@ -282,26 +289,49 @@ const measureRun = async (dataDir: string, patients: number, threads: number, to
   }
 }
 
-export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: ReadonlyArray<number>, seconds: number) => {
-  const rows: Array<ScaleRow & { generateSeconds: number }> = []
-  const loads: Array<LoadRow> = []
+/** Which server a row is of: this checkout's, or the `--baseline` one's. */
+export type Side = "this" | "baseline"
+
+/**
+ * Runs `run` with `side`'s snapshot in place (`dataset.snapshot`), then keeps whatever snapshot it
+ * left as `side`'s: the two checkouts' files never meet (each would refuse the other's format).
+ */
+const withSnapshotOf = async <A>(dataDir: string, side: Side, run: () => Promise<A>): Promise<A> => {
+  const file = join(dataDir, "dataset.snapshot")
+  const kept = `${file}.${side}`
+  if (existsSync(kept)) renameSync(kept, file)
+  try {
+    return await run()
+  } finally {
+    if (existsSync(file)) renameSync(file, kept)
+  }
+}
+
+export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: ReadonlyArray<number>, seconds: number, baseline?: string, reuse?: string) => {
+  const rows: Array<ScaleRow & { generateSeconds: number; side: Side }> = []
+  const loads: Array<LoadRow & { side: Side }> = []
+  const sides: ReadonlyArray<readonly [Side, string]> = baseline === undefined ? [["this", ROOT]] : [["this", ROOT], ["baseline", baseline]]
   for (const patients of sizes) {
-    const dataDir = mkdtempSync(join(tmpdir(), "hcc-scale-"))
+    const dataDir = reuse ?? mkdtempSync(join(tmpdir(), "hcc-scale-"))
     try {
       const g0 = performance.now()
-      cli(dataDir, ["data", "generate", "--patients", String(patients)])
-      const generateSeconds = (performance.now() - g0) / 1000
-      const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", "bench", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
+      if (reuse === undefined) cli(dataDir, ["data", "generate", "--patients", String(patients)])
+      const generateSeconds = reuse === undefined ? (performance.now() - g0) / 1000 : Number.NaN
+      const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", `bench-${Date.now()}`, "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
       const { token } = JSON.parse(cli(dataDir, ["tokens", "issue", "--account", account.id, "--label", "bench", "--json"])) as { token: string }
-      loads.push(await loadRun(dataDir, patients, threadCounts[0]!))
-      console.error(`loaded ${patients} patients from the database`)
+      for (const [side, root] of sides) {
+        loads.push({ ...await withSnapshotOf(dataDir, side, () => loadRun(dataDir, patients, threadCounts[0]!, root)), side })
+        console.error(`loaded ${patients} patients from the database (${side})`)
+      }
       for (const threads of threadCounts) {
-        const row = await measureRun(dataDir, patients, threads, token, seconds)
-        rows.push({ ...row, generateSeconds })
-        console.error(`measured ${patients} patients, ${threads} threads`)
+        for (const [side, root] of sides) {
+          const row = await withSnapshotOf(dataDir, side, () => measureRun(dataDir, patients, threads, token, seconds, root))
+          rows.push({ ...row, generateSeconds, side })
+          console.error(`measured ${patients} patients, ${threads} threads (${side})`)
+        }
       }
     } finally {
-      rmSync(dataDir, { recursive: true, force: true })
+      if (reuse === undefined) rmSync(dataDir, { recursive: true, force: true })
     }
   }
   return { rows, loads }
@@ -309,15 +339,19 @@ export const runScaleBench = async (sizes: ReadonlyArray<number>, threadCounts: 
 
 const ms = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "–")
 
-export const formatScaleBench = ({ rows, loads }: { readonly rows: ReadonlyArray<ScaleRow & { generateSeconds: number }>; readonly loads: ReadonlyArray<LoadRow> }): string => {
+export const formatScaleBench = ({ rows, loads }: Awaited<ReturnType<typeof runScaleBench>>): string => {
   const endpoints = Object.keys(rows[0]?.cold ?? {})
+  const sided = rows.some((r) => r.side === "baseline")
+  const side = (s: Side) => (sided ? ` ${s} |` : "")
+  const sideHead = sided ? " side |" : ""
+  const sideRule = sided ? "---|" : ""
   const loadLines = [
     "First start, from the database (then the snapshot is written, in the background):",
     "",
-    "| patients | threads | from | start → ready s | worst /readyz ms | RSS ready MiB | snapshot written s | snapshot MiB |",
-    "|---|---|---|---|---|---|---|---|",
+    `| patients |${sideHead} threads | from | start → ready s | worst /readyz ms | RSS ready MiB | snapshot written s | snapshot MiB |`,
+    `|---|${sideRule}---|---|---|---|---|---|---|`,
     ...loads.map((l) =>
-      `| ${l.patients.toLocaleString("en-US")} | ${l.threads} | ${l.from} | ${l.readySeconds.toFixed(1)} | ${ms(l.worstReadyzMs)} | ${l.rssMiB} | ${l.snapshot?.seconds.toFixed(1) ?? "–"} | ${l.snapshot?.mib ?? "–"} |`
+      `| ${l.patients.toLocaleString("en-US")} |${side(l.side)} ${l.threads} | ${l.from} | ${l.readySeconds.toFixed(1)} | ${ms(l.worstReadyzMs)} | ${l.rssMiB} | ${l.snapshot?.seconds.toFixed(1) ?? "–"} | ${l.snapshot?.mib ?? "–"} |`
     ),
     "",
     "Then one start per thread count (from the snapshot):",
@@ -325,16 +359,24 @@ export const formatScaleBench = ({ rows, loads }: { readonly rows: ReadonlyArray
   ]
   const lines = [
     ...loadLines,
-    "| patients | threads | from | generate s | start → ready s | worst /readyz ms | RSS ready MiB | " + endpoints.map((e) => `${e} p50 / p99 ms`).join(" | ") +
+    `| patients |${sideHead} threads | from | generate s | start → ready s | worst /readyz ms | RSS ready MiB | ` + endpoints.map((e) => `${e} p50 / p99 ms`).join(" | ") +
     " | cold mix req/s | /healthz p50 / p99 / max ms under it (a prober of its own) | /healthz p99 from the clients' process | server's event-loop lag p99 / max ms under it |",
-    "|---|---|---|---|---|---|---|" + endpoints.map(() => "---|").join("") + "---|---|---|---|"
+    `|---|${sideRule}---|---|---|---|---|---|` + endpoints.map(() => "---|").join("") + "---|---|---|---|"
   ]
   for (const r of rows) {
     lines.push(
-      `| ${r.patients.toLocaleString("en-US")} | ${r.threads} | ${r.from} | ${r.generateSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${ms(r.worstReadyzMs)} | ${r.rssMiB} | ` +
+      `| ${r.patients.toLocaleString("en-US")} |${side(r.side)} ${r.threads} | ${r.from} | ${Number.isNaN(r.generateSeconds) ? "–" : r.generateSeconds.toFixed(1)} | ${r.readySeconds.toFixed(1)} | ${ms(r.worstReadyzMs)} | ${r.rssMiB} | ` +
         endpoints.map((e) => `${ms(r.cold[e]!.p50)} / ${ms(r.cold[e]!.p99)}`).join(" | ") +
         ` | ${r.mixed.reqPerSec.toFixed(1)}${r.mixed.errors > 0 ? ` (${r.mixed.errors} errors)` : ""} | ${ms(r.mixed.healthz.p50)} / ${ms(r.mixed.healthz.p99)} / ${ms(r.mixed.healthz.max)} | ${ms(r.mixed.healthzInClients.p99)} | ${ms(r.mixed.loopDelay.p99)} / ${ms(r.mixed.loopDelay.max)} |`
     )
+  }
+  if (sided) {
+    lines.push("", `| patients | threads | RSS this ÷ baseline | start this ÷ baseline | ` + endpoints.map((e) => `${e} cold p50 this ÷ baseline`).join(" | ") + " |", "|---|---|---|---|" + endpoints.map(() => "---|").join(""))
+    for (const r of rows) {
+      const b = rows.find((x) => x.side === "baseline" && x.patients === r.patients && x.threads === r.threads)
+      if (r.side !== "this" || b === undefined) continue
+      lines.push(`| ${r.patients.toLocaleString("en-US")} | ${r.threads} | ${(r.rssMiB / b.rssMiB).toFixed(2)} | ${(r.readySeconds / b.readySeconds).toFixed(2)} | ` + endpoints.map((e) => (r.cold[e]!.p50 / b.cold[e]!.p50).toFixed(2)).join(" | ") + " |")
+    }
   }
   return lines.join("\n")
 }
@@ -347,8 +389,12 @@ if (import.meta.main) {
   }
   const threadCounts = (flag("--threads") ?? "0,1,2").split(",").map(Number)
   const seconds = Number(flag("--seconds") ?? 20)
-  const sizes = args.map(Number).filter((n) => n > 0)
-  const result = await runScaleBench(sizes.length > 0 ? sizes : [50_000, 200_000, 1_000_000], threadCounts, seconds)
+  const reuse = flag("--data")
+  const baselineArg = args.find((a) => a.startsWith("--baseline="))
+  const baseline = baselineArg === undefined ? undefined : resolve(baselineArg.slice("--baseline=".length))
+  const sizes = args.filter((a) => !a.startsWith("--")).map(Number).filter((n) => n > 0)
+  if (reuse !== undefined && sizes.length !== 1) throw new Error("--data <folder> needs the one size its dataset has")
+  const result = await runScaleBench(sizes.length > 0 ? sizes : [50_000, 200_000, 1_000_000], threadCounts, seconds, baseline, reuse === undefined ? undefined : resolve(reuse))
   console.log(`node ${process.version}; ${(await import("node:os")).availableParallelism()} cores; ${new Date().toISOString().slice(0, 10)}\n`)
   console.log(formatScaleBench(result))
 }

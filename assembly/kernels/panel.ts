@@ -1,15 +1,13 @@
 // Kernels over the axis panel, laid out axis-major: panel[(axis × nPatients + patient) × nMonths +
 // month]. Two storages of the same scores, each kernel compiled for both (a type parameter T):
 // - f32 (wide): the score as an f32, NaN where a month or a value is missing;
-// - u8 (tenths): the score × 10 as a byte, 0–100, and MISSING_TENTH where it is missing. A byte
+// - u8 (tenths): the score × 10 as a byte, 0–100, and 255 where it is missing. A byte
 //   decodes to <f32>(byte / 10) — f64 division, rounded once to f32 — which is exactly the f32 the
 //   wide storage holds for the same one-decimal score (the loader stores a score as its f64 value
 //   rounded to f32), so both storages give the same bits everywhere below.
 // Twin: src/kernels/reference/panel.ts.
 import { atLeast, atMost, getF, getI, hsum, setF } from "./common"
 
-/** The byte of a missing score in a tenths panel (twin: src/kernels/tenths.ts). */
-const MISSING_TENTH: i32 = 255
 
 // Scores are one-decimal values stored as f32: every sum below (of scores, of month × score, over
 // at most a few million terms) is exact in f64, so the two-lane order of the SIMD loops gives the
@@ -31,24 +29,25 @@ let prefetchSink: u32 = 0
   return t
 }
 
+/**
+ * Byte → score, as f64: <f32>(byte / 10) promoted for 0–100, NaN for every other byte (2 KiB, in
+ * the first-level cache while a scan runs). A look-up, not the division itself: a division per
+ * score made the dense scans three times slower than reading f32.
+ */
+const TENTHS: usize = memory.data(256 << 3, 16)
+for (let c = 0; c < 256; c++) store<f64>(TENTHS + (<usize>c << 3), c <= 100 ? <f64><f32>(<f64>c / 10.0) : NaN)
+
 /** Month m's score of the row at `row` (NaN when missing). */
 @inline function scoreAt<T>(row: usize, m: i32): f64 {
-  if (sizeof<T>() == 1) {
-    const c = <i32>load<u8>(row + <usize>m)
-    return c == MISSING_TENTH ? NaN : <f64><f32>(<f64>c / 10.0)
-  }
+  if (sizeof<T>() == 1) return load<f64>(TENTHS + (<usize>load<u8>(row + <usize>m) << 3))
   return <f64>load<f32>(row + (<usize>m << 2))
 }
 
 /** Months m and m + 1 of the row at `row` as f64 lanes (NaN when missing). */
 @inline function load2<T>(row: usize, m: i32): v128 {
   if (sizeof<T>() == 1) {
-    // The two bytes widened to i32 lanes 0–1, converted to f64, divided by 10, rounded to f32 and
-    // back: the same steps as scoreAt, lane by lane; a missing byte's lane becomes NaN.
-    const codes = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load16_splat(row + <usize>m)))
-    const x = f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(f64x2.div(f64x2.convert_low_i32x4_u(codes), f64x2.splat(10.0))))
-    const missing = i64x2.extend_low_i32x4_s(i32x4.eq(codes, i32x4.splat(MISSING_TENTH)))
-    return v128.bitselect(f64x2.splat(NaN), x, missing)
+    const at = row + <usize>m
+    return v128.load64_lane(TENTHS + (<usize>load<u8>(at, 1) << 3), v128.load64_zero(TENTHS + (<usize>load<u8>(at) << 3)), 1)
   }
   return f64x2.promote_low_f32x4(v128.load64_zero(row + (<usize>m << 2)))
 }
@@ -244,6 +243,11 @@ let rowTX = 0.0
     // When skipping rows, every PREFETCH_AHEAD selected patients the rows of the next PREFETCH_AHEAD
     // after those are touched (a cursor a little ahead on the mask; ranks count selected patients).
     const axisBase = panel + <usize>(axis * nPatients) * rowBytes
+    if (sizeof<T>() == 1 && dense && !slopes) {
+      tenthsHistogramSums(axisBase, nPatients, nMonths, from, to, mask, monthCount, monthSum, scratch + (<usize>nMonths << 4))
+      foldMonths(k, from, to, monthGroup, nGroups, monthCount, monthSum, outCount, outSum)
+      continue
+    }
     let cursor = 0
     let rank = 0
     let done = 0
@@ -282,19 +286,60 @@ let rowTX = 0.0
         sq += slope * slope
       }
     }
-    for (let m = from; m < to; m++) {
-      const g = getI(monthGroup, m)
-      if (g < 0 || g >= nGroups) continue
-      const at = k * nGroups + g
-      setF(outCount, at, getF(outCount, at) + getF(monthCount, m))
-      setF(outSum, at, getF(outSum, at) + getF(monthSum, m))
-    }
+    foldMonths(k, from, to, monthGroup, nGroups, monthCount, monthSum, outCount, outSum)
     if (!slopes) continue
     setF(outSlope, k * 3, sn)
     setF(outSlope, k * 3 + 1, ss)
     setF(outSlope, k * 3 + 2, sq)
   }
   prefetchSink = touched
+}
+
+/** Adds each month's count and sum (months [from, to)) to its period group's, for axis k. */
+@inline function foldMonths(
+  k: i32, from: i32, to: i32, monthGroup: usize, nGroups: i32, monthCount: usize, monthSum: usize, outCount: usize, outSum: usize
+): void {
+  for (let m = from; m < to; m++) {
+    const g = getI(monthGroup, m)
+    if (g < 0 || g >= nGroups) continue
+    const at = k * nGroups + g
+    setF(outCount, at, getF(outCount, at) + getF(monthCount, m))
+    setF(outSum, at, getF(outSum, at) + getF(monthSum, m))
+  }
+}
+
+/**
+ * A dense scan's month counts and sums over a tenths panel's axis, by histogram: per month, how
+ * many selected patients have each byte (u32 × 256 per month at `hist`), then count = the bins
+ * 0–100 and sum = Σ bin × its score. The sum of the scores is exact in f64 either way (see the top
+ * of this file), so this gives the bits of summing score by score — without decoding a score: a
+ * byte load and a counter per score instead of look-ups and f64 adds.
+ */
+function tenthsHistogramSums(
+  axisBase: usize, nPatients: i32, nMonths: i32, from: i32, to: i32, mask: usize, monthCount: usize, monthSum: usize, hist: usize
+): void {
+  const rowBytes = <usize>nMonths
+  memory.fill(hist, 0, <usize>nMonths << 10)
+  for (let p = 0; p < nPatients; p++) {
+    if (load<u8>(mask + <usize>p) == 0) continue
+    const row = axisBase + <usize>p * rowBytes
+    for (let m = from; m < to; m++) {
+      const at = hist + ((<usize>m << 10) | (<usize>load<u8>(row + <usize>m) << 2))
+      store<u32>(at, load<u32>(at) + 1)
+    }
+  }
+  for (let m = from; m < to; m++) {
+    const bins = hist + (<usize>m << 10)
+    let n = 0.0
+    let sum = 0.0
+    for (let c = 0; c <= 100; c++) {
+      const count = <f64>load<u32>(bins + (<usize>c << 2))
+      n += count
+      sum += count * load<f64>(TENTHS + (<usize>c << 3))
+    }
+    setF(monthCount, m, n)
+    setF(monthSum, m, sum)
+  }
 }
 
 /**

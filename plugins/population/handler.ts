@@ -95,9 +95,8 @@ const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float6
 
 /**
  * Each month's count and sum of a cohort's present scores per axis (axes × months, like panelSums
- * with one group per month): from a scan of the cohort, or — when everyone else is under a seventh
- * of the patients, which panelSums scans by skipping rows (its own switch: docs/core.md), faster
- * than reading every row — of everyone else, taken from everyone's totals (exact: the same bits as
+ * with one group per month): from a scan of the cohort, or — when scanning everyone else costs
+ * less (see below) — of everyone else, taken from everyone's totals (exact: the same bits as
  * scanning the cohort).
  */
 export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, axisIndex: Int32Array) =>
@@ -106,7 +105,11 @@ export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, a
     const prepared = yield* perDataset.get(data)
     const n = data.patients.count
     const months = data.months
-    const complement = (n - size) * 7 < n && n <= EXACT_SUMS_MAX_PATIENTS
+    // Which side to scan. Over a wide panel a scan of at least a seventh reads every row whatever
+    // is selected, so everyone else is scanned only when under a seventh; over a tenths panel a
+    // scan costs in proportion to the rows it sums (docs/core.md), so the smaller side is scanned.
+    const others = n - size
+    const complement = n <= EXACT_SUMS_MAX_PATIENTS && (data.panel.data instanceof Uint8Array ? others < size : others * 7 < n)
     const scanned = complement ? invertInto(mask, new Uint8Array(n)) : mask
     const sums = yield* Effect.orDie(kernels.panelSums(data.panel, axisIndex, 0, months, Int32Array.from({ length: months }, (_, m) => m), months, scanned))
     if (!complement) return sums

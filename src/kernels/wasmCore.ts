@@ -150,7 +150,9 @@ const wasmCore = (arena: Arena): CoreKernels => {
     panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) =>
       arena.batch((s) => {
         const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
-        kernelsOf(panel).panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, s.alloc(panel.nMonths * 16))
+        // Scratch: each month's count and sum; over tenths also a histogram of 256 u32 per month.
+        const scratch = s.alloc(panel.nMonths * (panel.data instanceof Uint8Array ? 16 + 1024 : 16))
+        kernelsOf(panel).panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, scratch)
         return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups) }
       }),
     fitGlm: (x, y, offset, n, p, family) =>

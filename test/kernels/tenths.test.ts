@@ -92,6 +92,31 @@ describe("a tenths panel answers as the wide panel of the same scores", () => {
     }), { numRuns: 300 })
   })
 
+  it("every byte decodes in the core to the table's score: month by month through panelWindows and panelMeanMask, and summed by the dense and the sparse panelSums", () => {
+    const codes = Uint8Array.from({ length: 256 }, (_, c) => c)
+    const n = codes.length
+    for (const k of [wasm, reference]) {
+      const panel = run(k.panel(codes, 1, 1, n))
+      const w = run(k.panelWindows(panel, Int32Array.of(0), Int32Array.of(0), Int32Array.of(n), Uint8Array.of(1)))
+      expect(w.n[0]).toBe(101)
+      const perMonth = Array.from({ length: n }, (_, m) => run(k.panelWindowsOf(panel, Int32Array.of(0), Int32Array.of(0), Int32Array.of(m), Int32Array.of(m + 1))).mean[0]!)
+      expect(sameBits(perMonth, TENTH_SCORES)).toBe(true)
+    }
+    // One patient per byte (a column of 256 patients × 1 month), summed by the dense scan (all
+    // selected) and by the sparse one (one selected at a time), against the wide panel's sums.
+    const wide = Float32Array.from(TENTH_SCORES)
+    const all = new Uint8Array(n).fill(1)
+    const [pw, pt] = [run(wasm.panel(wide, n, 1, 1)), run(wasm.panel(codes, n, 1, 1))]
+    const sums = (p: typeof pw, mask: Uint8Array) => run(wasm.panelSums(p, Int32Array.of(0), 0, 1, Int32Array.of(0), 1, mask))
+    expect(sameBits(sums(pt, all).sum, sums(pw, all).sum)).toBe(true)
+    expect(sums(pt, all).count[0]).toBe(101)
+    for (let c = 0; c < n; c += 17) {
+      const one = new Uint8Array(n)
+      one[c] = 1
+      expect(sameBits(sums(pt, one).sum, sums(pw, one).sum)).toBe(true)
+    }
+  })
+
   it("the kernels read the tenths (not a wide copy): a changed byte changes the answer", () => {
     const data = Float32Array.of(1, 2, 3, 4)
     const tenths = toTenths(data)!
