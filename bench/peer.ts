@@ -25,12 +25,12 @@
  *   correlations), each result checked against the number the service states.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { AXES } from "../src/plugin/axes.ts"
-import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
+import { spawnService, stopService } from "./serviceProcess.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -62,27 +62,10 @@ const cli = (dataDir: string, args: ReadonlyArray<string>) => {
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-/** A service process on `dataDir`; resolves once it listens, with a way to wait for log lines. */
+/** A service process on `dataDir`, ready; with a way to wait for a log line. */
 const startService = async (dataDir: string, threads: number) => {
-  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, "src/main.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads) },
-    stdio: ["ignore", "pipe", "inherit"]
-  })
   const heard = new Set<string>()
-  const port = await new Promise<number>((res, rej) => {
-    let pending = ""
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
-      const lines = (pending + d).split("\n")
-      pending = lines.pop()!
-      for (const line of lines) {
-        const msg = /"msg":"([^"]*)"/.exec(line)?.[1]
-        if (msg !== undefined) heard.add(msg)
-        if (msg === "listening") res((JSON.parse(line) as { port: number }).port)
-      }
-    })
-    child.on("exit", (code) => rej(new Error(`the service exited (${code}) before listening`)))
-  })
+  const { child, port } = await spawnService(ROOT, { HCC_DATA_DIR: dataDir, HCC_THREADS: String(threads) }, (line) => heard.add(line.msg))
   const base = `http://127.0.0.1:${port}`
   for (;;) {
     const res = await fetch(`${base}/readyz`)
@@ -93,11 +76,7 @@ const startService = async (dataDir: string, threads: number) => {
   const until = async (msg: string) => {
     while (!heard.has(msg)) await new Promise((r) => setTimeout(r, 100))
   }
-  const stop = async () => {
-    child.kill("SIGTERM")
-    await new Promise((r) => child.on("exit", r))
-  }
-  return { base, until, stop }
+  return { base, until, stop: () => stopService(child) }
 }
 
 /** One answer and how long it took (ms). */

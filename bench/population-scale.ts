@@ -17,7 +17,7 @@
  * starting from a snapshot of its own, kept apart between runs), and the table gives each side
  * its row and ours the ratio of its cold p50s to the baseline's.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { type AddressInfo } from "node:net"
 import { createServer } from "node:http"
@@ -25,8 +25,8 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { OUTCOME_TYPES as DRUG_OUTCOMES } from "../plugins/drug-outcomes/schema.ts"
 import { codesOf } from "../src/health/vocabulary.ts"
-import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
 import { type LatencySummary, summary } from "./healthz-prober.ts"
+import { spawnService, stopService } from "./serviceProcess.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -128,25 +128,11 @@ interface Heard {
 
 const startService = async (dataDir: string, threads: number, root: string) => {
   const heard: Heard = {}
-  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, "src/main.ts")], {
-    cwd: root,
-    env: { ...process.env, HCC_DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_THREADS: String(threads), HCC_METRICS_PORT: "0" },
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  // The port from the "listening" line, where the dataset came from, the snapshot's write; nothing else is kept.
-  const port = await new Promise<number>((res, rej) => {
-    let pending = ""
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
-      const lines = (pending + d).split("\n")
-      pending = lines.pop()!
-      for (const line of lines) {
-        if (line.includes('"msg":"listening"')) res((JSON.parse(line) as { port: number }).port)
-        else if (line.includes('"msg":"health data loaded"')) heard.loadedFrom = (JSON.parse(line) as { from: string }).from
-        else if (line.includes('"msg":"metrics listening"')) heard.metricsPort = (JSON.parse(line) as { port: number }).port
-        else if (line.includes('"msg":"dataset snapshot written"')) heard.snapshot = JSON.parse(line) as { seconds: number; mib: number }
-      }
-    })
-    child.on("exit", (code) => rej(new Error(`the service exited (${code}) before listening`)))
+  // Where the dataset came from, the metrics port, the snapshot's write; nothing else is kept.
+  const { child, port } = await spawnService(root, { HCC_DATA_DIR: dataDir, HCC_THREADS: String(threads), HCC_METRICS_PORT: "0" }, (line) => {
+    if (line.msg === "health data loaded") heard.loadedFrom = String(line["from"])
+    else if (line.msg === "metrics listening") heard.metricsPort = Number(line["port"])
+    else if (line.msg === "dataset snapshot written") heard.snapshot = line as unknown as { seconds: number; mib: number }
   })
   return { child, port, heard }
 }
@@ -188,10 +174,7 @@ const untilReady = async (base: string) => {
   }
 }
 
-const stop = async (child: ChildProcess) => {
-  child.kill("SIGTERM")
-  await new Promise((r) => child.on("exit", r))
-}
+const stop = stopService
 
 /** A start that loads from SQL (no snapshot yet) and writes the snapshot. */
 export interface LoadRow extends StartRow {

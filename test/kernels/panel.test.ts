@@ -8,28 +8,14 @@ import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { makeWasm, reference } from "../../src/kernels/Kernels.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
+import { panelCase as randomPanel } from "../support/panels.ts"
 
 const wasm = makeWasm(new Arena(instantiateCore()))
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
 const close = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
 
 /** A panel of nAxes × nPatients × nMonths one-decimal scores with ~15 % gaps, a mask and a month range. */
-const panelCase = fc.record({
-  nPatients: fc.integer({ min: 1, max: 40 }),
-  nAxes: fc.integer({ min: 1, max: 8 }),
-  nMonths: fc.integer({ min: 1, max: 40 }),
-  seed: fc.integer({ min: 1, max: 2 ** 30 })
-}).map(({ nAxes, nMonths, nPatients, seed }) => {
-  let s = seed
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-  const data = Float32Array.from({ length: nAxes * nPatients * nMonths }, () => (rand() < 0.15 ? Number.NaN : Math.round(rand() * 100) / 10))
-  const mask = Uint8Array.from({ length: nPatients }, () => (rand() < 0.7 ? 1 : 0))
-  const from = Math.floor(rand() * nMonths)
-  const to = from + Math.floor(rand() * (nMonths - from + 1))
-  const nGroups = 1 + Math.floor(rand() * 5)
-  const monthGroup = Int32Array.from({ length: nMonths }, () => Math.floor(rand() * (nGroups + 1)) - 1)
-  return { data, nAxes, nMonths, nPatients, mask, from, to, nGroups, monthGroup }
-})
+const panelCase = randomPanel(40)
 
 describe("panel kernels agree with their twins", () => {
   it("panelTrend", () => {

@@ -13,6 +13,7 @@ import { panelFill } from "../../src/health/panelStorage.ts"
 import { MISSING_TENTH, scoreReader, TENTH_SCORES, tenthOf, toTenths } from "../../src/kernels/tenths.ts"
 import type { KernelsService } from "../../src/kernels/types.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
+import { panelCase as randomPanel } from "../support/panels.ts"
 
 const wasm = makeWasm(new Arena(instantiateCore()))
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
@@ -47,25 +48,13 @@ describe("tenths", () => {
   })
 })
 
-/** Random one-decimal panels with gaps, a mask, a month range and month groups. */
-const panelCase = fc.record({
-  nPatients: fc.integer({ min: 1, max: 60 }),
-  nAxes: fc.integer({ min: 1, max: 8 }),
-  nMonths: fc.integer({ min: 1, max: 40 }),
-  seed: fc.integer({ min: 1, max: 2 ** 30 })
-}).map(({ nAxes, nMonths, nPatients, seed }) => {
-  let s = seed
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-  const data = Float32Array.from({ length: nAxes * nPatients * nMonths }, () => (rand() < 0.15 ? Number.NaN : Math.round(rand() * 100) / 10))
-  const mask = Uint8Array.from({ length: nPatients }, () => (rand() < (seed % 2 === 0 ? 0.7 : 0.1) ? 1 : 0))
-  const from = Math.floor(rand() * nMonths)
-  const to = from + Math.floor(rand() * (nMonths - from + 1))
-  const nGroups = 1 + Math.floor(rand() * 5)
-  const monthGroup = Int32Array.from({ length: nMonths }, () => Math.floor(rand() * (nGroups + 1)) - 1)
+/** Random one-decimal panels with gaps, a mask (dense or sparse), a month range, month groups, windows and a patient list. */
+const panelCase = randomPanel(60, (seed) => (seed % 2 === 0 ? 0.7 : 0.1)).map((c) => {
+  const { nMonths, nPatients, rand } = c
   const winFrom = Int32Array.from({ length: nPatients }, () => Math.floor(rand() * nMonths))
   const winTo = Int32Array.from(winFrom, (f) => f + Math.floor(rand() * (nMonths - f + 1)))
   const patients = Int32Array.from({ length: 1 + Math.floor(rand() * nPatients) }, () => Math.floor(rand() * nPatients))
-  return { data, nAxes, nMonths, nPatients, mask, from, to, nGroups, monthGroup, winFrom, winTo, patients }
+  return { ...c, winFrom, winTo, patients }
 })
 
 type Case = typeof panelCase extends fc.Arbitrary<infer C> ? C : never
