@@ -32,7 +32,7 @@ let prefetchSink: u32 = 0
 /**
  * Byte → score, as f64: <f32>(byte / 10) promoted for 0–100, NaN for every other byte (2 KiB, in
  * the first-level cache while a scan runs). A look-up, not the division itself: a division per
- * score made the dense scans three times slower than reading f32.
+ * score made the dense scans several times slower than reading f32 (docs/benchmarks.md).
  */
 const TENTHS: usize = memory.data(256 << 3, 16)
 for (let c = 0; c < 256; c++) store<f64>(TENTHS + (<usize>c << 3), c <= 100 ? <f64><f32>(<f64>c / 10.0) : NaN)
