@@ -14,8 +14,17 @@ const residentColumn = <A extends Float64Array | Int32Array | Uint8Array>(arena:
 }
 
 
+/**
+ * Patients whose panelWindows outputs one batch holds at most. Above it the call runs as
+ * panelWindowsOf over the selected patients of each piece of this many: the same numbers (the two
+ * kernels compute each patient alike), with the core's scratch bounded — the whole population's
+ * outputs (axes × patients × 3 f64: 1.9 GB at ten million patients and 8 axes) would not fit
+ * beside the panel in the core's 4 GiB.
+ */
+export const WINDOWS_PER_BATCH = 1_000_000
+
 /** The WASM implementation over one core instance, as plain functions. */
-const wasmCore = (arena: Arena): CoreKernels => {
+const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
   const core = arena.core
   // The panel kernels for each storage (a tenths panel: the `…Tenths` exports).
   const wide = core
@@ -27,6 +36,35 @@ const wasmCore = (arena: Arena): CoreKernels => {
     panelSums: core.panelSumsTenths
   }
   const kernelsOf = (panel: Panel) => (panel.data instanceof Uint8Array ? tenths : wide)
+  /** panelWindows a piece of windowsPerBatch patients at a time (see WINDOWS_PER_BATCH). */
+  const windowsInPieces = (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => {
+    const n = panel.nPatients
+    const size = axes.length * n
+    // An unselected patient's entries, as panelWindows gives them: no score, no mean, no slope.
+    const out = { n: new Float64Array(size), mean: new Float64Array(size).fill(Number.NaN), slope: new Float64Array(size).fill(Number.NaN) }
+    for (let first = 0; first < n; first += windowsPerBatch) {
+      const last = Math.min(n, first + windowsPerBatch)
+      let count = 0
+      for (let p = first; p < last; p++) if (mask[p] !== 0) count++
+      if (count === 0) continue
+      const patients = new Int32Array(count)
+      for (let p = first, j = 0; p < last; p++) if (mask[p] !== 0) patients[j++] = p
+      const part = arena.batch((s) => {
+        const [on, om, os] = [0, 1, 2].map(() => s.alloc(axes.length * count * 8))
+        kernelsOf(panel).panelWindowsOf(panel.ptr, n, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), count, s.copyIn(patients.map((p) => from[p]!)), s.copyIn(patients.map((p) => to[p]!)), on!, om!, os!)
+        return { n: s.f64(on!, axes.length * count), mean: s.f64(om!, axes.length * count), slope: s.f64(os!, axes.length * count) }
+      })
+      for (let k = 0; k < axes.length; k++) {
+        for (let j = 0; j < count; j++) {
+          const at = k * n + patients[j]!
+          out.n[at] = part.n[k * count + j]!
+          out.mean[at] = part.mean[k * count + j]!
+          out.slope[at] = part.slope[k * count + j]!
+        }
+      }
+    }
+    return out
+  }
   return {
     implementation: "wasm",
     correlationMatrix: (data, nSeries, nAxes, nPoints, options) => {
@@ -126,6 +164,7 @@ const wasmCore = (arena: Arena): CoreKernels => {
       }),
     panelWindows: (panel, axes, from, to, mask) => {
       const size = axes.length * panel.nPatients
+      if (panel.nPatients > windowsPerBatch) return windowsInPieces(panel, axes, from, to, mask)
       return arena.batch((s) => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
         kernelsOf(panel).panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
@@ -172,4 +211,4 @@ const wasmCore = (arena: Arena): CoreKernels => {
 }
 
 /** The WASM implementation over one core instance, as plain functions, its calls' shapes checked. */
-export const makeWasmCore = (arena: Arena): CoreKernels => withShapeChecks(wasmCore(arena))
+export const makeWasmCore = (arena: Arena, windowsPerBatch: number = WINDOWS_PER_BATCH): CoreKernels => withShapeChecks(wasmCore(arena, windowsPerBatch))

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
-import { makeWasm, reference } from "../../src/kernels/Kernels.ts"
+import { makeWasm, makeWasmCore, reference } from "../../src/kernels/Kernels.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
 import { panelCase as randomPanel } from "../support/panels.ts"
 
@@ -113,6 +113,22 @@ describe("panelWindows agrees with its twin", () => {
       const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
       const [a, b] = [wasm, reference].map((k) => run(k.panelWindows(run(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths)), axes, from, to, c.mask)))
       return (["n", "mean", "slope"] as const).every((out) => a![out].every((v, i) => Object.is(v, b![out][i])))
+    }), { numRuns: 200 })
+  })
+})
+
+describe("panelWindows in pieces", () => {
+  it("gives the bits of one batch when the panel has more patients than a batch holds (WINDOWS_PER_BATCH)", () => {
+    const arena = new Arena(instantiateCore())
+    const [whole, pieces] = [makeWasmCore(arena), makeWasmCore(arena, 7)]
+    fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
+      let s = seed
+      const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
+      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
+      const [a, b] = [whole, pieces].map((k) => k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask))
+      return (["n", "mean", "slope"] as const).every((f) => a![f].every((v, i) => Object.is(v, b![f][i])))
     }), { numRuns: 200 })
   })
 })
