@@ -29,26 +29,21 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { contract as clinical } from "../plugins/clinical/contract.ts"
+import { contract as drugOutcomes } from "../plugins/drug-outcomes/contract.ts"
+import { contract as population } from "../plugins/population/contract.ts"
 import { AXES } from "../src/plugin/axes.ts"
 import { spawnService, stopService } from "./serviceProcess.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
-/** The README's questions (README.md, "Endpoints"). */
-export const QUESTIONS = {
-  population: {
-    path: "/v1/population",
-    body: { cohort_definition: { age_range: "45-65", axes_threshold: { PO: { min: 5.0 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" }
-  },
-  "drug-outcomes": {
-    path: "/v1/drug-outcomes",
-    body: { drug: "metformin", outcome_type: "efficacy", axes_filter: ["NM", "PO"], population_size: "minimum_500" }
-  },
-  clinical: {
-    path: "/v1/clinical",
-    body: { query: "Patient on metformin + lisinopril with declining NM axis. Suggest intervention.", axes: ["PO", "NM", "ER"], time_range: "6_months", response_format: "natural_language" }
-  }
-} as const
+/** The README's questions: each domain's documented `sample` example (README.md, "Endpoints"). */
+const sampleOf = (c: { readonly path: string; readonly examples?: ReadonlyArray<{ readonly name: string; readonly request: unknown }> | undefined }) => {
+  const example = c.examples?.find((e) => e.name === "sample")
+  if (example === undefined) throw new Error(`${c.path} has no sample example`)
+  return { path: c.path, body: example.request as Record<string, unknown> }
+}
+export const QUESTIONS = { population: sampleOf(population), "drug-outcomes": sampleOf(drugOutcomes), clinical: sampleOf(clinical) } as const
 type Question = keyof typeof QUESTIONS
 
 /** The tables the questions read. */

@@ -5,7 +5,7 @@
  * memory and of the bytes a scan reads.
  */
 import type { Arena } from "../kernels/Arena.ts"
-import { MISSING_TENTH, TENTH_SCORES, tenthOf } from "../kernels/tenths.ts"
+import { MISSING_TENTH, TENTH_SCORES, tenthOf, toTenths } from "../kernels/tenths.ts"
 
 /** How the axis scores are held: `compact` = in tenths when every score allows, `wide` = 32-bit floats. */
 export type ScoreStorage = "compact" | "wide"
@@ -53,3 +53,10 @@ export const panelFill = (length: number, storage: ScoreStorage, arena: Arena | 
     result: () => (tenths !== undefined ? { data: tenths.view, ptr: tenths.ptr } : { data: wide!.view, ptr: wide!.ptr })
   }
 }
+
+/**
+ * A panel as it was kept (a snapshot written under the other setting), held as `storage` asks:
+ * widened, or put in tenths when every score allows.
+ */
+export const heldAs = (data: Float32Array | Uint8Array, storage: ScoreStorage): Float32Array | Uint8Array =>
+  data instanceof Uint8Array ? (storage === "wide" ? widen(data, undefined).view : data) : storage === "compact" ? (toTenths(data) ?? data) : data

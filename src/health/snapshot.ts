@@ -25,8 +25,7 @@ import { basename, dirname, join } from "node:path"
 import type { Arena } from "../kernels/Arena.ts"
 import type { KernelsService } from "../kernels/Kernels.ts"
 import type { Dataset } from "./HealthData.ts"
-import { toTenths } from "../kernels/tenths.ts"
-import { type ScoreStorage, widen } from "./panelStorage.ts"
+import { heldAs, type ScoreStorage } from "./panelStorage.ts"
 
 /** The file's name in the data folder. */
 export const SNAPSHOT_FILE = "dataset.snapshot"
@@ -288,7 +287,7 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
       Effect.map(Effect.forEach(keys, (key) => Effect.map(f64(`${prefix}:${key}`), (a) => [key, a] as const)), (e) => new Map(e))
     const read = arrays.get("panel")
     if (!(read instanceof Float32Array || read instanceof Uint8Array)) return yield* fail("damaged (panel is missing or of another type)")
-    const panelData = inPlace !== undefined ? read : read instanceof Uint8Array ? (storage === "wide" ? widen(read, undefined).view : read) : storage === "compact" ? (toTenths(read) ?? read) : read
+    const panelData = inPlace !== undefined ? read : heldAs(read, storage)
     const dataset: Dataset = {
       id: header.stamp,
       asOf: m.asOf,

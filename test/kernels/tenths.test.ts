@@ -9,7 +9,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { makeWasm, reference } from "../../src/kernels/Kernels.ts"
-import { panelFill } from "../../src/health/panelStorage.ts"
+import { heldAs, panelFill } from "../../src/health/panelStorage.ts"
 import { MISSING_TENTH, scoreReader, TENTH_SCORES, tenthOf, toTenths } from "../../src/kernels/tenths.ts"
 import type { KernelsService } from "../../src/kernels/types.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
@@ -141,6 +141,14 @@ describe("the loader's panel", () => {
     const wide = fill.result()
     expect(wide.data).toBeInstanceOf(Float32Array)
     expect(sameBits(wide.data, Float32Array.of(7.3, Number.NaN, 0, 7.35, 10, Number.NaN))).toBe(true)
+  })
+
+  it("read from a snapshot kept under the other setting, is held as this start asks (tenths only when every score allows)", () => {
+    const wide = Float32Array.of(7.3, Number.NaN, 0)
+    expect(heldAs(wide, "compact")).toEqual(Uint8Array.of(73, MISSING_TENTH, 0))
+    expect(heldAs(Float32Array.of(7.35), "compact")).toBeInstanceOf(Float32Array)
+    expect(sameBits(heldAs(Uint8Array.of(73, MISSING_TENTH, 0), "wide"), wide)).toBe(true)
+    expect(heldAs(wide, "wide")).toBe(wide)
   })
 
   it("is wide throughout when asked", () => {
