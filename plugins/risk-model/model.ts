@@ -26,6 +26,35 @@ export const MIN_CONDITION_CELL = 10
  * out, and a profile's score of it contributes nothing.
  */
 export const MIN_AXIS_ROWS = 20
+/**
+ * A model is fitted on at most about this many rows: its design matrix (rows × features, f64, ~180
+ * MB at a million rows) is copied into one thread's share of the compute core's 32-bit memory,
+ * which the dataset fills most of at ten million patients. A model with more rows is fitted on
+ * the rows of a fixed sample of its patients ({@link sampledRows}); up to a million patients,
+ * every model has all its rows.
+ */
+export const MAX_MODEL_ROWS = 1_000_000
+
+/**
+ * The rows of a fixed sample of the patients when there are more than `cap`: a patient is in it
+ * when a multiplicative hash of its id (Knuth's 2654435761, modulo 2^32) falls below the share
+ * cap / rows of 2^32, so every row of a patient goes together (the standard errors are clustered
+ * by patient), the sample does not depend on the order of the rows, and it is independent of the
+ * even/odd split of the held-out check. At most `cap` rows are returned as they are.
+ */
+export const sampledRows = (rows: Rows, ids: Int32Array, cap: number = MAX_MODEL_ROWS): Rows => {
+  const n = rows.patient.length
+  if (n <= cap) return rows
+  const below = Math.floor((cap / n) * 2 ** 32)
+  const keep: Array<number> = []
+  for (let r = 0; r < n; r++) if (Math.imul(ids[rows.patient[r]!]!, 2654435761) >>> 0 < below) keep.push(r)
+  return {
+    patient: Int32Array.from(keep, (r) => rows.patient[r]!),
+    y: Float64Array.from(keep, (r) => rows.y[r]!),
+    offset: Float64Array.from(keep, (r) => rows.offset[r]!),
+    axisMeans: rows.axisMeans
+  }
+}
 
 /** Held-out performance: fitted on even patient ids, scored on odd ones. */
 export interface Validation {
@@ -163,8 +192,9 @@ const columnMeans = (x: Float64Array, n: number, p: number): Float64Array => {
 }
 
 /** Fits one model on all its rows, and on even ids for the held-out check on odd ids. */
-const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: RiskType, family: GlmFamily, rows: Rows, unitDays: number, capDays = Infinity) =>
+const fitModel = (kernels: KernelsService, data: Dataset, b: Base, maxRows: number, riskType: RiskType, family: GlmFamily, allRows: Rows, unitDays: number, capDays = Infinity) =>
   Effect.gen(function*() {
+    const rows = sampledRows(allRows, data.patients.ids, maxRows)
     const conditions = usableConditions(data, rows)
     const scored = new Int32Array(AXES.length)
     const axisFill = Float64Array.from(AXES, (_, a) => {
@@ -209,15 +239,15 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, riskType: Ris
     } satisfies RiskModel
   })
 
-/** Fits the three models of a dataset (health_decline needs at least 12 panel months). */
-export const fitRiskModels = (kernels: KernelsService, data: Dataset) =>
+/** Fits the three models of a dataset (health_decline needs at least 12 panel months), each on at most about `maxRows` rows ({@link sampledRows}). */
+export const fitRiskModels = (kernels: KernelsService, data: Dataset, maxRows: number = MAX_MODEL_ROWS) =>
   Effect.gen(function*() {
     const b = yield* base(kernels, data)
     const rows = yield* modelRows(kernels, data, b)
     const models = new Map<RiskType, RiskModel>()
-    models.set("hospitalization", yield* fitModel(kernels, data, b, "hospitalization", "poisson", rows.hospitalization, DAYS_PER_YEAR))
-    models.set("readmission", yield* fitModel(kernels, data, b, "readmission", "logistic", rows.readmission, READMISSION_DAYS, READMISSION_DAYS))
-    if (rows.decline !== undefined) models.set("health_decline", yield* fitModel(kernels, data, b, "health_decline", "logistic", rows.decline, rows.declineDays))
+    models.set("hospitalization", yield* fitModel(kernels, data, b, maxRows, "hospitalization", "poisson", rows.hospitalization, DAYS_PER_YEAR))
+    models.set("readmission", yield* fitModel(kernels, data, b, maxRows, "readmission", "logistic", rows.readmission, READMISSION_DAYS, READMISSION_DAYS))
+    if (rows.decline !== undefined) models.set("health_decline", yield* fitModel(kernels, data, b, maxRows, "health_decline", "logistic", rows.decline, rows.declineDays))
     return models as RiskModels
   })
 

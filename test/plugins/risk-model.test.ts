@@ -9,8 +9,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import { recommendedInterventions } from "../../plugins/risk-model/interventions.ts"
-import { contributions, fitRiskModels, INPATIENT, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES } from "../../plugins/risk-model/model.ts"
-import { admissions, mergedStays, observedYears } from "../../plugins/risk-model/rows.ts"
+import { contributions, fitRiskModels, INPATIENT, MAX_MODEL_ROWS, probabilityWithin, profileVector, type RiskModel, type RiskModels, RISK_TYPES, sampledRows } from "../../plugins/risk-model/model.ts"
+import { admissions, base, mergedStays, modelRows, observedYears } from "../../plugins/risk-model/rows.ts"
 import { clusterRobustCovariance } from "../../plugins/risk-model/validation.ts"
 import { parseDate } from "../../src/health/calendar.ts"
 import { HOSPITALIZATION, READMISSION } from "../../src/health/truths.ts"
@@ -112,6 +112,49 @@ describe("the fitted models", () => {
         return p1 >= 0 && p2 <= 1 && p1 <= p2
       }
     ), { numRuns: 300 })
+  })
+})
+
+describe("a model with more rows than the compute core holds is fitted on a fixed sample of patients", () => {
+  it("keeps every row of a sampled patient, about the cap in all, the same rows every time; at most the cap, all rows", async () => {
+    const { data, kernels } = fixture
+    const rows = await Effect.runPromise(Effect.flatMap(base(kernels, data), (b) => modelRows(kernels, data, b)))
+    const all = rows.readmission
+    expect(sampledRows(all, data.patients.ids, all.patient.length)).toBe(all)
+    const cap = Math.round(all.patient.length / 3)
+    const sample = sampledRows(all, data.patients.ids, cap)
+    expect(Math.abs(sample.patient.length - cap) / cap).toBeLessThan(0.05)
+    expect(sampledRows(all, data.patients.ids, cap)).toEqual(sample)
+    const perPatient = (r: typeof all) => {
+      const counts = new Map<number, number>()
+      for (const p of r.patient) counts.set(p, (counts.get(p) ?? 0) + 1)
+      return counts
+    }
+    const whole = perPatient(all)
+    const kept = perPatient(sample)
+    for (const [p, c] of kept) expect(c).toBe(whole.get(p))
+    // Outcomes and offsets travel with their rows.
+    const rowOf = new Map<number, number>()
+    all.patient.forEach((p, r) => rowOf.set(p, rowOf.has(p) ? -1 : r))
+    sample.patient.forEach((p, r) => {
+      const at = rowOf.get(p)!
+      if (at >= 0) expect([sample.y[r], sample.offset[r]]).toEqual([all.y[at], all.offset[at]])
+    })
+    // Even and odd ids (the held-out split) are both about a third in the sample.
+    const even = (r: typeof all) => r.patient.filter((p) => data.patients.ids[p]! % 2 === 0).length
+    expect(Math.abs(even(sample) / even(all) - 1 / 3)).toBeLessThan(0.02)
+  })
+
+  it("a model fitted on a third of the patients still recovers the planted coefficients, with the sample's wider standard errors", async () => {
+    expect(models.get("hospitalization")!.rows).toBeLessThan(MAX_MODEL_ROWS)
+    const full = models.get("hospitalization")!
+    const third = (await Effect.runPromise(fitRiskModels(fixture.kernels, fixture.data, Math.round(full.rows / 3)))).get("hospitalization")!
+    expect(Math.abs(third.rows / (full.rows / 3) - 1)).toBeLessThan(0.05)
+    for (const [feature, value] of [["age", HOSPITALIZATION.agePer10y], ["PO", HOSPITALIZATION.axes.PO!], ["type_2_diabetes", HOSPITALIZATION.conditions.type_2_diabetes!]] as const) {
+      const { beta, se } = coefficient(third, feature)
+      expect(Math.abs(beta - value), `${feature}: ${beta} ± ${se}, planted ${value}`).toBeLessThan(3 * se)
+      expect(se / coefficient(full, feature).se).toBeGreaterThan(1.4)
+    }
   })
 })
 
