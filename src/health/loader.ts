@@ -58,6 +58,36 @@ const indexer = (codes: ReadonlyArray<string>) => {
 }
 
 /**
+ * The index of a patient id in `ids` (ascending, distinct), −1 when absent: an offset when the ids
+ * are consecutive (as generated), otherwise a binary search. A map from id to index would hold tens
+ * of bytes per patient for the whole load (hundreds of MB at ten million patients).
+ */
+export const patientIndexer = (ids: Int32Array): (id: unknown) => number => {
+  const n = ids.length
+  if (n === 0) return () => -1
+  const first = ids[0]!
+  if (ids[n - 1]! - first === n - 1) {
+    return (id) => {
+      const i = Number(id) - first
+      return i >= 0 && i < n && Number.isInteger(i) ? i : -1
+    }
+  }
+  return (id) => {
+    const v = Number(id)
+    let lo = 0
+    let hi = n - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const at = ids[mid]!
+      if (at === v) return mid
+      if (at < v) lo = mid + 1
+      else hi = mid - 1
+    }
+    return -1
+  }
+}
+
+/**
  * Reads the whole dataset from the database into columns and makes the scanned ones resident;
  * `report` hears which table is being read and the share of the load done (for /readyz).
  */
@@ -113,16 +143,14 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const region = new Int32Array(n)
     const deathDay = new Float32Array(n)
     const sexes = indexer(SEXES)
-    const indexOf = new Map<number, number>()
     yield* byId((after) => values(sql`SELECT id, birth_year, sex, region, death_date FROM patients WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([id, by, s, r, d], i) => {
       ids[i] = Number(id)
       birthYear[i] = Number(by)
       sex[i] = sexes(s)
       region[i] = codeOf.region(r)
       deathDay[i] = day(d)
-      indexOf.set(Number(id), i)
     })
-    const patientIndex = (id: unknown) => indexOf.get(Number(id)) ?? -1
+    const patientIndex = patientIndexer(ids)
     /** Runs `read` over consecutive ranges of `per` patients (first and last id, first index), with a turn of the event loop before each. */
     const byPatients = (per: number, read: (firstId: number, lastId: number, from: number) => Effect.Effect<void, unknown>) =>
       Effect.gen(function*() {

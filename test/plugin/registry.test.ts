@@ -4,6 +4,7 @@
  */
 import { Effect, Exit, Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { MAX_PATIENTS } from "../../src/health/generator.ts"
 import { definePlugin, PLUGIN_API_VERSION } from "../../src/plugin/Plugin.ts"
 import { PLUGIN_RULES, type PluginRule } from "../../src/plugin/PluginRejected.ts"
 import { loadPlugins, validatePlugin } from "../../src/plugin/PluginRegistry.ts"
@@ -106,7 +107,7 @@ describe("start-up", () => {
     expect(failure.error).toContain("cost_invalid")
     expect(r.stdout).not.toMatch(/"msg":"listening"/)
   })
-  it.each([["HCC_POPULATION", "0"], ["HCC_POPULATION", "3000000"], ["HCC_SEED", "-1"]])("%s=%s stops start-up naming the variable", (name, value) => {
+  it.each([["HCC_POPULATION", "0"], ["HCC_POPULATION", String(MAX_PATIENTS + 1)], ["HCC_SEED", "-1"]])("%s=%s stops start-up naming the variable", (name, value) => {
     const r = runServerToExit({ [name]: value })
     expect(r.status).not.toBe(0)
     expect(r.stdout).toContain(name)
