@@ -49,19 +49,25 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
       if (count === 0) continue
       const patients = new Int32Array(count)
       for (let p = first, j = 0; p < last; p++) if (mask[p] !== 0) patients[j++] = p
-      const part = arena.batch((s) => {
+      arena.batch((s) => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(axes.length * count * 8))
         kernelsOf(panel).panelWindowsOf(panel.ptr, n, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), count, s.copyIn(patients.map((p) => from[p]!)), s.copyIn(patients.map((p) => to[p]!)), on!, om!, os!)
-        return { n: s.f64(on!, axes.length * count), mean: s.f64(om!, axes.length * count), slope: s.f64(os!, axes.length * count) }
-      })
-      for (let k = 0; k < axes.length; k++) {
-        for (let j = 0; j < count; j++) {
-          const at = k * n + patients[j]!
-          out.n[at] = part.n[k * count + j]!
-          out.mean[at] = part.mean[k * count + j]!
-          out.slope[at] = part.slope[k * count + j]!
+        // Read in place (no copy of the piece's outputs out of the core first): a piece of
+        // consecutive patients is a block per axis; otherwise each entry goes to its patient.
+        const parts = [on!, om!, os!].map((ptr) => new Float64Array(core.memory.buffer, ptr, axes.length * count))
+        const outs = [out.n, out.mean, out.slope]
+        for (let o = 0; o < 3; o++) {
+          const part = parts[o]!
+          const whole = outs[o]!
+          for (let k = 0; k < axes.length; k++) {
+            if (count === last - first) {
+              whole.set(part.subarray(k * count, (k + 1) * count), k * n + first)
+              continue
+            }
+            for (let j = 0; j < count; j++) whole[k * n + patients[j]!] = part[k * count + j]!
+          }
         }
-      }
+      })
     }
     return out
   }

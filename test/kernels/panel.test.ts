@@ -127,8 +127,11 @@ describe("panelWindows in pieces", () => {
       const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
       const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
       const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
-      const [a, b] = [whole, pieces].map((k) => k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask))
-      return (["n", "mean", "slope"] as const).every((f) => a![f].every((v, i) => Object.is(v, b![f][i])))
+      // The case's selection, and everyone (whole pieces of consecutive patients).
+      return [c.mask, new Uint8Array(c.nPatients).fill(1)].every((mask) => {
+        const [a, b] = [whole, pieces].map((k) => k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, mask))
+        return (["n", "mean", "slope"] as const).every((f) => a![f].every((v, i) => Object.is(v, b![f][i])))
+      })
     }), { numRuns: 200 })
   })
 })
