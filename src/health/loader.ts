@@ -9,7 +9,6 @@ import { SqlClient } from "effect/sql"
 import type { Arena } from "../kernels/Arena.ts"
 import type { KernelsService } from "../kernels/Kernels.ts"
 import { breathe } from "../eventLoop.ts"
-import { scoreReader } from "../kernels/tenths.ts"
 import { AXES, type Axis } from "../plugin/axes.ts"
 import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.ts"
 import { type Dataset, ENCOUNTER_KINDS, type VocabularyDetail } from "./HealthData.ts"
@@ -180,11 +179,17 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     // Cleared (all missing) a range of patients at a time, just before their scores are read; in
     // the core's memory from the start when the loader has the core (no copy at the end).
     const panel = panelFill(AXES.length * n * months, storage, arena)
+    // Per axis, the patients with a score of it in the panel (the axis coverage), counted a range
+    // at a time as the scores are read: one pass over the whole panel at the end would hold the
+    // event loop for a second at ten million patients.
+    const covered = new Float64Array(AXES.length)
+    const scoredInRange = new Uint8Array(AXES.length * PATIENTS_PER_READ)
     yield* byPatients(PATIENTS_PER_READ, (first, last, from) =>
       Effect.gen(function*() {
         report("axis_scores", 0.05 + 0.5 * (from / n))
         const upTo = Math.min(n, from + PATIENTS_PER_READ)
         for (let a = 0; a < AXES.length; a++) panel.clear((a * n + from) * months, (a * n + upTo) * months)
+        scoredInRange.fill(0)
         const rows = yield* values(sql`SELECT patient_id, month, po, nm, er, sc, rs, es, ta, pv FROM axis_scores WHERE patient_id BETWEEN ${first} AND ${last}`)
         for (const row of rows) {
           const m = month(row[1]) - firstMonth
@@ -192,8 +197,13 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
           const p = patientIndex(row[0])
           for (let a = 0; a < AXES.length; a++) {
             const v = row[a + 2]
-            if (v !== null) panel.set((a * n + p) * months + m, Number(v))
+            if (v === null) continue
+            panel.set((a * n + p) * months + m, Number(v))
+            scoredInRange[a * PATIENTS_PER_READ + p - from] = 1
           }
+        }
+        for (let a = 0; a < AXES.length; a++) {
+          for (let i = a * PATIENTS_PER_READ; i < (a + 1) * PATIENTS_PER_READ; i++) covered[a]! += scoredInRange[i]!
         }
       }))
 
@@ -310,7 +320,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       months,
       vocabulary,
       vocabularyDetails,
-      axisCoverage: axisCoverageOf(scores.data, n, months),
+      axisCoverage: Object.fromEntries(AXES.map((axis, a) => [axis, n === 0 ? 0 : covered[a]! / n])) as Record<Axis, number>,
       info,
       patients: {
         count: n,
@@ -331,23 +341,3 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     }
     return dataset
   })
-
-/** Per axis, the share of patients with at least one score in the panel (axis × patient × month). */
-export const axisCoverageOf = (panel: Float32Array | Uint8Array, n: number, months: number): Record<Axis, number> => {
-  const out = {} as Record<Axis, number>
-  const score = scoreReader(panel)
-  AXES.forEach((axis, a) => {
-    let covered = 0
-    for (let p = 0; p < n; p++) {
-      const from = (a * n + p) * months
-      for (let m = 0; m < months; m++) {
-        if (!Number.isNaN(score(from + m))) {
-          covered++
-          break
-        }
-      }
-    }
-    out[axis] = n === 0 ? 0 : covered / n
-  })
-  return out
-}

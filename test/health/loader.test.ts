@@ -1,7 +1,10 @@
-/** The loader's id → index look-up, consecutive ids or not, against a map of every id. */
+/** The loader: its id → index look-up, and what it computes while it reads. */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { patientIndexer } from "../../src/health/loader.ts"
+import { scoreReader } from "../../src/kernels/tenths.ts"
+import { AXES } from "../../src/plugin/axes.ts"
+import { useFixture } from "../support/fixture.ts"
 
 const byMap = (ids: Int32Array) => {
   const map = new Map(Array.from(ids, (id, i) => [id, i]))
@@ -25,5 +28,28 @@ describe("patientIndexer", () => {
         expect(index(1.5)).toBe(-1)
       }
     ), { numRuns: 300 })
+  })
+})
+
+describe("axis coverage", () => {
+  const fixture = useFixture()
+  it("counted range by range as the scores are read, equals each axis's share of patients with a score in the panel", () => {
+    const { data } = fixture
+    const n = data.patients.count
+    const months = data.months
+    const score = scoreReader(data.panel.data)
+    AXES.forEach((axis, a) => {
+      let covered = 0
+      for (let p = 0; p < n; p++) {
+        for (let m = 0; m < months; m++) {
+          if (!Number.isNaN(score((a * n + p) * months + m))) {
+            covered++
+            break
+          }
+        }
+      }
+      expect(data.axisCoverage[axis], axis).toBe(covered / n)
+    })
+    expect(Object.keys(data.axisCoverage)).toEqual([...AXES])
   })
 })
