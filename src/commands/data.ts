@@ -6,7 +6,8 @@ import { importChunks, readFolder, writeFolder } from "../health/csv.ts"
 import * as Database from "../db/Database.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
-import { generatedChunks, MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
+import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
+import { generatedOnThread } from "../health/generationThread.ts"
 import { progressBar } from "../health/progress.ts"
 import { exportFhir } from "../import/fhir/exportFhir.ts"
 import { formatSummary } from "../import/importCommon.ts"
@@ -33,7 +34,7 @@ export const dataGenerate = Command.make(
       if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new UsageError(`--patients must be between 1 and ${MAX_PATIENTS}`))
       if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
-      yield* replaceDataset(generatedChunks({ patients, seed }), { onProgress: progressBar(`generating ${patients} patients`) })
+      yield* replaceDataset(generatedOnThread({ patients, seed }), { onProgress: progressBar(`generating ${patients} patients`) })
       yield* removeSnapshot(config.dataDir)
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
       yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${SWITCH_NOTE}`)

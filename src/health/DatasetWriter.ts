@@ -140,10 +140,30 @@ export interface WriteOptions {
 }
 
 /**
- * Replaces the dataset with the chunks' rows (see the module comment). Chunks come from a lazy
- * iterable, so a generated population never sits in memory whole.
+ * Runs `f` on each chunk in order, from a synchronous source or an asynchronous one (the generator
+ * on its own thread, generationThread.ts), which is closed when the run ends early or fails.
  */
-export const replaceDataset = (chunks: Iterable<Chunk>, options: WriteOptions = {}) =>
+const eachChunk = <E, R>(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, f: (chunk: Chunk) => Effect.Effect<void, E, R>) => {
+  if (!(Symbol.asyncIterator in chunks)) return Effect.forEach(chunks, f, { discard: true })
+  return Effect.suspend(() => {
+    const it = chunks[Symbol.asyncIterator]()
+    return Effect.gen(function*() {
+      for (;;) {
+        const next = yield* Effect.promise(() => it.next())
+        if (next.done === true) return
+        yield* f(next.value)
+      }
+    }).pipe(Effect.ensuring(Effect.promise(async () => {
+      await it.return?.()
+    })))
+  })
+}
+
+/**
+ * Replaces the dataset with the chunks' rows (see the module comment). Chunks come from a lazy
+ * iterable (or one another thread fills), so a generated population never sits in memory whole.
+ */
+export const replaceDataset = (chunks: Iterable<Chunk> | AsyncIterable<Chunk>, options: WriteOptions = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const owner = Leases.newOwner()
@@ -159,8 +179,7 @@ export const replaceDataset = (chunks: Iterable<Chunk>, options: WriteOptions = 
         sql,
         target,
         served,
-        Effect.forEach(chunks, (chunk) =>
-          Effect.andThen(sql.withTransaction(insertChunk(sql, target, chunk.rows)), Effect.andThen(holdLease(owner), progress(chunk.done))), { discard: true })
+        eachChunk(chunks, (chunk) => Effect.andThen(sql.withTransaction(insertChunk(sql, target, chunk.rows)), Effect.andThen(holdLease(owner), progress(chunk.done))))
       )
       yield* activate(sql, target)
     }).pipe(Effect.ensuring(Effect.ignore(Leases.release(WRITER_LEASE, owner))))

@@ -18,7 +18,7 @@ import { join } from "node:path"
 import { bulkWriter } from "../db/Database.ts"
 import * as Leases from "../db/Leases.ts"
 import { hasDataset, replaceDataset } from "./DatasetWriter.ts"
-import { generatedChunks } from "./generator.ts"
+import { generatedOnThread } from "./generationThread.ts"
 import { type Dataset, DatasetPreparations, HealthData, type HealthDataService } from "./HealthData.ts"
 import { selectCohort } from "./cohorts.ts"
 import { loadDataset } from "./loader.ts"
@@ -87,7 +87,7 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string,
         Effect.andThen(breathe),
         Effect.provideService(SqlClient.SqlClient, sql)
       )
-      yield* bulkWriter(replaceDataset(generatedChunks({ patients: config.population, seed: config.seed }), { onProgress: (done) => Effect.andThen(Effect.sync(() => setStep(generating, done)), Effect.orDie(renew)) })).pipe(
+      yield* bulkWriter(replaceDataset(generatedOnThread({ patients: config.population, seed: config.seed }), { onProgress: (done) => Effect.andThen(Effect.sync(() => setStep(generating, done)), Effect.orDie(renew)) })).pipe(
         Effect.ensuring(Effect.ignore(Leases.release(GENERATION_LEASE, owner)))
       )
       yield* Effect.logInfo("generated the default dataset").pipe(Effect.annotateLogs({ seconds: Number(((performance.now() - started) / 1000).toFixed(2)) }))

@@ -5,7 +5,8 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
-import { deviceStudies, newCounters, patientRows, surveillanceRows } from "../../src/health/generator.ts"
+import { deviceStudies, generatedChunks, newCounters, patientRows, surveillanceRows } from "../../src/health/generator.ts"
+import { generatedOnThread } from "../../src/health/generationThread.ts"
 import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
 import { runMigrations } from "../../src/db/migrations.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
@@ -73,6 +74,30 @@ describe("generator", () => {
       }
       expect(corr(lag), `${link.species}/${link.condition}`).toBeGreaterThan(0.8)
       for (let k = 0; k <= 8; k++) if (Math.abs(k - lag) > 1) expect(corr(k)).toBeLessThan(corr(lag))
+    }
+  })
+})
+
+describe("generation on a thread of its own", () => {
+  it("gives the chunks generatedChunks gives, in the same order", async () => {
+    const options = { patients: 4500, seed: 3 }
+    const onThread: Array<unknown> = []
+    for await (const chunk of generatedOnThread(options)) onThread.push(chunk)
+    const here = [...generatedChunks(options)]
+    expect(onThread.length).toBe(here.length)
+    expect(onThread).toEqual(here)
+  })
+
+  it("leaving early stops the thread, and a new iteration starts again from the first chunk", async () => {
+    const source = generatedOnThread({ patients: 10_000, seed: 5 })
+    const first = [...generatedChunks({ patients: 10_000, seed: 5 })].slice(0, 2)
+    for (let run = 0; run < 2; run++) {
+      const seen: Array<unknown> = []
+      for await (const chunk of source) {
+        seen.push(chunk)
+        if (seen.length === 2) break
+      }
+      expect(seen).toEqual(first)
     }
   })
 })
