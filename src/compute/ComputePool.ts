@@ -89,10 +89,11 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
   Effect.gen(function*() {
     const threads: Array<Thread> = []
     const waiting: Array<(t: Thread) => void> = []
-    /** The dataset handed to the threads, and (once thread 1 has prepared) its shared preparations' values. */
+    /** The dataset handed to the threads, each thread's part of its shared preparations' values, and (once all are in) them all. */
     let handOut: {
       readonly dataset: Dataset
       readonly regions: ReadonlyArray<{ start: number; end: number }>
+      readonly parts: Map<number, Readonly<Record<string, unknown>>>
       prepared?: Readonly<Record<string, unknown>>
       /** A refresh: prepared beside the dataset served, switched to on `activate`. */
       readonly beside?: boolean
@@ -108,20 +109,22 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
     const log = Effect.runForkWith(yield* Effect.context<never>())
 
     /**
-     * Thread 1 gets the dataset first and computes the shared preparations (preparedPerDataset with
-     * `shared: true`, e.g. the risk-model fits); every other thread gets it with their values once
-     * thread 1 is ready, so a costly fit runs once per process, not once per thread.
+     * The threads prepare a dataset together: thread n runs the preparations of every count-th
+     * plugin from the (n − 1)-th and sends back the shared values it computed (preparedPerDataset
+     * with `shared: true`, e.g. the risk-model fits); once every thread's part is in, each adopts
+     * the others' and prepares what is left (the unshared preparations). So a costly preparation
+     * runs once per process, not once per thread, and different plugins' ones run at the same time.
+     * A thread started once all parts are in gets them with the dataset.
      */
     const sendDataset = (t: Thread, respawned = false) => {
       if (handOut === undefined) return
       const { prepared } = handOut
-      if (prepared === undefined && t.n !== 1) return
       const message: ToThread = {
         _tag: "dataset",
         dataset: handOut.dataset,
         memory: arena.core.memory,
         arena: handOut.regions[t.n]!,
-        ...(prepared === undefined ? { share: true } : { prepared }),
+        ...(prepared === undefined ? { share: { part: t.n - 1, of: count } } : { prepared }),
         ...(handOut.beside === true && !respawned ? { activate: false } : {})
       }
       t.worker.postMessage(message)
@@ -132,11 +135,16 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
       const t: Thread = { n, worker, pending: new Map(), ready: false }
       worker.on("message", (message: FromThread) => {
         switch (message._tag) {
+          case "shared": {
+            if (handOut === undefined || handOut.prepared !== undefined) return
+            handOut.parts.set(n, message.values)
+            if (handOut.parts.size < count) return
+            const values = Object.assign({}, ...handOut.parts.values()) as Record<string, unknown>
+            handOut.prepared = values
+            for (const other of threads) other.worker.postMessage({ _tag: "adopt", values } satisfies ToThread)
+            return
+          }
           case "ready":
-            if (message.prepared !== undefined && handOut !== undefined && handOut.prepared === undefined) {
-              handOut.prepared = message.prepared
-              for (const other of threads) if (other !== t) sendDataset(other)
-            }
             if (message.staged === true) {
               log(Effect.logInfo("compute thread prepared the refreshed dataset").pipe(Effect.annotateLogs({ thread: n, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
               onStaged?.()
@@ -203,7 +211,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
           const shared = shareTypedArrays(dataset)
           const regions = arenaRegions(arena.used, count + 1)
           arena.core.setArena(regions[0]!.start, regions[0]!.end)
-          handOut = { dataset: shared, regions }
+          handOut = { dataset: shared, regions, parts: new Map() }
           onReady = () => {
             const ready = threads.filter((t) => t.ready).length
             progress(ready)
@@ -218,7 +226,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
       refresh: (dataset) =>
         Effect.callback<Dataset, Error>((resume) => {
           const shared = shareTypedArrays(dataset)
-          handOut = { dataset: shared, regions: handOut?.regions ?? [], beside: true }
+          handOut = { dataset: shared, regions: handOut?.regions ?? [], parts: new Map(), beside: true }
           let staged = 0
           onStaged = () => {
             if (++staged < count) return

@@ -52,9 +52,13 @@ export type ToThread =
     readonly memory: WebAssembly.Memory
     /** The thread's own arena region in that memory: [start, end). */
     readonly arena: { readonly start: number; readonly end: number }
-    /** Send back the shared preparations' values once prepared (the first thread). */
-    readonly share?: boolean
-    /** The shared preparations' values another thread computed (`preparedPerDataset(…, { shared: true })`). */
+    /**
+     * Prepare part `part` of `of` first — the plugins whose preparations fall to this thread (every
+     * `of`-th, from the `part`-th) — and send back the shared values they computed; then wait for
+     * `adopt` with every thread's, and prepare the rest. Absent when `prepared` is given.
+     */
+    readonly share?: { readonly part: number; readonly of: number }
+    /** The shared preparations' values the threads computed (`preparedPerDataset(…, { shared: true })`). */
     readonly prepared?: Readonly<Record<string, unknown>>
     /**
      * false: a refreshed dataset, prepared beside the one being served and answered from only on
@@ -62,6 +66,8 @@ export type ToThread =
      */
     readonly activate?: boolean
   }
+  /** Every thread's shared preparations' values for the dataset being prepared (after `shared` from each). */
+  | { readonly _tag: "adopt"; readonly values: Readonly<Record<string, unknown>> }
   /** Answer from the dataset prepared last (a refresh), from now on. */
   | { readonly _tag: "activate" }
   | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown }
@@ -79,10 +85,11 @@ export type FromThread =
     readonly seconds: number
     /** The thread's system id, nice value and scheduling class, where its priority could be lowered (Linux). */
     readonly priority?: ThreadPriority
-    readonly prepared?: Readonly<Record<string, unknown>>
     /** The dataset was prepared beside the one served (a refresh), waiting for `activate`. */
     readonly staged?: boolean
   }
+  /** This thread's part of the preparations is done: the shared values it computed. */
+  | { readonly _tag: "shared"; readonly values: Readonly<Record<string, unknown>> }
   | { readonly _tag: "failed"; readonly message: string }
   | { readonly _tag: "done"; readonly id: number; readonly value: unknown; readonly kernels: KernelTimes }
   | { readonly _tag: "domain"; readonly id: number; readonly error: DomainErrorFields; readonly kernels: KernelTimes }

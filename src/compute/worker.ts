@@ -2,8 +2,9 @@
  * A compute thread (HCC_THREADS; ComputePool.ts starts them). It loads the same plugins as the HTTP
  * thread, receives the dataset once — its columns and panel on the core's shared memory, so nothing
  * big is copied — runs its own WASM instance over that memory inside its own arena region, runs the
- * plugins' preparations (the first thread computes the shared ones and sends them back; the others
- * adopt that copy), then answers tasks: decode the (already validated) request, run the
+ * plugins' preparations (the threads split the plugins between them, each sends back the shared
+ * values of its part and adopts the others' copies, then prepares what is left — the unshared
+ * ones), then answers tasks: decode the (already validated) request, run the
  * plugin's handler, encode the answer with the plugin's response schema, post it back.
  */
 // Compiled schemas, as on the HTTP thread (main.ts).
@@ -112,6 +113,8 @@ const start = async () => {
   /** The end of the thread's arena region, and where the served core's arena ends now (lower while a replaced core still answers above it). */
   let regionEnd = 0
   let activeLimit = 0
+  /** Hears every thread's shared preparations' values (`adopt`) while a dataset is being prepared in parts. */
+  let onAdopt: ((values: Readonly<Record<string, unknown>>) => void) | undefined
   /** Tasks in progress, by id (a cancelled one is interrupted). */
   const running = new Map<number, Fiber.Fiber<unknown, unknown>>()
 
@@ -180,10 +183,14 @@ const start = async () => {
       limit = mid
     }
     const kernels = timed(makeWasm(new Arena(core)), (kernel, seconds) => kernelTimes.push([kernel, seconds]))
+    // With `share`, the runtime is made with this thread's part of the preparations only; the
+    // rest run once every thread's shared values are here (below).
+    const mine = (_: unknown, i: number) => share === undefined || i % share.of === share.part
+    const first = preparations.filter(mine)
     const layer = PatientDataLive.layer.pipe(
       Layer.provideMerge(HealthDataLive.layerFromDataset(dataset)),
       Layer.provideMerge(Layer.succeed(Kernels, kernels)),
-      Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
+      Layer.provide(Layer.succeed(DatasetPreparations, first)),
       // The service's JSON logger for everything the thread runs (its preparations and every
       // request), every line saying which thread.
       Layer.provideMerge(JsonLogger.layer(init.logLevel)),
@@ -192,6 +199,19 @@ const start = async () => {
     const started = performance.now()
     const made = ManagedRuntime.make(layer)
     await made.context()
+    if (share !== undefined) {
+      const adopted = new Promise<Readonly<Record<string, unknown>>>((resolve) => (onAdopt = resolve))
+      try {
+        post({ _tag: "shared", values: sharedPreparationsOf(dataset) })
+      } catch (e) {
+        // Not plain data after all: the other threads prepare those for themselves.
+        await made.runPromise(Effect.logWarning("shared preparations cannot be copied to the other compute threads; each prepares its own").pipe(Effect.annotateLogs({ reason: e instanceof Error ? e.message : String(e) })))
+        post({ _tag: "shared", values: {} })
+      }
+      adoptSharedPreparations(dataset, await adopted)
+      const rest = preparations.filter((p, i) => !mine(p, i))
+      await made.runPromise(Effect.provideService(HealthDataLive.prepareDataset(dataset), DatasetPreparations, rest))
+    }
     const served: Served = { runtime: made, core, running: 0, limit }
     if (beside) staged = served
     else active = served
@@ -202,19 +222,15 @@ const start = async () => {
       seconds: Math.round(performance.now() - started) / 1000,
       ...(priority === undefined ? {} : { priority })
     } as const
-    if (share !== true) return post(ready)
-    try {
-      post({ ...ready, prepared: sharedPreparationsOf(dataset) })
-    } catch (e) {
-      // Not plain data after all: the other threads prepare for themselves.
-      await made.runPromise(Effect.logWarning("shared preparations cannot be copied to the other compute threads; each prepares its own").pipe(Effect.annotateLogs({ reason: e instanceof Error ? e.message : String(e) })))
-      post({ ...ready, prepared: {} })
-    }
+    post(ready)
   }
 
   return (message: ToThread) => {
     if (message._tag === "cancel") {
       running.get(message.id)?.interruptUnsafe()
+    } else if (message._tag === "adopt") {
+      onAdopt?.(message.values)
+      onAdopt = undefined
     } else if (message._tag === "activate") {
       if (staged !== undefined) {
         retiring = active

@@ -90,9 +90,15 @@ export const sharedPreparationsOf = (dataset: object): Record<string, unknown> =
   return out
 }
 
-/** Puts values another thread computed in place, so this thread's `store` calls for them compute nothing. */
+/**
+ * Puts values another thread computed in place, so this thread's `store` calls for them compute
+ * nothing; a value this thread has already (its own part) is kept, not replaced by the copy.
+ */
 export const adoptSharedPreparations = (dataset: object, values: Readonly<Record<string, unknown>>): void => {
-  for (const [name, value] of Object.entries(values)) sharedPreparations.get(name)?.give(dataset, value)
+  for (const [name, value] of Object.entries(values)) {
+    const preparation = sharedPreparations.get(name)
+    if (preparation !== undefined && preparation.read(dataset) === undefined) preparation.give(dataset, value)
+  }
 }
 
 /**

@@ -79,8 +79,19 @@ describe("compute threads (HCC_THREADS=2)", () => {
   it("fits the risk models once per process: thread 1 fits, thread 2 gets a copy (a shared preparation)", async () => {
     const fitted = pooled.logLines().filter((l) => l.msg === "risk model fitted")
     expect(fitted.map((l) => `${String(l.thread)} ${String(l.risk_type)}`).sort()).toEqual(["1 health_decline", "1 hospitalization", "1 readmission"])
-    // Thread 2 still ran the risk-model preparation, which found the models in place.
-    expect(pooled.logLines().some((l) => l.msg === "dataset prepared" && l.thread === 2 && l.plugin === "risk-model")).toBe(true)
+    // Thread 2 still ran the risk-model preparation, which found the models in place (its last
+    // one: a thread's log lines reach the process's output after the ready it posts may have).
+    await waitForLog(pooled, (l) => l.msg === "dataset prepared" && l.thread === 2 && l.plugin === "risk-model", 30_000)
+  })
+
+  it("splits the preparations between the threads: each first prepares its part (every other plugin), then the rest, each plugin once per thread", async () => {
+    for (const [thread, plugin] of [[1, "population"], [2, "risk-model"]] as const) {
+      await waitForLog(pooled, (l) => l.msg === "dataset prepared" && l.thread === thread && l.plugin === plugin, 30_000)
+    }
+    const order = (thread: number) => pooled.logLines().filter((l) => l.msg === "dataset prepared" && l.thread === thread).map((l) => String(l.plugin))
+    // The built-ins with a preparation, in order: clinical, drug-outcomes, risk-model, population.
+    expect(order(1)).toEqual(["clinical", "risk-model", "drug-outcomes", "population"])
+    expect(order(2)).toEqual(["drug-outcomes", "population", "clinical", "risk-model"])
   })
 
   it("prepares drug-outcomes' per-dataset statistics before ready, once: new drugs' questions on both threads scan no one but their cohorts", async () => {
