@@ -116,10 +116,10 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const vocabularyDetails = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, entries[k].map((e) => e[1])])) as Record<VocabularyKind, Array<VocabularyDetail>>
     const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
 
-    // Tables with millions of rows are read in pieces, with a turn of the event loop between them:
-    // one statement over all of them would hold the loop for seconds (tens at a million patients).
-    const count = (table: string) => Effect.map(values(sql`SELECT COUNT(*) FROM ${sql(table)}`), (rows) => Number(rows[0]![0]))
-    /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row (without its id) and its position. */
+    // Tables with millions of rows are read — and counted — in pieces, with a turn of the event loop
+    // between them: one statement over all of them would hold the loop for seconds (a COUNT(*) of
+    // ninety million encounters in a file larger than the page cache, twenty).
+    /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row and its position. Returns the rows read. */
     const byId = (select: (after: number) => Effect.Effect<Values, unknown>, fill: (row: ReadonlyArray<unknown>, i: number) => void) =>
       Effect.gen(function*() {
         let after = Number.MIN_SAFE_INTEGER
@@ -128,14 +128,20 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
           yield* breathe
           const rows = yield* select(after)
           for (const row of rows) fill(row, i++)
-          if (rows.length < ROWS_PER_READ) return
+          if (rows.length < ROWS_PER_READ) return i
           after = Number(rows[rows.length - 1]![0])
         }
       })
+    /** The rows of a table with an integer `id`, counted ROWS_PER_READ ids at a time. */
+    const countById = (table: string) =>
+      byId((after) => values(sql`SELECT id FROM ${sql(table)} WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), () => {})
+    /** Fails when a table gave other than the rows it was counted to have (the arrays were sized by the count). */
+    const checkRead = (table: string, read: number, counted: number) =>
+      read === counted ? Effect.void : Effect.fail(new Error(`${table}: ${read} rows read where ${counted} were counted (rows of patients not in the patients table?)`))
 
     // Patients.
     report("patients", 0.01)
-    const n = yield* count("patients")
+    const n = yield* countById("patients")
     const ids = sharedArray(Int32Array, n)
     const birthYear = new Float64Array(n)
     const sex = new Int32Array(n)
@@ -157,6 +163,16 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
           yield* breathe
           yield* read(ids[from]!, ids[Math.min(n, from + per) - 1]!, from)
         }
+      })
+    /** The rows of a table with a `patient_id`, counted a range of patients at a time (over its patient index). */
+    const countByPatients = (table: string) =>
+      Effect.gen(function*() {
+        let counted = 0
+        yield* byPatients(PATIENTS_PER_READ * 10, (first, last) =>
+          Effect.map(values(sql`SELECT COUNT(*) FROM ${sql(table)} WHERE patient_id BETWEEN ${first} AND ${last}`), (rows) => {
+            counted += Number(rows[0]![0])
+          }))
+        return counted
       })
 
     const conditionFlags = new Map(vocabulary.condition.map((c) => [c, new Uint8Array(n)]))
@@ -211,7 +227,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const windowStart = firstDayOfMonth(firstMonth)
     yield* breathe
     report("drug_exposures", 0.55)
-    const nEx = yield* count("drug_exposures")
+    const nEx = yield* countByPatients("drug_exposures")
     const exposures = {
       patient: sharedArray(Int32Array, nEx),
       drug: sharedArray(Int32Array, nEx),
@@ -220,7 +236,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       adherence: sharedArray(Float64Array, nEx)
     }
     const drugFlags = new Map(vocabulary.drug.map((d) => [d, new Uint8Array(n)]))
-    yield* byId((after) =>
+    const readEx = yield* byId((after) =>
       values(sql`SELECT id, patient_id, drug, start_date, end_date, adherence FROM drug_exposures WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), ([, p, d, s, e, a], i) => {
       exposures.patient[i] = patientIndex(p)
       exposures.drug[i] = codeOf.drug(d)
@@ -230,21 +246,23 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
       const ends = exposures.endDay[i]!
       if (exposures.startDay[i]! <= asOfDay && (Number.isNaN(ends) || ends >= windowStart)) drugFlags.get(String(d))![exposures.patient[i]!] = 1
     })
+    yield* checkRead("drug_exposures", readEx, nEx)
 
     yield* breathe
     report("adverse_events", 0.6)
-    const nAe = yield* count("adverse_events")
+    const nAe = yield* countByPatients("adverse_events")
     const adverseEvents = { patient: sharedArray(Int32Array, nAe), drug: sharedArray(Int32Array, nAe), eventType: sharedArray(Int32Array, nAe), day: sharedArray(Float32Array, nAe) }
-    yield* byId((after) => values(sql`SELECT id, patient_id, drug, event_type, date FROM adverse_events WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r, i) => {
+    const readAe = yield* byId((after) => values(sql`SELECT id, patient_id, drug, event_type, date FROM adverse_events WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r, i) => {
       adverseEvents.patient[i] = patientIndex(r[1])
       adverseEvents.drug[i] = codeOf.drug(r[2])
       adverseEvents.eventType[i] = codeOf.adverse_event(r[3])
       adverseEvents.day[i] = day(r[4])
     })
+    yield* checkRead("adverse_events", readAe, nAe)
 
     yield* breathe
     report("encounters", 0.65)
-    const nEn = yield* count("encounters")
+    const nEn = yield* countByPatients("encounters")
     const kinds = indexer(ENCOUNTER_KINDS)
     const encounters = { patient: sharedArray(Int32Array, nEn), kind: sharedArray(Uint8Array, nEn), startDay: sharedArray(Float32Array, nEn), endDay: sharedArray(Float32Array, nEn) }
     // By patient ranges, each in (patient, start, id) order: together the order of the whole table.
@@ -262,15 +280,29 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         e++
       }
     }
+    yield* checkRead("encounters", e, nEn)
 
     yield* breathe
     report("device_studies", 0.85)
     const st = [...yield* values(sql`SELECT id, device, region FROM device_studies`)].sort((a, b) => byCodePoint(String(a[0]), String(b[0])))
     const studyIndex = indexer(st.map((r) => String(r[0])))
-    const im = yield* values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants ORDER BY id`)
+    const im: Array<ReadonlyArray<unknown>> = []
+    yield* byId((after) => values(sql`SELECT id, patient_id, device, study_id, implant_date FROM device_implants WHERE id > ${after} ORDER BY id LIMIT ${ROWS_PER_READ}`), (r) => im.push(r))
     const implantIndex = indexer(im.map((r) => String(r[0])))
-    const oc = [...yield* values(sql`SELECT implant_id, metric, value FROM device_outcomes`)].sort((a, b) =>
-      Number(a[0]) - Number(b[0]) || byCodePoint(String(a[1]), String(b[1])))
+    // Outcomes in (implant, metric) order, read by ranges of implant ids (the table's key).
+    const oc = { implant: [] as Array<number>, metric: [] as Array<number>, value: [] as Array<number> }
+    const IMPLANTS_PER_READ = 1000
+    for (let from = 0; from < im.length; from += IMPLANTS_PER_READ) {
+      yield* breathe
+      const first = im[from]![0]
+      const last = im[Math.min(im.length, from + IMPLANTS_PER_READ) - 1]![0]
+      const rows = [...yield* values(sql`SELECT implant_id, metric, value FROM device_outcomes WHERE implant_id BETWEEN ${first} AND ${last}`)]
+      for (const r of rows.sort((a, b) => Number(a[0]) - Number(b[0]) || byCodePoint(String(a[1]), String(b[1])))) {
+        oc.implant.push(implantIndex(r[0]))
+        oc.metric.push(codeOf.device_metric(r[1]))
+        oc.value.push(Number(r[2]))
+      }
+    }
     const devices = {
       studies: { ids: st.map((r) => String(r[0])), device: Int32Array.from(st, (r) => codeOf.device(r[1])), region: Int32Array.from(st, (r) => codeOf.region(r[2])) },
       implants: {
@@ -280,9 +312,9 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
         day: Float32Array.from(im, (r) => day(r[4]))
       },
       outcomes: {
-        implant: Int32Array.from(oc, (r) => implantIndex(r[0])),
-        metric: Int32Array.from(oc, (r) => codeOf.device_metric(r[1])),
-        value: Float64Array.from(oc, (r) => Number(r[2]))
+        implant: Int32Array.from(oc.implant),
+        metric: Int32Array.from(oc.metric),
+        value: Float64Array.from(oc.value)
       }
     }
 

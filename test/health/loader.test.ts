@@ -1,10 +1,13 @@
 /** The loader: its id → index look-up, and what it computes while it reads. */
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { DatabaseSync } from "node:sqlite"
+import { join } from "node:path"
+import { describe, expect, inject, it } from "vitest"
 import { patientIndexer } from "../../src/health/loader.ts"
 import { scoreReader } from "../../src/kernels/tenths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"
+import { fixtureDataDir } from "../support/server.ts"
 
 const byMap = (ids: Int32Array) => {
   const map = new Map(Array.from(ids, (id, i) => [id, i]))
@@ -31,8 +34,32 @@ describe("patientIndexer", () => {
   })
 })
 
+const fixture = useFixture()
+
+describe("tables read and counted in pieces", () => {
+  it("give the rows one statement over the whole table gives, in the same order", () => {
+    const db = new DatabaseSync(join(fixtureDataDir(inject("fixtureDir")), "hcc.db"), { readOnly: true })
+    const all = (sql: string) => db.prepare(sql).all() as Array<Record<string, number | string>>
+    const { data } = fixture
+    const index = new Map(Array.from(data.patients.ids, (id, i) => [id, i]))
+    for (const [table, loaded] of [["drug_exposures", data.exposures.patient], ["adverse_events", data.adverseEvents.patient], ["encounters", data.encounters.patient]] as const) {
+      expect(loaded.length, table).toBe(Number(all(`SELECT COUNT(*) AS n FROM ${table}`)[0]!.n))
+    }
+    const implants = all("SELECT id, patient_id FROM device_implants ORDER BY id")
+    expect(implants.length).toBeGreaterThan(1000) // more than one piece of outcomes
+    expect(Array.from(data.devices.implants.patient)).toEqual(implants.map((r) => index.get(Number(r.patient_id))))
+    const implantAt = new Map(implants.map((r, i) => [Number(r.id), i]))
+    const metrics = data.vocabulary.device_metric
+    const outcomes = all("SELECT implant_id, metric, value FROM device_outcomes").sort((a, b) =>
+      Number(a.implant_id) - Number(b.implant_id) || (a.metric! < b.metric! ? -1 : a.metric! > b.metric! ? 1 : 0))
+    expect(Array.from(data.devices.outcomes.implant)).toEqual(outcomes.map((r) => implantAt.get(Number(r.implant_id))))
+    expect(Array.from(data.devices.outcomes.metric)).toEqual(outcomes.map((r) => metrics.indexOf(String(r.metric))))
+    expect(Array.from(data.devices.outcomes.value)).toEqual(outcomes.map((r) => Number(r.value)))
+    db.close()
+  })
+})
+
 describe("axis coverage", () => {
-  const fixture = useFixture()
   it("counted range by range as the scores are read, equals each axis's share of patients with a score in the panel", () => {
     const { data } = fixture
     const n = data.patients.count
