@@ -24,6 +24,7 @@ import { randomUUID } from "node:crypto"
 import { basename, dirname, join } from "node:path"
 import type { Arena } from "../kernels/Arena.ts"
 import type { KernelsService } from "../kernels/Kernels.ts"
+import type { Column } from "../kernels/types.ts"
 import type { Dataset } from "./HealthData.ts"
 import { heldAs, type ScoreStorage } from "./panelStorage.ts"
 
@@ -43,8 +44,8 @@ const PIECE_BYTES = 32 * 1024 * 1024
 type ArrayKind = "i32" | "f64" | "f32" | "u8"
 type NumberArray = Int32Array | Float64Array | Float32Array | Uint8Array
 
-/** Where a column goes when read: the panel into the core's memory, resident columns through the kernels, the rest on shared memory. */
-type Placement = "panel" | "resident" | "shared" | "plain"
+/** Where a column goes when read: the panel and the resident columns into the core's memory, the rest on shared memory. */
+type Placement = "panel" | "resident" | "shared"
 
 interface Entry {
   readonly name: string
@@ -106,13 +107,11 @@ const arraysOf = (d: Dataset): ReadonlyArray<readonly [string, NumberArray]> => 
 const placementOf = (name: string): Placement =>
   name === "panel"
     ? "panel"
-    : name === "patients.ids" || /^(exposures|adverseEvents|encounters)\./.test(name)
+    : name === "patients.ids" || name === "patients.deathDay"
     ? "shared"
-    : name === "patients.deathDay"
-    ? "plain"
     : /^(patients\.|condition:|drug:)/.test(name)
     ? "resident"
-    : "plain"
+    : "shared"
 
 const bytesOf = (a: NumberArray) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
 
@@ -252,6 +251,9 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     const panelLength = m.panel.nAxes * m.patients * m.months
     const arrays = new Map<string, NumberArray>()
     let inPlace: { readonly ptr: number; readonly view: Float32Array | Uint8Array } | undefined
+    // Resident columns are read straight into the core's memory (no copy after: a synchronous
+    // copy of hundreds of MB at ten million patients would hold the event loop).
+    const inCore = new Map<string, number>()
     for (const entry of header.arrays) {
       const place = placementOf(entry.name)
       let target: NumberArray
@@ -262,8 +264,13 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
         const keep = (entry.kind === "u8") === (storage === "compact")
         inPlace = !keep || arena === undefined ? undefined : entry.kind === "u8" ? arena.residentBuffer(Uint8Array, entry.length) : arena.residentBuffer(Float32Array, entry.length)
         target = inPlace?.view ?? (entry.kind === "u8" ? new Uint8Array(entry.length) : new Float32Array(entry.length))
+      } else if (place === "resident" && arena !== undefined) {
+        const Ctor = entry.kind === "i32" ? Int32Array : entry.kind === "f64" ? Float64Array : entry.kind === "f32" ? Float32Array : Uint8Array
+        const { ptr, view } = arena.residentBuffer<NumberArray>(Ctor, entry.length)
+        inCore.set(entry.name, ptr)
+        target = view
       } else {
-        const buffer = place === "shared" ? new SharedArrayBuffer(entry.length * BYTES[entry.kind]) : new ArrayBuffer(entry.length * BYTES[entry.kind])
+        const buffer = new SharedArrayBuffer(entry.length * BYTES[entry.kind])
         target = entry.kind === "i32" ? new Int32Array(buffer) : entry.kind === "f64" ? new Float64Array(buffer) : entry.kind === "f32" ? new Float32Array(buffer) : new Uint8Array(buffer)
       }
       yield* readFully(fh, bytesOf(target), position)
@@ -279,8 +286,13 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     const f64 = (name: string) => get(name, Float64Array)
     const f32 = (name: string) => get(name, Float32Array)
     const u8 = (name: string) => get(name, Uint8Array)
-    const residentI32 = (name: string) => Effect.flatMap(i32(name), (a) => Effect.mapError(kernels.columnI32(a), (e) => new Error(e.reason)))
-    const residentU8 = (name: string) => Effect.flatMap(u8(name), (a) => Effect.mapError(kernels.columnU8(a), (e) => new Error(e.reason)))
+    /** A resident column: in place when it was read into the core, otherwise copied there by the kernels. */
+    const resident = <A extends Int32Array | Uint8Array | Float64Array>(a: A, name: string, copy: (a: A) => Effect.Effect<Column<A>, { readonly reason: string }>) => {
+      const ptr = inCore.get(name)
+      return ptr !== undefined ? Effect.succeed({ data: a, ptr }) : Effect.mapError(copy(a), (e) => new Error(e.reason))
+    }
+    const residentI32 = (name: string) => Effect.flatMap(i32(name), (a) => resident(a, name, kernels.columnI32))
+    const residentU8 = (name: string) => Effect.flatMap(u8(name), (a) => resident(a, name, kernels.columnU8))
     const residentMap = (prefix: string, codes: ReadonlyArray<string>) =>
       Effect.map(Effect.forEach(codes, (code) => Effect.map(residentU8(`${prefix}:${code}`), (c) => [code, c] as const)), (e) => new Map(e))
     const series = (prefix: string, keys: ReadonlyArray<string>) =>
@@ -301,7 +313,7 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
       patients: {
         count: m.patients,
         ids: yield* i32("patients.ids"),
-        birthYear: yield* Effect.flatMap(f64("patients.birthYear"), (a) => Effect.mapError(kernels.columnF64(a), (e) => new Error(e.reason))),
+        birthYear: yield* Effect.flatMap(f64("patients.birthYear"), (a) => resident(a, "patients.birthYear", kernels.columnF64)),
         sex: yield* residentI32("patients.sex"),
         deathDay: yield* f32("patients.deathDay"),
         region: yield* residentI32("patients.region"),

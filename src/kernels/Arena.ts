@@ -54,7 +54,7 @@ export class Arena {
    * A resident buffer of `length` elements the caller fills in place (the loader, a range at a
    * time, so no one copy holds the thread): its values are unspecified until written.
    */
-  residentBuffer<T extends Float32Array | Uint8Array>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: ArrayBufferLike, offset: number, length: number): T }, length: number): { readonly ptr: number; readonly view: T } {
+  residentBuffer<T extends View>(Ctor: { readonly BYTES_PER_ELEMENT: number; new(buffer: ArrayBufferLike, offset: number, length: number): T }, length: number): { readonly ptr: number; readonly view: T } {
     if (this.inBatch) throw new Error("resident allocation inside a batch")
     const ptr = this.allocOrThrow(length * Ctor.BYTES_PER_ELEMENT)
     return { ptr, view: new Ctor(this.core.memory.buffer, ptr, length) }

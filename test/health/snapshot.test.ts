@@ -15,7 +15,10 @@ import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import { datasetStamp, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotRead, writeSnapshot } from "../../src/health/snapshot.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
+import { Arena } from "../../src/kernels/Arena.ts"
+import { makeWasm } from "../../src/kernels/Kernels.ts"
 import { MISSING_TENTH } from "../../src/kernels/tenths.ts"
+import { instantiateCore } from "../../src/kernels/WasmModule.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { startOn } from "../support/engines.ts"
 import { COLD } from "../support/questions.ts"
@@ -70,6 +73,29 @@ describe("the snapshot file", () => {
     // The resident columns live in the core's memory, as the loader's do.
     expect(dataset.panel.ptr).toBeGreaterThan(0)
     expect(dataset.patients.sex.ptr).toBeGreaterThan(0)
+  })
+
+  it("with the core's arena, reads the panel and the resident columns straight into the core's memory (no second copy), the rest onto shared memory", async () => {
+    const arena = new Arena(instantiateCore())
+    const before = arena.used
+    const back = await Effect.runPromise(readSnapshot(path, stamp, makeWasm(arena), arena))
+    const dataset = (back as { dataset: Dataset }).dataset
+    expect(fingerprint(dataset)).toEqual(fingerprint(loaded))
+    const p = dataset.patients
+    const resident = [dataset.panel, p.birthYear, p.sex, p.region, ...p.conditions.values(), ...p.drugs.values()]
+    for (const column of resident) {
+      // A view of the core's memory at the column's pointer (a shared memory's buffer object is
+      // renewed as it grows, so the bytes are compared, not the objects).
+      expect(column.ptr).toBe(column.data.byteOffset)
+      const inCore = new Uint8Array(arena.core.memory.buffer, column.ptr, column.data.byteLength)
+      expect(Buffer.compare(inCore, new Uint8Array(column.data.buffer, column.data.byteOffset, column.data.byteLength))).toBe(0)
+    }
+    const bytes = resident.reduce((sum, c) => sum + c.data.byteLength, 0)
+    expect(arena.used - before).toBeGreaterThanOrEqual(bytes)
+    expect(arena.used - before).toBeLessThan(bytes + 64 * resident.length)
+    for (const a of [p.ids, p.deathDay, dataset.encounters.patient, dataset.exposures.adherence, dataset.devices.outcomes.value, ...dataset.surveillance.animal.values()]) {
+      expect(a.buffer).toBeInstanceOf(SharedArrayBuffer)
+    }
   })
 
   const damaged = async (change: (copy: string) => void): Promise<SnapshotRead> => {
