@@ -18,7 +18,7 @@ import { codesOf, DEFAULT_VOCABULARY, VOCABULARY_KINDS } from "./vocabulary.ts"
 export const GENERATOR_VERSION = "1"
 
 /** Largest population the id scheme and a 24 GiB machine comfortably hold. */
-export const MAX_PATIENTS = 2_000_000
+export const MAX_PATIENTS = 10_000_000
 /** Seeds are 32-bit unsigned integers (the random streams mix them as such). */
 export const MAX_SEED = 4_294_967_295
 
