@@ -15,11 +15,12 @@ const residentColumn = <A extends Float64Array | Int32Array | Uint8Array>(arena:
 
 
 /**
- * Patients whose panelWindows outputs one batch holds at most. Above it the call runs as
- * panelWindowsOf over the selected patients of each piece of this many: the same numbers (the two
- * kernels compute each patient alike), with the core's scratch bounded — the whole population's
- * outputs (axes × patients × 3 f64: 1.9 GB at ten million patients and 8 axes) would not fit
- * beside the panel in the core's 4 GiB.
+ * Patients whose panelWindows or panelWindowsOf outputs one batch holds at most. Above it a
+ * panelWindows call runs as panelWindowsOf over the selected patients of each piece of this many,
+ * and a panelWindowsOf call over each piece of its list: the same numbers (the kernels compute each
+ * patient alike), with the core's scratch bounded — the whole population's outputs (axes ×
+ * patients × 3 f64: 1.9 GB at ten million patients and 8 axes), or a cohort of millions', would
+ * not fit in one thread's share of the core's 4 GiB beside the panel.
  */
 export const WINDOWS_PER_BATCH = 1_000_000
 
@@ -36,12 +37,24 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
     panelSums: core.panelSumsTenths
   }
   const kernelsOf = (panel: Panel) => (panel.data instanceof Uint8Array ? tenths : wide)
+  /**
+   * panelWindowsOf over `patients` (their windows [from[j], to[j])) in one batch; `read` gets the
+   * outputs (n, mean, slope: axes × patients) as views of the core's memory, valid during the call.
+   */
+  const windowsOfPiece = (panel: Panel, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array, read: (parts: ReadonlyArray<Float64Array>) => void) =>
+    arena.batch((s) => {
+      const count = patients.length
+      const [on, om, os] = [0, 1, 2].map(() => s.alloc(axes.length * count * 8))
+      kernelsOf(panel).panelWindowsOf(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), count, s.copyIn(from), s.copyIn(to), on!, om!, os!)
+      // Read in place: no copy of the piece's outputs out of the core first.
+      read([on!, om!, os!].map((ptr) => new Float64Array(core.memory.buffer, ptr, axes.length * count)))
+    })
   /** panelWindows a piece of windowsPerBatch patients at a time (see WINDOWS_PER_BATCH). */
   const windowsInPieces = (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => {
     const n = panel.nPatients
     const size = axes.length * n
     // An unselected patient's entries, as panelWindows gives them: no score, no mean, no slope.
-    const out = { n: new Float64Array(size), mean: new Float64Array(size).fill(Number.NaN), slope: new Float64Array(size).fill(Number.NaN) }
+    const out = [new Float64Array(size), new Float64Array(size).fill(Number.NaN), new Float64Array(size).fill(Number.NaN)]
     for (let first = 0; first < n; first += windowsPerBatch) {
       const last = Math.min(n, first + windowsPerBatch)
       let count = 0
@@ -49,16 +62,10 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
       if (count === 0) continue
       const patients = new Int32Array(count)
       for (let p = first, j = 0; p < last; p++) if (mask[p] !== 0) patients[j++] = p
-      arena.batch((s) => {
-        const [on, om, os] = [0, 1, 2].map(() => s.alloc(axes.length * count * 8))
-        kernelsOf(panel).panelWindowsOf(panel.ptr, n, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), count, s.copyIn(patients.map((p) => from[p]!)), s.copyIn(patients.map((p) => to[p]!)), on!, om!, os!)
-        // Read in place (no copy of the piece's outputs out of the core first): a piece of
-        // consecutive patients is a block per axis; otherwise each entry goes to its patient.
-        const parts = [on!, om!, os!].map((ptr) => new Float64Array(core.memory.buffer, ptr, axes.length * count))
-        const outs = [out.n, out.mean, out.slope]
-        for (let o = 0; o < 3; o++) {
-          const part = parts[o]!
-          const whole = outs[o]!
+      windowsOfPiece(panel, axes, patients, patients.map((p) => from[p]!), patients.map((p) => to[p]!), (parts) => {
+        // A piece of consecutive patients is a block per axis; otherwise each entry goes to its patient.
+        parts.forEach((part, o) => {
+          const whole = out[o]!
           for (let k = 0; k < axes.length; k++) {
             if (count === last - first) {
               whole.set(part.subarray(k * count, (k + 1) * count), k * n + first)
@@ -66,10 +73,24 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
             }
             for (let j = 0; j < count; j++) whole[k * n + patients[j]!] = part[k * count + j]!
           }
-        }
+        })
       })
     }
-    return out
+    return { n: out[0]!, mean: out[1]!, slope: out[2]! }
+  }
+  /** panelWindowsOf a list of patients, windowsPerBatch of them at a time (a large cohort's outputs would not fit in one thread's arena). */
+  const windowsOfInPieces = (panel: Panel, axes: Int32Array, patients: Int32Array, from: Int32Array, to: Int32Array) => {
+    const count = patients.length
+    const out = [0, 1, 2].map(() => new Float64Array(axes.length * count))
+    for (let first = 0; first < count; first += windowsPerBatch) {
+      const last = Math.min(count, first + windowsPerBatch)
+      windowsOfPiece(panel, axes, patients.subarray(first, last), from.subarray(first, last), to.subarray(first, last), (parts) => {
+        parts.forEach((part, o) => {
+          for (let k = 0; k < axes.length; k++) out[o]!.set(part.subarray(k * (last - first), (k + 1) * (last - first)), k * count + first)
+        })
+      })
+    }
+    return { n: out[0]!, mean: out[1]!, slope: out[2]! }
   }
   return {
     implementation: "wasm",
@@ -177,14 +198,7 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
       })
     },
-    panelWindowsOf: (panel, axes, patients, from, to) => {
-      const size = axes.length * patients.length
-      return arena.batch((s) => {
-        const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
-        kernelsOf(panel).panelWindowsOf(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(patients), patients.length, s.copyIn(from), s.copyIn(to), on!, om!, os!)
-        return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
-      })
-    },
+    panelWindowsOf: (panel, axes, patients, from, to) => windowsOfInPieces(panel, axes, patients, from, to),
     panelTrend: (panel, axes, from, to, monthGroup, nGroups, mask) =>
       arena.batch((s) => {
         const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))

@@ -136,6 +136,23 @@ describe("panelWindows in pieces", () => {
   })
 })
 
+describe("panelWindowsOf in pieces", () => {
+  it("gives the bits of one batch when the list has more patients than a batch holds (WINDOWS_PER_BATCH)", () => {
+    const arena = new Arena(instantiateCore())
+    const [whole, pieces] = [makeWasmCore(arena), makeWasmCore(arena, 7)]
+    fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
+      let s = seed
+      const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const patients = Int32Array.from({ length: Math.floor(rand() * (3 * c.nPatients + 3)) }, () => Math.floor(rand() * c.nPatients))
+      const from = Int32Array.from(patients, () => Math.floor(rand() * (c.nMonths + 1)))
+      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
+      const [a, b] = [whole, pieces].map((k) => k.panelWindowsOf(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, patients, from, to))
+      return (["n", "mean", "slope"] as const).every((f) => a![f].length === axes.length * patients.length && a![f].every((v, i) => Object.is(v, b![f][i])))
+    }), { numRuns: 200 })
+  })
+})
+
 describe("panelWindowsOf", () => {
   it("gives the listed patients (any order, repeats allowed) exactly what panelWindows gives them, in WASM and its twin", () => {
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
