@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { makeWasm, makeWasmCore, reference } from "../../src/kernels/Kernels.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
+import type { PanelWindowsResult } from "../../src/kernels/types.ts"
 import { panelCase as randomPanel } from "../support/panels.ts"
 
 const wasm = makeWasm(new Arena(instantiateCore()))
@@ -117,38 +118,38 @@ describe("panelWindows agrees with its twin", () => {
   })
 })
 
-describe("panelWindows in pieces", () => {
-  it("gives the bits of one batch when the panel has more patients than a batch holds (WINDOWS_PER_BATCH)", () => {
-    const arena = new Arena(instantiateCore())
-    const [whole, pieces] = [makeWasmCore(arena), makeWasmCore(arena, 7)]
+describe("panelWindows and panelWindowsOf in pieces", () => {
+  // One batch, and pieces of 7 patients (WINDOWS_PER_BATCH), over random panels: the same bits.
+  const arena = new Arena(instantiateCore())
+  const [whole, pieces] = [makeWasmCore(arena), makeWasmCore(arena, 7)]
+  const same = (a: PanelWindowsResult, b: PanelWindowsResult) => (["n", "mean", "slope"] as const).every((f) => a[f].length === b[f].length && a[f].every((v, i) => Object.is(v, b[f][i])))
+  const seeded = (seed: number) => {
+    let s = seed
+    return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  }
+
+  it("panelWindows: more patients than a batch holds, the case's selection and everyone (whole pieces of consecutive patients)", () => {
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
-      let s = seed
-      const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const rand = seeded(seed)
       const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
       const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
       const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
-      // The case's selection, and everyone (whole pieces of consecutive patients).
       return [c.mask, new Uint8Array(c.nPatients).fill(1)].every((mask) => {
         const [a, b] = [whole, pieces].map((k) => k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, mask))
-        return (["n", "mean", "slope"] as const).every((f) => a![f].every((v, i) => Object.is(v, b![f][i])))
+        return same(a!, b!)
       })
     }), { numRuns: 200 })
   })
-})
 
-describe("panelWindowsOf in pieces", () => {
-  it("gives the bits of one batch when the list has more patients than a batch holds (WINDOWS_PER_BATCH)", () => {
-    const arena = new Arena(instantiateCore())
-    const [whole, pieces] = [makeWasmCore(arena), makeWasmCore(arena, 7)]
+  it("panelWindowsOf: a list longer than a batch holds (any order, repeats allowed)", () => {
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
-      let s = seed
-      const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+      const rand = seeded(seed)
       const patients = Int32Array.from({ length: Math.floor(rand() * (3 * c.nPatients + 3)) }, () => Math.floor(rand() * c.nPatients))
       const from = Int32Array.from(patients, () => Math.floor(rand() * (c.nMonths + 1)))
       const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
       const axes = Int32Array.from({ length: c.nAxes }, (_, i) => c.nAxes - 1 - i)
       const [a, b] = [whole, pieces].map((k) => k.panelWindowsOf(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, patients, from, to))
-      return (["n", "mean", "slope"] as const).every((f) => a![f].length === axes.length * patients.length && a![f].every((v, i) => Object.is(v, b![f][i])))
+      return a!.n.length === axes.length * patients.length && same(a!, b!)
     }), { numRuns: 200 })
   })
 })
