@@ -1,7 +1,7 @@
 /**
  * The loaded dataset's columns in one binary file beside the database (`$HCC_DATA_DIR/dataset.snapshot`),
- * so a restart reads them at disk speed instead of stepping through millions of SQL rows (at a
- * million patients: ~75 s from SQL, a few seconds from the file).
+ * so a restart reads them at disk speed instead of stepping through millions of SQL rows
+ * (docs/benchmarks.md has both times).
  *
  * A snapshot belongs to one version of the dataset: it carries the database's `dataset_stamp`,
  * which every replacement of the dataset renews (DatasetWriter, the only writer of the health
