@@ -1,11 +1,12 @@
 /**
- * `npm run bench:peer -- [patients…] [--data <folder>] [--rounds 3] [--threads 2]`: the README's
+ * `npm run bench:peer -- [patients…] [--data <folder> [--files <folder>]] [--rounds 3] [--threads 2]`: the README's
  * population, drug-outcomes and clinical questions answered by the service and by DuckDB — what a
  * data scientist would reach for instead — over the same data, side by side in one run.
  *
  * Per size (default 50,000 and 1,000,000; `--data` reuses a generated data folder for one size):
  * the dataset is generated, exported with `hcc data export` (the service's CSV tables) and turned
- * into Parquet by DuckDB once; then, `--rounds` times each, in turn:
+ * into Parquet by DuckDB once (`--files <folder>` keeps the Parquet files there, and a later run
+ * given the same folder reuses them); then, `--rounds` times each, in turn:
  * - the service (`HCC_THREADS` compute threads, default 2) is started from its snapshot and asked
  *   each question: the first answer is **cold** (nothing about the question computed yet), the
  *   median of five repeats **warm** (the answer kept per dataset);
@@ -26,6 +27,7 @@
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { spawnSync } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -194,7 +196,10 @@ const sizeMiB = (folder: string, ext: string) =>
   Math.round(TABLES.reduce((s, t) => s + (existsSync(join(folder, `${t}.${ext}`)) ? statSync(join(folder, `${t}.${ext}`)).size : 0), 0) / 1_048_576)
 
 /** Runs the comparison at each size (see the module comment). */
-export const runPeerBench = async (sizes: ReadonlyArray<number>, options: { readonly rounds: number; readonly threads: number; readonly dataDir?: string | undefined }) => {
+export const runPeerBench = async (
+  sizes: ReadonlyArray<number>,
+  options: { readonly rounds: number; readonly threads: number; readonly dataDir?: string | undefined; readonly filesDir?: string | undefined }
+) => {
   const rows: Array<PeerRow> = []
   const preps: Array<PeerPrep> = []
   for (const patients of sizes) {
@@ -207,13 +212,16 @@ export const runPeerBench = async (sizes: ReadonlyArray<number>, options: { read
         cli(dataDir, ["data", "generate", "--patients", String(patients)])
         generateSeconds = (performance.now() - g0) / 1000
       }
-      const files = join(work, "files")
+      const files = options.filesDir ?? join(work, "files")
+      // A kept folder whose Parquet files are all there is used as it is (the export of ten
+      // million patients takes over half an hour).
+      const reuseFiles = TABLES.every((t) => existsSync(join(files, `${t}.parquet`)))
       const e0 = performance.now()
-      cli(dataDir, ["data", "export", files])
-      const exportSeconds = (performance.now() - e0) / 1000
+      if (!reuseFiles) cli(dataDir, ["data", "export", files])
+      const exportSeconds = reuseFiles ? Number.NaN : (performance.now() - e0) / 1000
       const p0 = performance.now()
       let csvBytes = 0
-      {
+      if (!reuseFiles) {
         const instance = await DuckDBInstance.create(":memory:", { threads: String(options.threads) })
         const db = await instance.connect()
         // Each table's CSV goes once its Parquet is written (at ten million patients the CSV
@@ -227,11 +235,11 @@ export const runPeerBench = async (sizes: ReadonlyArray<number>, options: { read
         db.closeSync()
         instance.closeSync()
       }
-      const parquetSeconds = (performance.now() - p0) / 1000
+      const parquetSeconds = reuseFiles ? Number.NaN : (performance.now() - p0) / 1000
       preps.push({ patients, generateSeconds, exportSeconds, parquetSeconds, parquetMiB: sizeMiB(files, "parquet"), csvMiB: Math.round(csvBytes / 1_048_576) })
-      console.error(`${patients}: exported in ${exportSeconds.toFixed(1)} s, Parquet in ${parquetSeconds.toFixed(1)} s`)
+      console.error(reuseFiles ? `${patients}: Parquet files of ${files} reused` : `${patients}: exported in ${exportSeconds.toFixed(1)} s, Parquet in ${parquetSeconds.toFixed(1)} s`)
 
-      const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", "peer", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
+      const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", `peer-${randomUUID().slice(0, 8)}`, "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
       const { token } = JSON.parse(cli(dataDir, ["tokens", "issue", "--account", account.id, "--label", "peer", "--json"])) as { token: string }
       // A first start loads from SQL and writes the snapshot the rounds start from.
       {
@@ -300,12 +308,15 @@ export const runPeerBench = async (sizes: ReadonlyArray<number>, options: { read
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1))
 const ratio = (duck: number, service: number) => `${(duck / service).toFixed(1)}×`
 
+/** Seconds to one decimal; "–" for a step that was not run (reused files). */
+const seconds = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(1))
+
 export const formatPeerBench = ({ rows, preps }: Awaited<ReturnType<typeof runPeerBench>>): string =>
   [
     "| patients | generate s | export CSV s | CSV MiB | to Parquet s (DuckDB) | Parquet MiB |",
     "|---|---|---|---|---|---|",
     ...preps.map((p) =>
-      `| ${p.patients.toLocaleString("en-US")} | ${p.generateSeconds?.toFixed(1) ?? "–"} | ${p.exportSeconds.toFixed(1)} | ${p.csvMiB} | ${p.parquetSeconds.toFixed(1)} | ${p.parquetMiB} |`
+      `| ${p.patients.toLocaleString("en-US")} | ${p.generateSeconds?.toFixed(1) ?? "–"} | ${seconds(p.exportSeconds)} | ${p.csvMiB || "–"} | ${seconds(p.parquetSeconds)} | ${p.parquetMiB} |`
     ),
     "",
     "Medians over the rounds (ms); DuckDB ÷ service: how many times longer DuckDB takes.",
@@ -327,9 +338,16 @@ if (import.meta.main) {
   const rounds = Number(flag("--rounds") ?? 3)
   const threads = Number(flag("--threads") ?? 2)
   const dataDir = flag("--data")
+  const filesDir = flag("--files")
   const sizes = args.map(Number).filter((n) => n > 0)
-  if (dataDir !== undefined && sizes.length !== 1) throw new Error("--data <folder> needs the one size its dataset has")
-  const result = await runPeerBench(sizes.length > 0 ? sizes : [50_000, 1_000_000], { rounds, threads, dataDir: dataDir === undefined ? undefined : resolve(dataDir) })
+  if ((dataDir !== undefined || filesDir !== undefined) && sizes.length !== 1) throw new Error("--data <folder> and --files <folder> need the one size their dataset has")
+  if (filesDir !== undefined && dataDir === undefined) throw new Error("--files <folder> keeps the export of a --data folder: give both")
+  const result = await runPeerBench(sizes.length > 0 ? sizes : [50_000, 1_000_000], {
+    rounds,
+    threads,
+    dataDir: dataDir === undefined ? undefined : resolve(dataDir),
+    filesDir: filesDir === undefined ? undefined : resolve(filesDir)
+  })
   console.log(`node ${process.version}; ${availableParallelism()} cores; DuckDB ${threads} threads; ${new Date().toISOString().slice(0, 10)}\n`)
   console.log(formatPeerBench(result))
 }
