@@ -117,8 +117,8 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const codeOf = Object.fromEntries(VOCABULARY_KINDS.map((k) => [k, indexer(vocabulary[k])])) as Record<VocabularyKind, (c: unknown) => number>
 
     // Tables with millions of rows are read — and counted — in pieces, with a turn of the event loop
-    // between them: one statement over all of them would hold the loop for seconds (a COUNT(*) of
-    // ninety million encounters in a file larger than the page cache, twenty).
+    // between them: one statement over all of them would hold the loop for seconds (even a COUNT(*)
+    // of tens of millions of encounters, when the file is larger than the page cache).
     /** Rows in id order, ROWS_PER_READ at a time (keyset on the primary key); `fill` gets each row and its position. Returns the rows read. */
     const byId = (select: (after: number) => Effect.Effect<Values, unknown>, fill: (row: ReadonlyArray<unknown>, i: number) => void) =>
       Effect.gen(function*() {
@@ -197,7 +197,7 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const panel = panelFill(AXES.length * n * months, storage, arena)
     // Per axis, the patients with a score of it in the panel (the axis coverage), counted a range
     // at a time as the scores are read: one pass over the whole panel at the end would hold the
-    // event loop for a second at ten million patients.
+    // event loop in proportion to the patients.
     const covered = new Float64Array(AXES.length)
     const scoredInRange = new Uint8Array(AXES.length * PATIENTS_PER_READ)
     yield* byPatients(PATIENTS_PER_READ, (first, last, from) =>
