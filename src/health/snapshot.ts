@@ -79,7 +79,13 @@ interface Header {
 }
 
 const kindOf = (a: NumberArray): ArrayKind => (a instanceof Int32Array ? "i32" : a instanceof Float64Array ? "f64" : a instanceof Uint8Array ? "u8" : "f32")
-const BYTES: Record<ArrayKind, number> = { i32: 4, f64: 8, f32: 4, u8: 1 }
+/** The typed array of each kind. */
+const CTOR: Record<ArrayKind, { readonly BYTES_PER_ELEMENT: number; new(buffer: ArrayBufferLike, offset: number, length: number): NumberArray }> = {
+  i32: Int32Array,
+  f64: Float64Array,
+  f32: Float32Array,
+  u8: Uint8Array
+}
 const padded = (bytes: number) => Math.ceil(bytes / ALIGN) * ALIGN
 
 /** Every array of a dataset, named, in file order. */
@@ -105,13 +111,7 @@ const arraysOf = (d: Dataset): ReadonlyArray<readonly [string, NumberArray]> => 
 
 /** Where a reader puts an array of {@link arraysOf} (a name it does not know is found missing when the dataset is assembled). */
 const placementOf = (name: string): Placement =>
-  name === "panel"
-    ? "panel"
-    : name === "patients.ids" || name === "patients.deathDay"
-    ? "shared"
-    : /^(patients\.|condition:|drug:)/.test(name)
-    ? "resident"
-    : "shared"
+  name === "panel" ? "panel" : /^(patients\.(birthYear|sex|region)$|condition:|drug:)/.test(name) ? "resident" : "shared"
 
 const bytesOf = (a: NumberArray) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)
 
@@ -244,7 +244,7 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     if (header.format !== SNAPSHOT_FORMAT) return yield* fail(`written in format ${header.format}, this version reads ${SNAPSHOT_FORMAT}`)
     if (header.stamp !== stamp) return yield* fail("of another dataset (the database's dataset was replaced since)")
     let position = padded(12 + jsonLength)
-    const total = header.arrays.reduce((s, e) => s + padded(e.length * BYTES[e.kind]), position)
+    const total = header.arrays.reduce((s, e) => s + padded(e.length * CTOR[e.kind].BYTES_PER_ELEMENT), position)
     if (total !== fileSize) return yield* fail(`damaged (${fileSize} bytes, its header describes ${total})`)
 
     const m = header.dataset
@@ -265,13 +265,11 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
         inPlace = !keep || arena === undefined ? undefined : entry.kind === "u8" ? arena.residentBuffer(Uint8Array, entry.length) : arena.residentBuffer(Float32Array, entry.length)
         target = inPlace?.view ?? (entry.kind === "u8" ? new Uint8Array(entry.length) : new Float32Array(entry.length))
       } else if (place === "resident" && arena !== undefined) {
-        const Ctor = entry.kind === "i32" ? Int32Array : entry.kind === "f64" ? Float64Array : entry.kind === "f32" ? Float32Array : Uint8Array
-        const { ptr, view } = arena.residentBuffer<NumberArray>(Ctor, entry.length)
+        const { ptr, view } = arena.residentBuffer(CTOR[entry.kind], entry.length)
         inCore.set(entry.name, ptr)
         target = view
       } else {
-        const buffer = new SharedArrayBuffer(entry.length * BYTES[entry.kind])
-        target = entry.kind === "i32" ? new Int32Array(buffer) : entry.kind === "f64" ? new Float64Array(buffer) : entry.kind === "f32" ? new Float32Array(buffer) : new Uint8Array(buffer)
+        target = new CTOR[entry.kind](new SharedArrayBuffer(entry.length * CTOR[entry.kind].BYTES_PER_ELEMENT), 0, entry.length)
       }
       yield* readFully(fh, bytesOf(target), position)
       position += padded(target.byteLength)

@@ -124,6 +124,10 @@ describe("preparedPerDataset", () => {
     await Effect.runPromise(first.store(elsewhere, compute))
     expect(computed).toBe(1)
     expect([...(await Effect.runPromise(first.get(elsewhere))).beta]).toEqual([1.5, -2])
+    // The thread that computed it keeps its own value when every thread's values come back.
+    const own = await Effect.runPromise(first.get(dataset))
+    adoptSharedPreparations(dataset, structuredClone(sharedPreparationsOf(dataset)))
+    expect(await Effect.runPromise(first.get(dataset))).toBe(own)
   })
 
   it("keeps an unshared value to its thread and refuses two shared ones of one name", () => {
