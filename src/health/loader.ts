@@ -23,6 +23,8 @@ export const MAX_PANEL_MONTHS = 120
 const PATIENTS_PER_READ = 5000
 /** Rows per read of the tables read in id order (drug courses, adverse events). */
 const ROWS_PER_READ = 50_000
+/** Implants whose device outcomes are read at a time (a few rows each). */
+const IMPLANTS_PER_READ = 1000
 type Values = ReadonlyArray<ReadonlyArray<unknown>>
 
 /** A parser that remembers the few thousand distinct dates (or months) a dataset has; NULL → NaN. */
@@ -291,7 +293,6 @@ export const loadDataset = (kernels: KernelsService, report: (table: string, don
     const implantIndex = indexer(im.map((r) => String(r[0])))
     // Outcomes in (implant, metric) order, read by ranges of implant ids (the table's key).
     const oc = { implant: [] as Array<number>, metric: [] as Array<number>, value: [] as Array<number> }
-    const IMPLANTS_PER_READ = 1000
     for (let from = 0; from < im.length; from += IMPLANTS_PER_READ) {
       yield* breathe
       const first = im[from]![0]
