@@ -37,7 +37,7 @@ export const dataGenerate = Command.make(
       yield* replaceDataset(generatedOnThread({ patients, seed }), { onProgress: progressBar(`generating ${patients} patients`) })
       yield* removeSnapshot(config.dataDir)
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
-      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds} s. ${SWITCH_NOTE}`)
+      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds.toFixed(1)} s. ${SWITCH_NOTE}`)
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"),
