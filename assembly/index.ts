@@ -6,12 +6,12 @@ export { evaluateRules } from "./kernels/decay-rules"
 export { groupStats, maskCount, maskFlag, maskInSet, maskRange, quantiles } from "./kernels/cohort"
 export { fitGlm, linearPredictor } from "./kernels/glm"
 export {
-  panelMeanMask, panelMeanMaskTenths, panelSums, panelSumsTenths, panelTrend, panelTrendTenths, panelWindows, panelWindowsOf, panelWindowsOfTenths,
+  panelHistogramsTenths, panelMeanMask, panelMeanMaskTenths, panelSums, panelSumsTenths, panelTrend, panelTrendTenths, panelWindows, panelWindowsOf, panelWindowsOfTenths,
   panelWindowsTenths
 } from "./kernels/panel"
 
 /** Bumped whenever an export's signature or memory layout changes; the TS loader checks it. */
-export const ABI_VERSION: i32 = 9
+export const ABI_VERSION: i32 = 10
 
 // Arena: a bump allocator over linear memory after the static data. The TypeScript side takes a
 // mark before a batch and resets to it afterwards, so nothing outlives one call. The memory is

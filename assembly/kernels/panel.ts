@@ -122,14 +122,21 @@ function trend<T>(
  * at 1 M patients and 8 axes that costs 80 ms at 9 %, 97 ms at 12 %, 118 ms at 15 % and 144 ms at
  * 20 % selected, reading every row ~119 ms whatever is selected. Same bits either way: every sum
  * here is exact.
+ *
+ * Over a tenths panel, given `everyone` (everyone's histograms: panelHistograms), a selection of
+ * more than half is counted as everyone less the unselected patients, whose rows alone are read:
+ * histogram counts are integers, so that gives the selection's histogram exactly, and its sums
+ * the same bits as counting the selection (tenthsHistogramSums) at any number of patients.
  */
 function sums<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
-  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize, everyone: usize
 ): void {
   let selected = 0
   for (let p = 0; p < nPatients; p++) selected += <i32>(load<u8>(mask + <usize>p) != 0)
-  if (<i64>selected * 7 >= <i64>nPatients) {
+  if (sizeof<T>() == 1 && everyone != 0 && <i64>selected * 2 > <i64>nPatients) {
+    periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true, everyone)
+  } else if (<i64>selected * 7 >= <i64>nPatients) {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
   } else {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)
@@ -215,12 +222,12 @@ let rowTX = 0.0
 /**
  * The scan of panelTrend (slopes = true) and panelSums (slopes = false: outSlope unused); inlined
  * into each call, so each is its own loop. dense = every row read, unselected ones masked out
- * (sums only); otherwise unselected rows are skipped.
+ * (sums only); otherwise unselected rows are skipped. everyone: see sums.
  */
 @inline function periodScan<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, outSlope: usize, scratch: usize, slopes: bool,
-  dense: bool = false
+  dense: bool = false, everyone: usize = 0
 ): void {
   // scratch: per-month count and sum of the current axis (nMonths f64 each), folded into groups at the end.
   const monthCount = scratch
@@ -244,7 +251,8 @@ let rowTX = 0.0
     // after those are touched (a cursor a little ahead on the mask; ranks count selected patients).
     const axisBase = panel + <usize>(axis * nPatients) * rowBytes
     if (sizeof<T>() == 1 && dense && !slopes) {
-      tenthsHistogramSums(axisBase, nPatients, nMonths, from, to, mask, monthCount, monthSum, scratch + (<usize>nMonths << 4))
+      const axisEveryone: usize = everyone == 0 ? 0 : everyone + (<usize>(axis * nMonths) << 10)
+      tenthsHistogramSums(axisBase, nPatients, nMonths, from, to, mask, axisEveryone, monthCount, monthSum, scratch + (<usize>nMonths << 4))
       foldMonths(k, from, to, monthGroup, nGroups, monthCount, monthSum, outCount, outSum)
       continue
     }
@@ -308,24 +316,48 @@ let rowTX = 0.0
   }
 }
 
+/** Adds months [from, to) of the tenths row at `row` to their histograms (u32 × 256 per month at `hist`). */
+@inline function countRow(row: usize, from: i32, to: i32, hist: usize): void {
+  for (let m = from; m < to; m++) {
+    const at = hist + ((<usize>m << 10) | (<usize>load<u8>(row + <usize>m) << 2))
+    store<u32>(at, load<u32>(at) + 1)
+  }
+}
+
+/** Eight mask bytes of 1: eight selected patients at once, none of them counted as unselected. */
+const ALL_SELECTED: u64 = 0x0101010101010101
+
 /**
  * A dense scan's month counts and sums over a tenths panel's axis, by histogram: per month, how
  * many selected patients have each byte (u32 × 256 per month at `hist`), then count = the bins
- * 0–100 and sum = Σ bin × its score. The sum of the scores is exact in f64 either way (see the top
- * of this file), so this gives the bits of summing score by score — without decoding a score: a
- * byte load and a counter per score instead of look-ups and f64 adds.
+ * 0–100 and sum = Σ bin × its score. The sum of the scores is exact in f64 either way up to a few
+ * million patients (see the top of this file), so this gives the bits of summing score by score —
+ * without decoding a score: a byte load and a counter per score instead of look-ups and f64 adds.
+ * With `everyone` (the axis's histograms of every patient, 0 = none) the unselected patients are
+ * counted instead and each bin taken from everyone's: the same counts, so the same sums.
  */
 function tenthsHistogramSums(
-  axisBase: usize, nPatients: i32, nMonths: i32, from: i32, to: i32, mask: usize, monthCount: usize, monthSum: usize, hist: usize
+  axisBase: usize, nPatients: i32, nMonths: i32, from: i32, to: i32, mask: usize, everyone: usize, monthCount: usize, monthSum: usize, hist: usize
 ): void {
   const rowBytes = <usize>nMonths
   memory.fill(hist, 0, <usize>nMonths << 10)
-  for (let p = 0; p < nPatients; p++) {
-    if (load<u8>(mask + <usize>p) == 0) continue
-    const row = axisBase + <usize>p * rowBytes
+  if (everyone == 0) {
+    for (let p = 0; p < nPatients; p++) {
+      if (load<u8>(mask + <usize>p) != 0) countRow(axisBase + <usize>p * rowBytes, from, to, hist)
+    }
+  } else {
+    for (let p = 0; p < nPatients; p++) {
+      if ((p & 7) == 0 && p + 8 <= nPatients && load<u64>(mask + <usize>p) == ALL_SELECTED) {
+        p += 7
+        continue
+      }
+      if (load<u8>(mask + <usize>p) == 0) countRow(axisBase + <usize>p * rowBytes, from, to, hist)
+    }
     for (let m = from; m < to; m++) {
-      const at = hist + ((<usize>m << 10) | (<usize>load<u8>(row + <usize>m) << 2))
-      store<u32>(at, load<u32>(at) + 1)
+      for (let c = 0; c <= 100; c++) {
+        const at = (<usize>m << 10) | (<usize>c << 2)
+        store<u32>(hist + at, load<u32>(everyone + at) - load<u32>(hist + at))
+      }
     }
   }
   for (let m = from; m < to; m++) {
@@ -340,6 +372,18 @@ function tenthsHistogramSums(
     setF(monthCount, m, n)
     setF(monthSum, m, sum)
   }
+}
+
+/**
+ * Adds the rows of patients [first, first + count) of a tenths panel's `axis` to its histograms at
+ * `out`: per month, how many patients have each byte, u32 × 256 (panelSums' `everyone` is every
+ * axis's, axis after axis). The caller zeroes `out` first and calls it a piece at a time, so no one
+ * call runs long before V8 has its optimized code (a call runs to its end in the code it began in).
+ */
+function histogramRows(panel: usize, nPatients: i32, nMonths: i32, axis: i32, first: i32, count: i32, out: usize): void {
+  const rowBytes = <usize>nMonths
+  const axisBase = panel + <usize>(axis * nPatients) * rowBytes
+  for (let p = first; p < first + count; p++) countRow(axisBase + <usize>p * rowBytes, 0, nMonths, out)
 }
 
 /**
@@ -426,13 +470,16 @@ export function panelSums(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
 ): void {
-  sums<f32>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, scratch)
+  sums<f32>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, scratch, 0)
 }
 export function panelSumsTenths(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
-  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize
+  monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize, everyone: usize
 ): void {
-  sums<u8>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, scratch)
+  sums<u8>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, scratch, everyone)
+}
+export function panelHistogramsTenths(panel: usize, nPatients: i32, nMonths: i32, axis: i32, first: i32, count: i32, out: usize): void {
+  histogramRows(panel, nPatients, nMonths, axis, first, count, out)
 }
 export function panelWindows(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: usize, to: usize, mask: usize,

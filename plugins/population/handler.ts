@@ -35,7 +35,11 @@ interface PerDataset {
    * cohort's. Over a SharedArrayBuffer: compute threads that adopt it share these bytes (64 MB at 1 M).
    */
   readonly slopes: Float64Array
-  /** Everyone's present scores per axis and month (8 × months, AXES order): count and sum. */
+  /**
+   * Everyone's present scores per axis and month (8 × months, AXES order): count and sum — what a
+   * cohort over a wide panel is taken from (over a tenths panel, the call that sums them also makes
+   * the kernels' histograms of everyone on the preparing thread).
+   */
   readonly monthCount: Float64Array
   readonly monthSum: Float64Array
 }
@@ -45,8 +49,8 @@ const perDataset = preparedPerDataset<PerDataset>("population per-patient slopes
 /**
  * Up to this many patients every month's sum of scores is exact in f64 (one-decimal scores ≤ 10
  * stored as f32 are multiples of 2^-27, and a month's sum stays under 10 × patients < 2^26, so
- * fewer than 53 bits), so a cohort's month sums may be computed as everyone's less everyone
- * else's — the same bits as summing the cohort.
+ * fewer than 53 bits), so a cohort's month sums over a wide panel may be computed as everyone's
+ * less everyone else's — the same bits as summing the cohort.
  */
 export const EXACT_SUMS_MAX_PATIENTS = 6_000_000
 
@@ -95,9 +99,10 @@ const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float6
 
 /**
  * Each month's count and sum of a cohort's present scores per axis (axes × months, like panelSums
- * with one group per month): from a scan of the cohort, or — when scanning everyone else costs
- * less (see below) — of everyone else, taken from everyone's totals (exact: the same bits as
- * scanning the cohort).
+ * with one group per month): from a scan of the cohort, or — over a wide panel, when scanning
+ * everyone else costs less (see below) — of everyone else, taken from everyone's totals (exact:
+ * the same bits as scanning the cohort). Over a tenths panel panelSums itself counts a cohort of
+ * more than half as everyone less the others, exactly at any size (docs/core.md).
  */
 export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, axisIndex: Int32Array) =>
   Effect.gen(function*() {
@@ -106,10 +111,8 @@ export const cohortMonthSums = (data: Dataset, mask: Uint8Array, size: number, a
     const n = data.patients.count
     const months = data.months
     // Which side to scan. Over a wide panel a scan of at least a seventh reads every row whatever
-    // is selected, so everyone else is scanned only when under a seventh; over a tenths panel a
-    // scan costs in proportion to the rows it sums (docs/core.md), so the smaller side is scanned.
-    const others = n - size
-    const complement = n <= EXACT_SUMS_MAX_PATIENTS && (data.panel.data instanceof Uint8Array ? others < size : others * 7 < n)
+    // is selected, so everyone else is scanned only when under a seventh.
+    const complement = !(data.panel.data instanceof Uint8Array) && n <= EXACT_SUMS_MAX_PATIENTS && (n - size) * 7 < n
     const scanned = complement ? invertInto(mask, new Uint8Array(n)) : mask
     const sums = yield* Effect.orDie(kernels.panelSums(data.panel, axisIndex, 0, months, Int32Array.from({ length: months }, (_, m) => m), months, scanned))
     if (!complement) return sums

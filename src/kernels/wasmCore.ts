@@ -24,6 +24,14 @@ const residentColumn = <A extends Float64Array | Int32Array | Uint8Array>(arena:
  */
 export const WINDOWS_PER_BATCH = 1_000_000
 
+/**
+ * Rows per call when everyone's histograms of a tenths panel are made: V8 runs a WASM function's
+ * first calls in its baseline code and a call stays in the code it began in, so one call over a
+ * whole large panel would run unoptimized throughout (about three times slower); short calls
+ * move to the optimized code as soon as it is ready.
+ */
+const HISTOGRAM_ROWS_PER_CALL = 65_536
+
 /** The WASM implementation over one core instance, as plain functions. */
 const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
   const core = arena.core
@@ -33,10 +41,36 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
     panelMeanMask: core.panelMeanMaskTenths,
     panelWindows: core.panelWindowsTenths,
     panelWindowsOf: core.panelWindowsOfTenths,
-    panelTrend: core.panelTrendTenths,
-    panelSums: core.panelSumsTenths
+    panelTrend: core.panelTrendTenths
   }
   const kernelsOf = (panel: Panel) => (panel.data instanceof Uint8Array ? tenths : wide)
+  /**
+   * Everyone's histograms of each tenths panel (panelSums' `everyone`: u32 × 256 per axis and
+   * month, as bytes), made by the first panelSums over it that selects more than half of the patients.
+   */
+  const everyoneOf = new WeakMap<Panel, Uint8Array>()
+  /** The histograms panelSums over `mask` counts less from, when it selects more than half of a tenths panel's patients. */
+  const histogramsFor = (panel: Panel, mask: Uint8Array): Uint8Array | undefined => {
+    if (!(panel.data instanceof Uint8Array)) return undefined
+    let selected = 0
+    for (let p = 0; p < mask.length; p++) if (mask[p] !== 0) selected++
+    if (selected * 2 <= panel.nPatients) return undefined
+    const known = everyoneOf.get(panel)
+    if (known !== undefined) return known
+    const made = arena.batch((s) => {
+      const perAxis = panel.nMonths * 1024
+      const out = s.alloc(panel.nAxes * perAxis)
+      new Uint8Array(core.memory.buffer, out, panel.nAxes * perAxis).fill(0)
+      for (let axis = 0; axis < panel.nAxes; axis++) {
+        for (let first = 0; first < panel.nPatients; first += HISTOGRAM_ROWS_PER_CALL) {
+          core.panelHistogramsTenths(panel.ptr, panel.nPatients, panel.nMonths, axis, first, Math.min(HISTOGRAM_ROWS_PER_CALL, panel.nPatients - first), out + axis * perAxis)
+        }
+      }
+      return s.u8(out, panel.nAxes * perAxis)
+    })
+    everyoneOf.set(panel, made)
+    return made
+  }
   /**
    * panelWindowsOf over `patients` (their windows [from[j], to[j])) in one batch; `read` gets the
    * outputs (n, mean, slope: axes × patients) as views of the core's memory, valid during the call.
@@ -206,14 +240,17 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         kernelsOf(panel).panelTrend(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, slope, s.alloc(panel.nMonths * 16))
         return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups), slope: s.f64(slope, axes.length * 3) }
       }),
-    panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) =>
-      arena.batch((s) => {
+    panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) => {
+      const everyone = histogramsFor(panel, mask)
+      return arena.batch((s) => {
         const [c, sum] = [0, 1].map(() => s.alloc(axes.length * nGroups * 8))
+        const args = [panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!] as const
         // Scratch: each month's count and sum; over tenths also a histogram of 256 u32 per month.
-        const scratch = s.alloc(panel.nMonths * (panel.data instanceof Uint8Array ? 16 + 1024 : 16))
-        kernelsOf(panel).panelSums(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), c!, sum!, scratch)
+        if (panel.data instanceof Uint8Array) core.panelSumsTenths(...args, s.alloc(panel.nMonths * (16 + 1024)), everyone === undefined ? 0 : s.copyIn(everyone))
+        else core.panelSums(...args, s.alloc(panel.nMonths * 16))
         return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups) }
-      }),
+      })
+    },
     fitGlm: (x, y, offset, n, p, family) =>
       arena.batch((s) => {
         const [ob, oc, oi] = [p * 8, p * p * 8, 24].map((bytes) => s.alloc(bytes))

@@ -107,14 +107,44 @@ describe("a tenths panel answers as the wide panel of the same scores", () => {
   })
 
   it("the kernels read the tenths (not a wide copy): a changed byte changes the answer", () => {
-    const data = Float32Array.of(1, 2, 3, 4)
+    // Two patients, the first selected (not more than half: counted, not taken from everyone's).
+    const data = Float32Array.of(1, 2, 3, 4, 5, 5, 5, 5)
     const tenths = toTenths(data)!
-    const panel = run(wasm.panel(tenths, 1, 1, 4))
+    const panel = run(wasm.panel(tenths, 2, 1, 4))
     expect(panel.data).toBeInstanceOf(Uint8Array)
-    const sum = () => run(wasm.panelSums(panel, Int32Array.of(0), 0, 4, Int32Array.of(0, 0, 0, 0), 1, Uint8Array.of(1))).sum[0]
+    const sum = () => run(wasm.panelSums(panel, Int32Array.of(0), 0, 4, Int32Array.of(0, 0, 0, 0), 1, Uint8Array.of(1, 0))).sum[0]
     expect(sum()).toBe(10)
     ;(panel.data as Uint8Array)[3] = MISSING_TENTH
     expect(sum()).toBe(6)
+  })
+
+  it("panelSums over more than half of the patients reads only the others' rows once everyone's histograms are made", () => {
+    // Three patients × two months; everyone's histograms are made by the first call over all three.
+    const tenths = toTenths(Float32Array.of(1, 2, 3, 4, 5, 6))!
+    const panel = run(wasm.panel(tenths, 3, 1, 2))
+    const sums = (mask: Uint8Array) => run(wasm.panelSums(panel, Int32Array.of(0), 0, 2, Int32Array.of(0, 1), 2, mask))
+    const firstTwo = Uint8Array.of(1, 1, 0)
+    expect(Array.from(sums(Uint8Array.of(1, 1, 1)).sum)).toEqual([9, 12])
+    const before = sums(firstTwo)
+    expect(Array.from(before.sum)).toEqual([4, 6])
+    expect(sameBits(before.sum, run(reference.panelSums(run(reference.panel(tenths, 3, 1, 2)), Int32Array.of(0), 0, 2, Int32Array.of(0, 1), 2, firstTwo)).sum)).toBe(true)
+    // A selected patient's score changed behind the kernels' back (a panel never changes once made):
+    // two of three are everyone less the third, so the change is not seen; one of three is counted.
+    ;(panel.data as Uint8Array)[0] = tenthOf(9)
+    expect(Array.from(sums(firstTwo).sum)).toEqual([4, 6])
+    expect(Array.from(sums(Uint8Array.of(1, 0, 0)).sum)).toEqual([9, 2])
+  })
+
+  it("everyone's histograms of a panel of more patients than one call counts are every patient's: panelSums over most of them is its twin's", () => {
+    const [nPatients, nAxes, nMonths] = [150_001, 2, 3]
+    let seed = 7
+    const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32
+    const tenths = Uint8Array.from({ length: nPatients * nAxes * nMonths }, () => (rand() < 0.2 ? MISSING_TENTH : Math.floor(rand() * 101)))
+    const mask = Uint8Array.from({ length: nPatients }, () => (rand() < 0.9 ? 1 : 0))
+    const [axes, groups] = [Int32Array.of(1, 0), Int32Array.of(0, 1, 1)]
+    const [ours, twin] = [wasm, reference].map((k) => run(k.panelSums(run(k.panel(tenths, nPatients, nAxes, nMonths)), axes, 0, nMonths, groups, 2, mask)))
+    expect(Array.from(ours!.count)).toEqual(Array.from(twin!.count))
+    expect(sameBits(ours!.sum, twin!.sum)).toBe(true)
   })
 })
 

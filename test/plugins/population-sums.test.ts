@@ -1,8 +1,9 @@
 /**
  * population's month sums (plugins/population/handler.ts `cohortMonthSums`) are panelTrend's bit
- * for bit on the run's 30,000-patient dataset, in process: for a cohort of nearly everyone (taken
- * as everyone's totals less the few others), a dense one (every row read) and a sparse one (rows
- * skipped).
+ * for bit on the run's 30,000-patient dataset, in process, in both storages: for a cohort of nearly
+ * everyone and of all but an eighth (over the wide panel everyone's totals less the few others; over
+ * the tenths panel panelSums' own count of everyone less the others), a dense one (every row read)
+ * and a sparse one (rows skipped).
  */
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
@@ -14,12 +15,13 @@ import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { cohortMonthSums, preparePopulation } from "../../plugins/population/handler.ts"
 
 describe("population's month sums", () => {
-  it("equal panelTrend's for a cohort of nearly everyone, of all but an eighth, a dense one and a sparse one", async () => {
+  it.each(["compact", "wide"] as const)("equal panelTrend's over the %s panel for a cohort of nearly everyone, of all but an eighth, a dense one and a sparse one", async (storage) => {
     const dir = inject("fixtureDir")
     const checked = await Effect.runPromise(
       Effect.gen(function*() {
         const kernels = yield* Kernels
-        const data = yield* loadDataset(kernels)
+        const data = yield* loadDataset(kernels, undefined, undefined, storage)
+        expect(data.panel.data).toBeInstanceOf(storage === "wide" ? Float32Array : Uint8Array)
         yield* preparePopulation(data)
         const n = data.patients.count
         const months = data.months
