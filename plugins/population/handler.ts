@@ -79,7 +79,9 @@ const invertInto = (mask: Uint8Array, out: Uint8Array): Uint8Array => {
 
 /**
  * The masked patients' present slopes in `column`: their count, Σ and Σ² into `out` from `at` (in
- * patient order). Primed: its results are stored after its loop (hotLoops.ts).
+ * patient order). Primed: its results are stored after its loop (hotLoops.ts). Without a branch on
+ * who is counted (an unpredictable one over a cohort with gaps and missing slopes): a patient left
+ * out adds +0 to each sum, which leaves it as it was, bit for bit.
  */
 const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float64Array, at: number): void => {
   let count = 0
@@ -87,10 +89,11 @@ const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float6
   let squares = 0
   for (let p = 0; p < column.length; p++) {
     const slope = column[p]!
-    if (mask[p] === 0 || slope !== slope) continue // not in the cohort, or no slope (NaN)
-    count += 1
-    sum += slope
-    squares += slope * slope
+    const counted = mask[p] !== 0 && slope === slope // in the cohort, with a slope (not NaN)
+    const x = counted ? slope : 0
+    count += counted ? 1 : 0
+    sum += x
+    squares += x * x
   }
   out[at] = count
   out[at + 1] = sum
