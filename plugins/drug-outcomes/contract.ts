@@ -6,7 +6,7 @@ import { DrugOutcomesRequest, DrugOutcomesResponse, OUTCOME_TYPES, TRENDS } from
 export const contract = withAnswers(answers, defineContract({
   name: "drug-outcomes",
   version: "1.0.0",
-  engine: "^2.1.0",
+  engine: "^2.2.0",
   path: "/v1/drug-outcomes",
   summary: "Outcomes of patients on a drug: standardized effect on the target axes, adverse-event rate, per-axis correlation with adherence and trend",
   description:

@@ -112,7 +112,8 @@ const computePerDataset = (kernels: KernelsService, data: Dataset) =>
       Int32Array.from(AXES, (_, i) => i),
       new Int32Array(n),
       new Int32Array(n).fill(data.months),
-      new Uint8Array(n).fill(1)
+      new Uint8Array(n).fill(1),
+      { outputs: ["mean"] }
     )
     return sharedOf(data, whole.mean)
   })

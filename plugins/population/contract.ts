@@ -6,7 +6,7 @@ import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PopulationRequest, Populatio
 export const contract = withAnswers(answers, defineContract({
   name: "population",
   version: "1.0.0",
-  engine: "^2.1.0",
+  engine: "^2.2.0",
   path: "/v1/population",
   summary: "Axis trends of a cohort over time: per-period averages and the significance of the trend",
   description:

@@ -63,7 +63,7 @@ export const preparePopulation = (data: Dataset) =>
       const n = data.patients.count
       const everyone = new Uint8Array(n).fill(1)
       const axes = Int32Array.from(AXES, (_, i) => i)
-      const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone)
+      const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone, { outputs: ["slope"] })
       const slopes = new Float64Array(new SharedArrayBuffer(whole.slope.byteLength))
       slopes.set(whole.slope)
       const totals = yield* kernels.panelSums(data.panel, axes, 0, data.months, Int32Array.from({ length: data.months }, (_, m) => m), data.months, everyone)

@@ -6,7 +6,7 @@ import { RISK_TYPES, RiskModelRequest, RiskModelResponse } from "./schema.ts"
 export const contract = withAnswers(answers, defineContract({
   name: "risk-model",
   version: "1.0.0",
-  engine: "^2.1.0",
+  engine: "^2.2.0",
   path: "/v1/risk-model",
   summary: "Probability of hospitalization, readmission or health decline within a horizon for a patient profile, with its largest contributing factors",
   description:

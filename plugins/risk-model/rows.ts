@@ -45,7 +45,7 @@ const allAxes = Int32Array.from(AXES.keys())
 const windowMeans = (kernels: KernelsService, data: Dataset, from: number, to: number) => {
   const n = data.patients.count
   return Effect.map(
-    kernels.panelWindows(data.panel, allAxes, new Int32Array(n).fill(from), new Int32Array(n).fill(to), new Uint8Array(n).fill(1)),
+    kernels.panelWindows(data.panel, allAxes, new Int32Array(n).fill(from), new Int32Array(n).fill(to), new Uint8Array(n).fill(1), { outputs: ["mean"] }),
     (r) => r.mean
   )
 }

@@ -28,6 +28,7 @@ export type {
   LaggedResult,
   Panel,
   PanelTrendResult,
+  PanelWindowsOptions,
   PanelWindowsResult,
   RulesResult,
   TrajectoryResult

@@ -150,7 +150,7 @@ export const makePatientData = (health: HealthDataService, kernels: KernelsServi
         const [from, to] = monthRange(data, window)
         const n = data.patients.count
         if (to <= from) return { patients: 0, mean: null, sd: null }
-        const r = yield* Effect.orDie(kernels.panelWindows(data.panel, Int32Array.of(AXES.indexOf(axis)), new Int32Array(n).fill(from), new Int32Array(n).fill(to), mask))
+        const r = yield* Effect.orDie(kernels.panelWindows(data.panel, Int32Array.of(AXES.indexOf(axis)), new Int32Array(n).fill(from), new Int32Array(n).fill(to), mask, { outputs: ["n", "mean"] }))
         // Welford's running mean and variance of the patients' means.
         let patients = 0
         let mean = 0

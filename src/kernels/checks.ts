@@ -78,9 +78,12 @@ const CHECKS: { readonly [K in keyof CoreKernels]?: CoreKernels[K] extends (...a
   quantiles: (values, mask) => sameLength("quantiles", mask, values.data.length),
   panel: (data, nPatients, nAxes, nMonths) => expectLength("panel", "data", data.length, nPatients * nAxes * nMonths),
   panelMeanMask: (panel, axis, from, to, _lo, _hi, maskIn) => checkPanel("panelMeanMask", panel, maskIn, from, to, [axis]),
-  panelWindows: (panel, axes, from, to, mask) => {
+  panelWindows: (panel, axes, from, to, mask, options) => {
     checkPanel("panelWindows", panel, mask, 0, panel.nMonths, Array.from(axes))
     checkWindows(panel, from, to)
+    for (const o of options?.outputs ?? []) {
+      if (o !== "n" && o !== "mean" && o !== "slope") throw new KernelError({ kernel: "panelWindows", reason: `output ${String(o)} is not one of n, mean, slope` })
+    }
   },
   panelWindowsOf: (panel, axes, patients, from, to) => {
     checkPanel("panelWindowsOf", panel, undefined, 0, panel.nMonths, Array.from(axes))

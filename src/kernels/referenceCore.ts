@@ -80,11 +80,12 @@ const twins: CoreKernels = {
     RefPanel.panelMeanMask(panel.data, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, maskIn, out)
     return out
   },
-  panelWindows: (panel, axes, from, to, mask) => {
+  panelWindows: (panel, axes, from, to, mask, options) => {
     const size = axes.length * panel.nPatients
     const out = { n: new Float64Array(size), mean: new Float64Array(size), slope: new Float64Array(size) }
     RefPanel.panelWindows(panel.data, panel.nPatients, panel.nMonths, axes, from, to, mask, out.n, out.mean, out.slope)
-    return out
+    const kept = (o: keyof typeof out) => (options?.outputs?.includes(o) ?? true ? out[o] : new Float64Array(0))
+    return { n: kept("n"), mean: kept("mean"), slope: kept("slope") }
   },
   panelWindowsOf: (panel, axes, patients, from, to) => {
     const size = axes.length * patients.length

@@ -96,6 +96,15 @@ export interface PanelWindowsResult {
   readonly slope: Float64Array
 }
 
+/**
+ * Which of panelWindows' outputs a caller keeps (all three when not said): one not asked for comes
+ * back empty, never computed into an array of its own — over millions of patients each output is
+ * axes × patients f64 (610 MiB for 8 axes at ten million).
+ */
+export interface PanelWindowsOptions {
+  readonly outputs?: ReadonlyArray<keyof PanelWindowsResult>
+}
+
 /** GLM families, each with its canonical link: Poisson (log) for counts, logistic (logit) for 0/1 outcomes. */
 export const GLM_FAMILIES = ["poisson", "logistic"] as const
 export type GlmFamily = (typeof GLM_FAMILIES)[number]
@@ -149,8 +158,11 @@ export interface KernelsService {
   readonly panel: (data: Float32Array | Uint8Array, nPatients: number, nAxes: number, nMonths: number) => Effect.Effect<Panel, KernelError>
   /** maskIn & (lo ≤ the patient's mean `axis` score over months [from, to) ≤ hi); no score in range → not selected. */
   readonly panelMeanMask: (panel: Panel, axis: number, from: number, to: number, lo: number, hi: number, maskIn: Uint8Array) => Effect.Effect<Uint8Array, KernelError>
-  /** Per selected patient and axis over months [from[p], to[p]): count, mean and least-squares slope of the present scores. */
-  readonly panelWindows: (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => Effect.Effect<PanelWindowsResult, KernelError>
+  /**
+   * Per selected patient and axis over months [from[p], to[p]): count, mean and least-squares slope
+   * of the present scores (`options.outputs`: only those; the others come back empty).
+   */
+  readonly panelWindows: (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array, options?: PanelWindowsOptions) => Effect.Effect<PanelWindowsResult, KernelError>
   /**
    * panelWindows for a list of patients (e.g. a cohort), outputs for those only: axes × patients,
    * entry k × patients.length + j for patients[j] over its window [from[j], to[j]). The same numbers

@@ -32,6 +32,11 @@ export const WINDOWS_PER_BATCH = 1_000_000
  */
 const HISTOGRAM_ROWS_PER_CALL = 65_536
 
+/** panelWindows' outputs, in the order the kernel writes them. */
+const WINDOW_OUTPUTS = ["n", "mean", "slope"] as const
+/** An output of panelWindows not asked for. */
+const NO_OUTPUT = new Float64Array(0)
+
 /** The WASM implementation over one core instance, as plain functions. */
 const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
   const core = arena.core
@@ -83,12 +88,12 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
       // Read in place: no copy of the piece's outputs out of the core first.
       read([on!, om!, os!].map((ptr) => new Float64Array(core.memory.buffer, ptr, axes.length * count)))
     })
-  /** panelWindows a piece of windowsPerBatch patients at a time (see WINDOWS_PER_BATCH). */
-  const windowsInPieces = (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array) => {
+  /** panelWindows a piece of windowsPerBatch patients at a time (see WINDOWS_PER_BATCH); only the outputs `kept`. */
+  const windowsInPieces = (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array, kept: ReadonlyArray<boolean>) => {
     const n = panel.nPatients
     const size = axes.length * n
     // An unselected patient's entries, as panelWindows gives them: no score, no mean, no slope.
-    const out = [new Float64Array(size), new Float64Array(size).fill(Number.NaN), new Float64Array(size).fill(Number.NaN)]
+    const out = [0, Number.NaN, Number.NaN].map((unselected, o) => (kept[o] ? new Float64Array(size).fill(unselected) : NO_OUTPUT))
     for (let first = 0; first < n; first += windowsPerBatch) {
       const last = Math.min(n, first + windowsPerBatch)
       let count = 0
@@ -99,6 +104,7 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
       windowsOfPiece(panel, axes, patients, patients.map((p) => from[p]!), patients.map((p) => to[p]!), (parts) => {
         // A piece of consecutive patients is a block per axis; otherwise each entry goes to its patient.
         parts.forEach((part, o) => {
+          if (!kept[o]) return
           const whole = out[o]!
           for (let k = 0; k < axes.length; k++) {
             if (count === last - first) {
@@ -223,13 +229,15 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         kernelsOf(panel).panelMeanMask(panel.ptr, panel.nPatients, panel.nMonths, axis, from, to, lo, hi, m, m)
         return s.u8(m, maskIn.length)
       }),
-    panelWindows: (panel, axes, from, to, mask) => {
+    panelWindows: (panel, axes, from, to, mask, options) => {
       const size = axes.length * panel.nPatients
-      if (panel.nPatients > windowsPerBatch) return windowsInPieces(panel, axes, from, to, mask)
+      const kept = WINDOW_OUTPUTS.map((o) => options?.outputs?.includes(o) ?? true)
+      if (panel.nPatients > windowsPerBatch) return windowsInPieces(panel, axes, from, to, mask, kept)
       return arena.batch((s) => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
         kernelsOf(panel).panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
-        return { n: s.f64(on!, size), mean: s.f64(om!, size), slope: s.f64(os!, size) }
+        const [n, mean, slope] = [on!, om!, os!].map((ptr, o) => (kept[o] ? s.f64(ptr, size) : NO_OUTPUT))
+        return { n: n!, mean: mean!, slope: slope! }
       })
     },
     panelWindowsOf: (panel, axes, patients, from, to) => windowsOfInPieces(panel, axes, patients, from, to),

@@ -72,6 +72,10 @@ describe.each([["wasm", wasm], ["reference", reference]] as const)("%s", (_n, k)
     const e = Effect.runSync(Effect.flip(k.correlationMatrix(new Float64Array(5), 1, 2, 3)))
     expect(e._tag).toBe("KernelError")
     expect(e.message).toContain("correlationMatrix")
+    const panel = run(k.panel(new Float32Array(4), 2, 1, 2))
+    const wrongOutput = { outputs: ["median"] } as unknown as Parameters<typeof k.panelWindows>[5]
+    const w = Effect.runSync(Effect.flip(k.panelWindows(panel, Int32Array.of(0), new Int32Array(2), new Int32Array(2), Uint8Array.of(1, 1), wrongOutput)))
+    expect(w.message).toContain("output median is not one of n, mean, slope")
   })
 })
 

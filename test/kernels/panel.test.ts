@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
-import { makeWasm, makeWasmCore, reference } from "../../src/kernels/Kernels.ts"
+import { makeWasm, makeWasmCore, reference, referenceCore } from "../../src/kernels/Kernels.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
 import type { PanelWindowsResult } from "../../src/kernels/types.ts"
 import { panelCase as randomPanel } from "../support/panels.ts"
@@ -139,6 +139,25 @@ describe("panelWindows and panelWindowsOf in pieces", () => {
         return same(a!, b!)
       })
     }), { numRuns: 200 })
+  })
+
+  it("panelWindows with `outputs`: those outputs as all three give them, the others empty — in one batch, in pieces and in the twin", () => {
+    const subsets = [["n"], ["mean"], ["slope"], ["mean", "slope"], []] as const
+    fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
+      const rand = seeded(seed)
+      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
+      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
+      const all = whole.panelWindows(whole.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask)
+      return [whole, pieces, referenceCore].every((k) =>
+        subsets.every((outputs) => {
+          const some = k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask, { outputs })
+          return (["n", "mean", "slope"] as const).every((f) =>
+            (outputs as ReadonlyArray<string>).includes(f) ? some[f].length === all[f].length && some[f].every((v, i) => Object.is(v, all[f][i])) : some[f].length === 0
+          )
+        })
+      )
+    }), { numRuns: 100 })
   })
 
   it("panelWindowsOf: a list longer than a batch holds (any order, repeats allowed)", () => {
