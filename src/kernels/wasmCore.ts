@@ -27,8 +27,8 @@ export const WINDOWS_PER_BATCH = 1_000_000
 /**
  * Rows per call when everyone's histograms of a tenths panel are made: V8 runs a WASM function's
  * first calls in its baseline code and a call stays in the code it began in, so one call over a
- * whole large panel would run unoptimized throughout (about three times slower); short calls
- * move to the optimized code as soon as it is ready.
+ * whole large panel would run unoptimized throughout; short calls move to the optimized code as
+ * soon as it is ready.
  */
 const HISTOGRAM_ROWS_PER_CALL = 65_536
 
