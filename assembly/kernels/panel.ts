@@ -123,7 +123,7 @@ function trend<T>(
  * 20 % selected, reading every row ~119 ms whatever is selected. Same bits either way: every sum
  * here is exact.
  *
- * Over a tenths panel, given `everyone` (everyone's histograms: panelHistograms), a selection of
+ * Over a tenths panel, given `everyone` (every patient's histograms: histogramRows), a selection of
  * more than half is counted as everyone less the unselected patients, whose rows alone are read:
  * histogram counts are integers, so that gives the selection's histogram exactly, and its sums
  * the same bits as counting the selection (tenthsHistogramSums) at any number of patients.
