@@ -32,6 +32,17 @@ export const WINDOWS_PER_BATCH = 1_000_000
  */
 const HISTOGRAM_ROWS_PER_CALL = 65_536
 
+/**
+ * How many patients a mask selects. A function that ends with its loop: V8 compiles a long loop
+ * while it runs, and code after it that has not yet run would make that code bail out on every
+ * later call (src/plugin/hotLoops.ts).
+ */
+const selectedIn = (mask: Uint8Array): number => {
+  let selected = 0
+  for (let p = 0; p < mask.length; p++) if (mask[p] !== 0) selected++
+  return selected
+}
+
 /** panelWindows' outputs, in the order the kernel writes them. */
 const WINDOW_OUTPUTS = ["n", "mean", "slope"] as const
 /** An output of panelWindows not asked for. */
@@ -56,10 +67,7 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
   const everyoneOf = new WeakMap<Panel, Uint8Array>()
   /** The histograms panelSums over `mask` counts less from, when it selects more than half of a tenths panel's patients. */
   const histogramsFor = (panel: Panel, mask: Uint8Array): Uint8Array | undefined => {
-    if (!(panel.data instanceof Uint8Array)) return undefined
-    let selected = 0
-    for (let p = 0; p < mask.length; p++) if (mask[p] !== 0) selected++
-    if (selected * 2 <= panel.nPatients) return undefined
+    if (!(panel.data instanceof Uint8Array) || selectedIn(mask) * 2 <= panel.nPatients) return undefined
     const known = everyoneOf.get(panel)
     if (known !== undefined) return known
     const made = arena.batch((s) => {

@@ -260,6 +260,8 @@ describe("HCC_COMPUTE_PRIORITY", () => {
     const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", PATH: mkdtempSync(join(tmpdir(), "hcc-no-chrt-")) } })
     try {
       await waitReady(server)
+      // Ready can be answered before the second thread's line has come through the log pipe.
+      await waitForLog(server, () => server.logLines().filter((l) => l.msg === "compute thread ready").length === 2)
       const threads = threadPriorities(server)
       expect(threads.length).toBe(2)
       for (const t of threads) {
