@@ -123,20 +123,23 @@ function trend<T>(
  * 20 % selected, reading every row ~119 ms whatever is selected. Same bits either way: every sum
  * here is exact.
  *
- * Over a tenths panel, given `everyone` (every patient's histograms: histogramRows), a selection of
- * more than half is counted as everyone less the unselected patients, whose rows alone are read:
- * histogram counts are integers, so that gives the selection's histogram exactly, and its sums
- * the same bits as counting the selection (tenthsHistogramSums) at any number of patients.
+ * Over a tenths panel, given `everyone` (every patient's histograms: histogramRows; the caller
+ * gives them for a selection of more than half), the selection is counted as everyone less the
+ * unselected patients, whose rows alone are read: histogram counts are integers, so that gives
+ * the selection's histogram exactly, and its sums the same bits as counting the selection
+ * (tenthsHistogramSums) at any number of patients.
  */
 function sums<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize, everyone: usize
 ): void {
+  if (sizeof<T>() == 1 && everyone != 0) {
+    periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true, everyone)
+    return
+  }
   let selected = 0
   for (let p = 0; p < nPatients; p++) selected += <i32>(load<u8>(mask + <usize>p) != 0)
-  if (sizeof<T>() == 1 && everyone != 0 && <i64>selected * 2 > <i64>nPatients) {
-    periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true, everyone)
-  } else if (<i64>selected * 7 >= <i64>nPatients) {
+  if (<i64>selected * 7 >= <i64>nPatients) {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
   } else {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)

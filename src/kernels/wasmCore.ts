@@ -65,7 +65,10 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
    * month, as bytes), made by the first panelSums over it that selects more than half of the patients.
    */
   const everyoneOf = new WeakMap<Panel, Uint8Array>()
-  /** The histograms panelSums over `mask` counts less from, when it selects more than half of a tenths panel's patients. */
+  /**
+   * The histograms panelSums over `mask` counts less from — when it selects more than half of a
+   * tenths panel's patients (the kernel takes them as that choice made) — else undefined.
+   */
   const histogramsFor = (panel: Panel, mask: Uint8Array): Uint8Array | undefined => {
     if (!(panel.data instanceof Uint8Array) || selectedIn(mask) * 2 <= panel.nPatients) return undefined
     const known = everyoneOf.get(panel)
