@@ -12,7 +12,7 @@ import type { Chunk } from "../health/DatasetWriter.ts"
 import type { Row, Rows } from "../health/generator.ts"
 import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { STANDARD_SYSTEM_NAMES } from "../health/codeSystems.ts"
-import { labelOf, nameOf } from "./concepts.ts"
+import { labelOf, UniqueNames } from "./concepts.ts"
 import type { Made, RowsOptions, StagedFacts } from "./Staging.ts"
 import { coursesOf, ROWS_PER_CHUNK } from "./courses.ts"
 import { implantsOf } from "./implants.ts"
@@ -192,10 +192,10 @@ const vocabularyOf = (s: StagedFacts, options: RowsOptions) => {
   }
   const mappedLabel = (kind: string, code: string) => s.seeds.get(`${kind}|${code}`)?.label ?? defaults.get(`${kind}|${code}`) ?? labelOf(code.replaceAll("_", " "))
   // Unmapped concepts: one code per distinct standard code (or text), named from the display; a
-  // name another entry already has gets its code appended.
+  // name another entry already has gets its system and code, else a number, appended.
   const codesOfConcept: Array<ReadonlyArray<string>> = []
-  const taken = new Set<string>()
-  for (const { kind, concept } of s.concepts) for (const t of concept.targets) taken.add(`${kind}|${t}`)
+  const names = new UniqueNames()
+  for (const { kind, concept } of s.concepts) for (const t of concept.targets) names.take(kind, t)
   const unmappedNames = new Map<string, string>()
   // In an order that does not depend on the order files were read in (they are read in parallel),
   // so two codes with one display always get the same names.
@@ -211,11 +211,7 @@ const vocabularyOf = (s: StagedFacts, options: RowsOptions) => {
     const identity = `${kind}|${concept.system ?? ""}|${concept.code ?? `text:${concept.display.toLowerCase()}`}`
     let code = unmappedNames.get(identity)
     if (code === undefined) {
-      const base = nameOf(concept.display || concept.code || "unnamed")
-      code = base
-      if (taken.has(`${kind}|${code}`)) code = nameOf(`${base} ${concept.system ?? ""} ${concept.code ?? ""}`)
-      for (let i = 2; taken.has(`${kind}|${code}`); i++) code = nameOf(`${base} ${i}`)
-      taken.add(`${kind}|${code}`)
+      code = names.name(kind, concept.display || concept.code || "unnamed", concept.system, concept.code)
       unmappedNames.set(identity, code)
       const standard = concept.system !== null && concept.code !== null && known.has(concept.system) ? { system: concept.system, code: concept.code } : undefined
       addEntry(kind, code, labelOf(concept.display || code), standard)

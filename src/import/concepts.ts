@@ -90,19 +90,75 @@ const SEMANTIC_TAG = / \((disorder|finding|procedure|situation|event|physical ob
 /** A display without its SNOMED CT semantic tag, for labels. */
 export const labelOf = (display: string): string => display.replace(SEMANTIC_TAG, "").trim()
 
+/** The longest code a name may be. */
+const NAME_LENGTH = 64
+
+/** A text as the words of a code: lower case, accents dropped, runs of other characters as one `_`. */
+const slugOf = (text: string): string =>
+  text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+
+/** A name cut to `length` characters at a word (`_`) when one is near enough, else where it falls. */
+const cutAt = (name: string, length: number): string => {
+  if (name.length <= length) return name
+  const cut = name.slice(0, length)
+  const at = cut.lastIndexOf("_")
+  return at > 8 ? cut.slice(0, at) : cut
+}
+
 /**
  * The snake_case code an unmapped concept gets from its display: lower case, runs of other
  * characters as one `_`, at most 64 characters (cut at a word), starting with a letter (`x_` is
  * put before a leading digit). "Acute bronchitis (disorder)" → acute_bronchitis.
  */
 export const nameOf = (display: string): string => {
-  let name = labelOf(display).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+  let name = slugOf(labelOf(display))
   if (name === "") name = "unnamed"
   if (!/^[a-z]/.test(name)) name = `x_${name}`
-  if (name.length > 64) {
-    const cut = name.slice(0, 64)
-    const at = cut.lastIndexOf("_")
-    name = at > 8 ? cut.slice(0, at) : cut
+  return cutAt(name, NAME_LENGTH)
+}
+
+/** A name with a suffix that always survives the length limit: the name is cut to leave room for it. */
+const withSuffix = (name: string, suffix: string): string =>
+  `${cutAt(name, NAME_LENGTH - suffix.length - 1).replace(/_+$/, "")}_${suffix}`
+
+/**
+ * Unique codes for unmapped concepts, per vocabulary kind, in time linear in the concepts named:
+ * a concept's name from its display when no other entry has it; else that name with its system
+ * and code appended; else with the first free number from 2 up. The number tried next is kept per
+ * name, so n concepts that share one display cost O(n) look-ups, not O(n²), and a suffix is never
+ * cut off by the length limit (a name cut to 64 characters stays distinct).
+ */
+export class UniqueNames {
+  private readonly taken = new Set<string>()
+  private readonly nextNumber = new Map<string, number>()
+  /** How many times a name was looked up (for tests of the bound above). */
+  lookups = 0
+
+  private has(kind: string, name: string): boolean {
+    this.lookups++
+    return this.taken.has(`${kind}|${name}`)
   }
-  return name
+
+  /** Marks a code of a kind as taken (the mapped targets, named by the maps). */
+  take(kind: string, code: string): void {
+    this.taken.add(`${kind}|${code}`)
+  }
+
+  /** A new code of `kind` for an unmapped concept with this display, system and code. */
+  name(kind: string, display: string, system: string | null, code: string | null): string {
+    const base = nameOf(display)
+    let name = base
+    if (this.has(kind, name)) {
+      const qualifier = slugOf(`${system ?? ""} ${code ?? ""}`).slice(-(NAME_LENGTH / 2)).replace(/^_+/, "")
+      name = qualifier === "" ? base : withSuffix(base, qualifier)
+      if (name === base || this.has(kind, name)) {
+        const key = `${kind}|${base}`
+        let i = this.nextNumber.get(key) ?? 2
+        while (this.has(kind, name = withSuffix(base, String(i)))) i++
+        this.nextNumber.set(key, i + 1)
+      }
+    }
+    this.take(kind, name)
+    return name
+  }
 }
