@@ -123,7 +123,8 @@ export interface CliProblem {
   readonly title: string
   readonly code: string
   readonly detail: string
-  readonly exit_code: 1 | 2
+  /** 1 failed, 2 called wrongly, 130 / 143 stopped by SIGINT / SIGTERM. */
+  readonly exit_code: number
   readonly hint?: string
   readonly errors?: ReadonlyArray<string>
   /** How many more errors there were than `errors` lists. */
@@ -164,6 +165,15 @@ export const problemOf = (e: unknown): CliProblem | undefined => {
   return fail("Failed", "failed", e instanceof Error ? e.message : String(e))
 }
 
+/** A command other than serve stopped by a signal: what was left as it was. */
+const stopped = (signal: string): CliProblem => ({
+  type: "about:blank",
+  title: "Stopped",
+  code: "stopped",
+  detail: `stopped by ${signal} before it finished${process.argv[2] === "data" && process.argv[3] !== "export" ? ": nothing was written, the dataset in use is unchanged and the import's scratch files are removed" : ""}`,
+  exit_code: SIGNAL_EXIT[signal] ?? 1
+})
+
 /** The words of the command line that name a command (up to the first flag or argument). */
 const COMMANDS = new Set(["serve", "accounts", "tokens", "data", "plugin", "new", "create", "list", "update", "disable", "enable", "issue", "revoke", "generate", "import", "export"])
 const commandPathOf = (args: ReadonlyArray<string>): Array<string> => {
@@ -193,9 +203,17 @@ const presenter: CliOutput.Presenter = {
   }
 }
 
-/** 0 for success, a clean stop or help asked for; 2 for a wrong invocation; 1 for any other failure. */
-export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
-  if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return 0
+/** The exit code of a command stopped by a signal before it finished: 128 + the signal's number, as shells report it (130 for SIGINT, 143 for SIGTERM). */
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 }
+
+/**
+ * 0 for success, help asked for, or `serve` stopped by a signal (its normal end); 130 or 143 for
+ * any other command a signal stopped before it finished; 2 for a wrong invocation; 1 for any other
+ * failure.
+ */
+export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, stoppedBy?: string): number => {
+  if (Exit.isSuccess(exit)) return 0
+  if (Cause.hasInterruptsOnly(exit.cause)) return stoppedBy === undefined ? 0 : SIGNAL_EXIT[stoppedBy] ?? 1
   const error = Cause.squash(exit.cause)
   if (CliError.isCliError(error) && error._tag === "ShowHelp") return error.errors.length === 0 ? 0 : 2
   return problemOf(error)?.exit_code ?? 1
@@ -204,9 +222,16 @@ export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
 /** Runs the command line on process.argv (bin/hcc.js calls it; so does `node src/cli.ts`). */
 export const main = (): void => {
   // A command's stdout is its result; the log goes to stderr (serve's log is its output).
-  if (process.argv[2] !== "serve") logToStderr()
+  const serving = process.argv[2] === "serve"
+  if (!serving) logToStderr()
+  // NodeRuntime.runMain interrupts the command on SIGINT and SIGTERM; this only remembers which,
+  // for the exit code and the message (a command other than serve that a signal stops has failed).
+  let stoppedBy: NodeJS.Signals | undefined
+  const remember = (signal: NodeJS.Signals) => (stoppedBy ??= signal)
+  if (!serving) for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, remember)
   hcc.pipe(
     Command.run({ version: SERVICE_VERSION }),
+    Effect.onInterrupt(() => (stoppedBy === undefined ? Effect.void : report(stopped(stoppedBy)))),
     Effect.tapError((e: unknown) => {
       if (CliError.isCliError(e)) return Effect.void // rendered by the presenter
       const p = problemOf(e)
@@ -215,7 +240,7 @@ export const main = (): void => {
     Effect.provide(CliOutput.layerPresenter(presenter)),
     Effect.provide(NodeServices.layer),
     Effect.provide(JsonLogger.layer("Warn")),
-    (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit)), disableErrorReporting: true })
+    (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit, stoppedBy)), disableErrorReporting: true })
   )
 }
 

@@ -8,12 +8,12 @@ import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
 import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
 import { generatedOnThread } from "../health/generationThread.ts"
-import { progressBar } from "../health/progress.ts"
+import { inPhase, progressBar } from "../health/progress.ts"
 import { exportFhir } from "../import/fhir/exportFhir.ts"
-import { formatSummary } from "../import/importCommon.ts"
+import { formatSummary, type ImportSummary } from "../import/importCommon.ts"
 import { importFhir } from "../import/importFhir.ts"
 import { importOmop } from "../import/importOmop.ts"
-import { emit, UsageError } from "./output.ts"
+import { emit, emitter, UsageError } from "./output.ts"
 
 /** The migrated database of the configured data folder. */
 const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
@@ -34,10 +34,14 @@ export const dataGenerate = Command.make(
       if (patients < 1 || patients > MAX_PATIENTS) return yield* Effect.fail(new UsageError(`--patients must be between 1 and ${MAX_PATIENTS}`))
       if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
-      yield* replaceDataset(generatedOnThread({ patients, seed }), { onProgress: progressBar(`generating ${patients} patients`) })
-      yield* removeSnapshot(config.dataDir)
-      const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
-      yield* emit({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds.toFixed(1)} s. ${SWITCH_NOTE}`)
+      const say = yield* emitter
+      yield* replaceDataset(generatedOnThread({ patients, seed }), {
+        onProgress: inPhase(progressBar(`generating ${patients} patients`), "writing"),
+        onSwitched: Effect.suspend(() => {
+          const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
+          return Effect.andThen(removeSnapshot(config.dataDir), say({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds.toFixed(1)} s. ${SWITCH_NOTE}`))
+        })
+      })
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with a generated synthetic population (planted truths: docs/data.md)"),
@@ -47,14 +51,14 @@ export const dataGenerate = Command.make(
 const folder = Argument.String("folder").pipe(Argument.withDescription("Folder to write to (created when missing)"))
 const sources = Argument.String("paths").pipe(
   Argument.atLeast(1),
-  Argument.withDescription("csv: one folder of <table>.csv files; fhir: folders of Bulk Data files (*.ndjson, *.ndjson.gz) or the files; omop: one folder of OMOP CDM tables (CSV or TSV)")
+  Argument.withDescription("csv: one folder of <table>.csv files; fhir: folders of Bulk Data files (*.ndjson, *.ndjson.gz) or the files; omop: one folder of OMOP CDM tables (CSV, TSV or Parquet)")
 )
 
 export const dataImport = Command.make(
   "import",
   {
     paths: sources,
-    format: Flag.Literals("format", ["csv", "fhir", "omop"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default), fhir (FHIR R4 Bulk Data) or omop (OMOP CDM 5.4)")),
+    format: Flag.Literals("format", ["csv", "fhir", "omop"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default), fhir (FHIR R4 Bulk Data) or omop (OMOP CDM 5.3 or 5.4)")),
     asOf: Flag.String("as-of").pipe(Flag.withDescription("fhir, omop: the dataset's as_of date, YYYY-MM-DD (default the latest date in the data)"), Flag.optional),
     axisModel: Flag.String("axis-model").pipe(Flag.withDescription("fhir, omop: an axis model file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
     regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional)
@@ -62,14 +66,16 @@ export const dataImport = Command.make(
   (flags) =>
     Effect.gen(function*() {
       const config = yield* AppConfig
+      const say = yield* emitter
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
         const rows = yield* readFolder(folder)
-        yield* replaceDataset(importChunks(rows), { onProgress: progressBar("importing") })
-        yield* removeSnapshot(config.dataDir)
         const patients = rows.patients?.length ?? 0
-        return yield* emit({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${SWITCH_NOTE}`)
+        return yield* replaceDataset(importChunks(rows), {
+          onProgress: inPhase(progressBar("importing CSV"), "writing"),
+          onSwitched: Effect.andThen(removeSnapshot(config.dataDir), say({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${SWITCH_NOTE}`))
+        })
       }
       const options = {
         paths: flags.paths,
@@ -77,19 +83,18 @@ export const dataImport = Command.make(
         axisModelFile: Option.getOrUndefined(flags.axisModel),
         regionMapFile: Option.getOrUndefined(flags.regionMap),
         stagingDir: config.dataDir,
-        onProgress: progressBar(`importing ${flags.format.toUpperCase()}`)
+        onProgress: progressBar(`importing ${flags.format.toUpperCase()}`),
+        onSwitched: (summary: ImportSummary) => Effect.andThen(removeSnapshot(config.dataDir), say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))
       }
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
-      const summary = flags.format === "omop" ? yield* importOmop({ ...options, folder: flags.paths[0]! }) : yield* importFhir(options)
-      yield* removeSnapshot(config.dataDir)
-      yield* emit(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`)
+      yield* flags.format === "omop" ? importOmop({ ...options, folder: flags.paths[0]! }) : importFhir(options)
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with an import; everything is checked first and nothing is written if anything is wrong (docs/data.md)"),
   Command.withExamples([
     { command: "hcc data import ./my-data", description: "Import ./my-data/patients.csv and the other tables" },
     { command: "hcc data import --format fhir ./bulk-export", description: "Import a FHIR R4 Bulk Data export (Patient.ndjson, Observation.1.ndjson.gz, …)" },
-    { command: "hcc data import --format omop ./cdm --json", description: "Import OMOP CDM 5.4 tables; the summary as JSON" }
+    { command: "hcc data import --format omop ./cdm --json", description: "Import OMOP CDM 5.3 or 5.4 tables (CSV, TSV or Parquet); the summary as JSON" }
   ])
 )
 
@@ -103,10 +108,10 @@ export const dataExport = Command.make(
   ({ folder, format, gzip }) =>
     Effect.gen(function*() {
       if (format === "csv") {
-        yield* writeFolder(folder, progressBar("exporting"))
+        yield* writeFolder(folder, inPhase(progressBar("exporting"), "writing"))
         return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
       }
-      const written = yield* exportFhir({ folder, gzip, onProgress: progressBar("exporting FHIR") })
+      const written = yield* exportFhir({ folder, gzip, onProgress: inPhase(progressBar("exporting FHIR"), "writing") })
       yield* emit({ format, folder, resources: written }, () =>
         `exported the health dataset to ${folder} as FHIR R4 Bulk Data: ${Object.entries(written).map(([t, n]) => `${n} ${t}`).join(", ")}`)
     }).pipe(Effect.provide(DatabaseLive))

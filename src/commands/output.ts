@@ -23,3 +23,6 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
 export const emit = (value: unknown, human: () => string) =>
   Effect.flatMap(Json, (json) => Console.log(json ? JSON.stringify(value) : human()))
 
+
+/** `emit` with `--json` read now: for a result printed where the flag is not at hand (a dataset switch's uninterruptible step). */
+export const emitter = Effect.map(Json, (json) => (value: unknown, human: () => string) => Console.log(json ? JSON.stringify(value) : human()))

@@ -137,6 +137,11 @@ const holdLease = (owner: string) =>
 export interface WriteOptions {
   /** Called after each chunk with the share done. */
   readonly onProgress?: (done: number) => Effect.Effect<void>
+  /**
+   * Runs right after the new dataset is in place, in one uninterruptible step with the switch:
+   * what a command reports once it has replaced the dataset is never cut off by a stop signal.
+   */
+  readonly onSwitched?: Effect.Effect<void, never, never>
 }
 
 /**
@@ -181,7 +186,7 @@ export const replaceDataset = (chunks: Iterable<Chunk> | AsyncIterable<Chunk>, o
         served,
         eachChunk(chunks, (chunk) => Effect.andThen(sql.withTransaction(insertChunk(sql, target, chunk.rows)), Effect.andThen(holdLease(owner), progress(chunk.done))))
       )
-      yield* activate(sql, target)
+      yield* Effect.uninterruptible(Effect.andThen(activate(sql, target), options.onSwitched ?? Effect.void))
     }).pipe(Effect.ensuring(Effect.ignore(Leases.release(WRITER_LEASE, owner))))
   })
 

@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { ImportRejected, readSurveillance } from "../health/csv.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import type { Rows } from "../health/generator.ts"
+import { type PhaseProgress, PhaseTimes } from "../health/progress.ts"
 import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { AxisModelFile, compileAxisModel, type CompiledAxisModel, DEFAULT_AXIS_MODEL } from "./AxisModel.ts"
 import { compileRegionMap, DEFAULT_REGION_MAP, type RegionMap, RegionMapFile } from "./regions.ts"
@@ -30,10 +31,14 @@ export interface ImportSetup {
   readonly regionMapFile: RegionMapFile
   /** Region codes the map knows (the surveillance files may name them). */
   readonly regionCodes: ReadonlySet<string>
+  /** The time each phase took (for the summary). */
+  readonly phases: PhaseTimes
+  /** Reports a phase's share done: to the caller's display, timed in `phases`. */
+  readonly progress: PhaseProgress
 }
 
 /** The staging files of imports, in the data folder. */
-const STAGING = /^import-[0-9a-z-]+\.staging\.db(-journal|-wal|-shm)?$/
+const STAGING = /^import-[0-9a-z-]+(\.staging\.db(-journal|-wal|-shm)?|\.spill)$/
 
 /** Reads and checks a JSON file against a schema; every mismatch is `file: path: reason`. */
 const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Effect<S["Type"], ImportRejected> =>
@@ -50,22 +55,28 @@ const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Eff
   })
 
 /** Loads the maps (an operator's own when given) and opens a staging store, removing any a killed import left. */
-export const loadSetup = (options: { readonly axisModelFile?: string | undefined; readonly regionMapFile?: string | undefined; readonly stagingDir: string }, format: string) =>
+export const loadSetup = (
+  options: { readonly axisModelFile?: string | undefined; readonly regionMapFile?: string | undefined; readonly stagingDir: string; readonly onProgress?: PhaseProgress | undefined },
+  format: string
+) =>
   Effect.gen(function*() {
     const axisFile = options.axisModelFile === undefined ? DEFAULT_AXIS_MODEL : yield* readJsonFile(options.axisModelFile, AxisModelFile)
     const regionFile = options.regionMapFile === undefined ? DEFAULT_REGION_MAP : yield* readJsonFile(options.regionMapFile, RegionMapFile)
     const regions = yield* Effect.try({ try: () => compileRegionMap(regionFile), catch: (e) => new ImportRejected([`${options.regionMapFile}: ${e instanceof Error ? e.message : String(e)}`], 1) })
     const staging = yield* Effect.try({
       try: () => {
-        if (existsSync(options.stagingDir)) for (const f of readdirSync(options.stagingDir)) if (STAGING.test(f)) rmSync(join(options.stagingDir, f), { force: true })
+        if (existsSync(options.stagingDir)) for (const f of readdirSync(options.stagingDir)) if (STAGING.test(f)) rmSync(join(options.stagingDir, f), { recursive: true, force: true })
         const report = new Report()
         const id = randomUUID()
         return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir") }
       },
       catch: (e) => new Error(`cannot open the ${format} import's staging file in ${options.stagingDir}: ${e instanceof Error ? e.message : String(e)}`)
     })
+    const phases = new PhaseTimes()
     return {
       ...staging,
+      phases,
+      progress: phases.tracking(options.onProgress),
       axisModel: compileAxisModel(axisFile),
       regions,
       axisModelFile: axisFile,
@@ -110,11 +121,18 @@ export interface ImportSummary {
   /** Per axis, the share of patients with a score. */
   readonly axis_coverage: Readonly<Record<string, number>>
   readonly axis_model: string
+  /** Seconds each phase took: reading (vocabulary first for OMOP), staging, writing. */
+  readonly phases: Readonly<Record<string, number>>
 }
 
 const sorted = (m: ReadonlyMap<string, number>) => Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
 
-/** Writes the staged dataset in one transaction and says what was done. */
+/**
+ * Ends the reading, turns the staged facts into the dataset's tables and writes them in one
+ * transaction; says what was done. `onSwitched` runs with the summary right after the new dataset
+ * is in place, in the same uninterruptible step: once the dataset has switched, a stop signal no
+ * longer makes the command report that it stopped before.
+ */
 export const finishImport = (
   setup: ImportSetup,
   options: {
@@ -124,31 +142,47 @@ export const finishImport = (
     readonly files: number
     readonly bytes: number
     readonly started: number
-    readonly onProgress?: ((done: number) => Effect.Effect<void>) | undefined
+    readonly onSwitched?: ((summary: ImportSummary) => Effect.Effect<void>) | undefined
   }
 ) =>
   Effect.gen(function*() {
+    yield* setup.progress("staging", 0)
     const { chunks, made } = yield* Effect.try({
-      try: () => datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance }),
+      try: () => {
+        setup.staging.closePhaseTwo()
+        return datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance })
+      },
       catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1)
     })
-    yield* replaceDataset(chunks, { onProgress: (done) => options.onProgress?.(0.8 + 0.2 * done) ?? Effect.void })
-    const m = made()
-    const summary: ImportSummary = {
-      format: options.format,
-      as_of: m.asOf,
-      files: options.files,
-      bytes: options.bytes,
-      seconds: Math.round((performance.now() - options.started) / 100) / 10,
-      read: sorted(setup.report.read),
-      skipped: sorted(setup.report.skipped),
-      left_out: sorted(setup.report.notes),
-      rows: Object.fromEntries(Object.entries(m.rows).filter(([t]) => t !== "source_ids").concat([["source_ids", m.rows["source_ids"] ?? 0]])),
-      unmapped: m.unmapped,
-      axis_coverage: Object.fromEntries(Object.entries(m.axisCoverage).map(([a, share]) => [a, Math.round(share * 1000) / 1000])),
-      axis_model: setup.axisModel.version
+    yield* setup.progress("staging", 1)
+    let summary: ImportSummary | undefined
+    const summarize = () => {
+      setup.phases.end()
+      const m = made()
+      return {
+        format: options.format,
+        as_of: m.asOf,
+        files: options.files,
+        bytes: options.bytes,
+        seconds: Math.round((performance.now() - options.started) / 100) / 10,
+        read: sorted(setup.report.read),
+        skipped: sorted(setup.report.skipped),
+        left_out: sorted(setup.report.notes),
+        rows: Object.fromEntries(Object.entries(m.rows).filter(([t]) => t !== "source_ids").concat([["source_ids", m.rows["source_ids"] ?? 0]])),
+        unmapped: m.unmapped,
+        axis_coverage: Object.fromEntries(Object.entries(m.axisCoverage).map(([a, share]) => [a, Math.round(share * 1000) / 1000])),
+        axis_model: setup.axisModel.version,
+        phases: setup.phases.toRecord()
+      } satisfies ImportSummary
     }
-    return summary
+    yield* replaceDataset(chunks, {
+      onProgress: (done) => setup.progress("writing", done),
+      onSwitched: Effect.suspend(() => {
+        summary = summarize()
+        return options.onSwitched?.(summary) ?? Effect.void
+      })
+    })
+    return summary ?? summarize()
   })
 
 /** The summary as text for people. */
@@ -162,6 +196,7 @@ export const formatSummary = (s: ImportSummary): string => {
     ...(Object.keys(s.left_out).length > 0 ? ["left out:", ...list(s.left_out)] : []),
     "rows:",
     ...list(s.rows),
+    `time: ${Object.entries(s.phases).map(([phase, seconds]) => `${phase} ${seconds} s`).join(", ")}`,
     `axis coverage (share of patients with a score; axis model ${s.axis_model}):`,
     `  ${Object.entries(s.axis_coverage).map(([a, c]) => `${a} ${(c * 100).toFixed(1)} %`).join(", ")}`,
     ...(s.unmapped.length > 0

@@ -15,6 +15,7 @@ import { findBulkFiles, partsOf } from "./fhir/bulkFiles.ts"
 import type { LinesBatch } from "./fhir/mapLines.ts"
 import { parsePool } from "./fhir/parsePool.ts"
 import { type MedicationCode, PHASE_ONE, PHASE_TWO, READ_TYPES } from "./fhir/resources.ts"
+import type { PhaseProgress } from "../health/progress.ts"
 import { finishImport, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
 import { PARTS } from "./Staging.ts"
 
@@ -30,7 +31,10 @@ export interface FhirImportOptions {
   readonly stagingDir: string
   /** Parse threads (default: one per core). */
   readonly threads?: number | undefined
-  readonly onProgress?: ((done: number) => Effect.Effect<void>) | undefined
+  /** Each phase's share done: reading, staging, writing. */
+  readonly onProgress?: PhaseProgress | undefined
+  /** Runs with the summary once the new dataset is in place (see finishImport). */
+  readonly onSwitched?: ((summary: ImportSummary) => Effect.Effect<void>) | undefined
 }
 
 /** Imports a FHIR Bulk Data export (see the module comment); fails with ImportRejected listing every problem. */
@@ -47,6 +51,7 @@ export const importFhir = (options: FhirImportOptions) =>
       (setup) =>
         Effect.gen(function*() {
           const { report, staging } = setup
+          yield* setup.progress("reading", 0)
           // Every core: the importing thread mostly waits for the parse threads while they read.
           const threads = options.threads ?? Math.max(1, availableParallelism())
           const pool = yield* parsePool(threads, { axisModel: setup.axisModelFile, regionMap: setup.regionMapFile })
@@ -55,7 +60,7 @@ export const importFhir = (options: FhirImportOptions) =>
           const progress = () => {
             let done = 0
             for (const b of readBytes.values()) done += b
-            return options.onProgress?.(0.8 * Math.min(1, done / total)) ?? Effect.void
+            return setup.progress("reading", Math.min(1, done / total))
           }
           const medications = new Map<string, MedicationCode>()
           // Every file in parts (a large uncompressed one in several, read on several threads).
@@ -101,7 +106,6 @@ export const importFhir = (options: FhirImportOptions) =>
           if (report.read.get("Patient") === undefined && report.problemCount === 0) report.problem(options.paths.join(", "), "", "no Patient resources (a Patient file is required)")
           const surveillance = yield* surveillanceOf(options.paths, setup)
           if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
-          staging.closePhaseTwo()
           return yield* finishImport(setup, {
             asOf,
             format: "fhir",
@@ -109,7 +113,7 @@ export const importFhir = (options: FhirImportOptions) =>
             files: files.length,
             bytes: files.reduce((s, f) => s + f.bytes, 0),
             started,
-            onProgress: options.onProgress
+            onSwitched: options.onSwitched
           })
         }),
       (setup) => Effect.sync(() => setup.staging.close())

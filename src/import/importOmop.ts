@@ -1,6 +1,7 @@
 /**
- * `hcc data import --format omop`: an OMOP CDM 5.4 folder → the health dataset (docs/data.md,
- * "OMOP CDM 5.4", rule by rule). The vocabulary tables first (CONCEPT turns concept ids into
+ * `hcc data import --format omop`: an OMOP CDM 5.3 or 5.4 folder → the health dataset (docs/data.md,
+ * "Importing OMOP CDM", rule by rule; the columns read are the same in both versions, except a text
+ * answer, OBSERVATION's `value_as_string` in both and `value_source_value` in 5.4). The vocabulary tables first (CONCEPT turns concept ids into
  * standard codes; "Maps to" relationships and ingredient ancestors when present), then locations,
  * care sites, providers, deaths and persons, then the clinical tables, each row mapped to the
  * same facts the FHIR import makes and collected in the same staging store: checked whole, and
@@ -14,9 +15,12 @@ import { ImportRejected } from "../health/csv.ts"
 import { lookup } from "../health/ConceptMaps.ts"
 import { conceptOf, deviceCategoryOf, deviceEventsOf, type SourceCoding } from "./concepts.ts"
 import type { Concept, EncounterKind, Fact, Problem } from "./facts.ts"
-import { finishImport, type ImportSetup, loadSetup, surveillanceOf } from "./importCommon.ts"
+import { Engine } from "./Engine.ts"
+import type { PhaseProgress } from "../health/progress.ts"
+import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
 import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./omop/tables.ts"
+import { loadVocabulary } from "./omop/vocabularyTables.ts"
 import { type Origin, PARTS } from "./Staging.ts"
 
 /** Options of an OMOP import. */
@@ -26,7 +30,10 @@ export interface OmopImportOptions {
   readonly axisModelFile?: string | undefined
   readonly regionMapFile?: string | undefined
   readonly stagingDir: string
-  readonly onProgress?: ((done: number) => Effect.Effect<void>) | undefined
+  /** Each phase's share done: vocabulary, reading, staging, writing. */
+  readonly onProgress?: PhaseProgress | undefined
+  /** Runs with the summary once the new dataset is in place (see finishImport). */
+  readonly onSwitched?: ((summary: ImportSummary) => Effect.Effect<void>) | undefined
 }
 
 /** OMOP's Gender concepts (vocabulary Gender): 8532 FEMALE, 8507 MALE, 8521 OTHER, 8570 AMBIGUOUS, 8551 UNKNOWN. */
@@ -72,24 +79,32 @@ export const importOmop = (options: OmopImportOptions) =>
     if (!isFolder(options.folder)) return yield* Effect.fail(new ImportRejected([`${options.folder}: no such folder`], 1))
     const { files } = findOmopFiles(options.folder)
     const missing = (["person"] as const).filter((t) => !files.some((f) => f.table === t))
-    if (missing.length > 0) return yield* Effect.fail(new ImportRejected(missing.map((t) => `${t}.csv: missing (required; file names in any case, .csv or .tsv)`), missing.length))
+    if (missing.length > 0) return yield* Effect.fail(new ImportRejected(missing.map((t) => `${t}.csv: missing (required; file names in any case, .csv, .tsv or .parquet)`), missing.length))
     const asOf = options.asOf === undefined ? undefined : parseDate(options.asOf)
     if (asOf !== undefined && Number.isNaN(asOf)) return yield* Effect.fail(new ImportRejected([`--as-of: '${options.asOf}' is not a date (YYYY-MM-DD)`], 1))
     return yield* Effect.acquireUseRelease(
-      Effect.map(loadSetup(options, "omop"), (setup) => ({ setup, vocabulary: new OmopVocabulary(join(options.stagingDir, `import-${setup.id}-vocabulary.staging.db`)) })),
-      ({ setup, vocabulary }) => read(options, setup, vocabulary, files, asOf, started),
-      ({ setup, vocabulary }) => Effect.sync(() => {
+      Effect.map(loadSetup(options, "omop"), (setup) => ({
+        setup,
+        vocabulary: new OmopVocabulary(join(options.stagingDir, `import-${setup.id}-vocabulary.staging.db`)),
+        engine: new Engine(join(options.stagingDir, `import-${setup.id}.spill`))
+      })),
+      ({ engine, setup, vocabulary }) => read(options, setup, vocabulary, engine, files, asOf, started),
+      ({ engine, setup, vocabulary }) => Effect.sync(() => {
         setup.staging.close()
         vocabulary.dispose()
+        engine.dispose()
       })
     )
   })
 
-const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVocabulary, files: ReadonlyArray<OmopFile>, asOf: number | undefined, started: number) =>
+const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVocabulary, engine: Engine, files: ReadonlyArray<OmopFile>, asOf: number | undefined, started: number) =>
   Effect.gen(function*() {
     const { report, staging } = setup
-    const total = Math.max(1, files.reduce((s, f) => s + f.bytes, 0))
-    let done = 0
+    // Progress by bytes: the vocabulary tables, then the rest.
+    const isVocabulary = (t: OmopTable) => t === "concept" || t === "concept_relationship" || t === "concept_ancestor"
+    const totals = { vocabulary: 0, reading: 0 }
+    for (const f of files) totals[isVocabulary(f.table) ? "vocabulary" : "reading"] += f.bytes
+    const done = { vocabulary: 0, reading: 0 }
     const locations = new Map<string, { readonly state: string; readonly country: string }>()
     const careSites = new Map<string, string>()
     const providers = new Map<string, string>()
@@ -116,7 +131,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     const each = (table: OmopTable, onRow: (row: OmopRow, origin: Origin) => ReadonlyArray<Fact> | Problem | string | void) =>
       Effect.forEach(files.filter((f) => f.table === table), (file) =>
         Effect.gen(function*() {
-          yield* forEachRow(file, (rows) => {
+          yield* forEachRow(file, engine, (rows) => {
             for (const row of rows) {
               const place = { name: file.name, part: 0, line: row.line }
               const origin: Origin = { file: files.indexOf(file) * PARTS, line: row.line, place, type: table }
@@ -128,25 +143,34 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
               else for (const f of out) table === "person" ? staging.addPhaseOne(origin, f) : staging.add(origin, f)
             }
           })
-          done += file.bytes
-          if (options.onProgress !== undefined) yield* options.onProgress(0.8 * done / total)
+          const phase = isVocabulary(table) ? "vocabulary" : "reading"
+          done[phase] += file.bytes
+          yield* setup.progress(phase, done[phase] / Math.max(1, totals[phase]))
         }), { discard: true })
 
-    // Vocabulary.
-    yield* each("concept", (r) => {
-      const id = idOf(r, "concept_id")
-      if (isProblem(id)) return id
-      vocabulary.addConcept(Number(id), r.get("vocabulary_id"), r.get("concept_code"), r.get("concept_name"), r.get("concept_class_id"))
-    })
-    yield* each("concept_relationship", (r) => {
-      if (r.get("relationship_id") !== "Maps to" || (r.has("invalid_reason") && r.get("invalid_reason") !== "")) return
-      vocabulary.addMapsTo(Number(r.get("concept_id_1")), Number(r.get("concept_id_2")))
-    })
-    yield* each("concept_ancestor", (r) => vocabulary.addAncestor(Number(r.get("descendant_concept_id")), Number(r.get("ancestor_concept_id"))))
+    // Vocabulary: what the tables use of it, through DuckDB; a table with rows whose ids are not
+    // integers is read row by row, to report each of them.
+    yield* setup.progress("vocabulary", 0)
+    const badTables = yield* loadVocabulary(engine, files, {
+      addConcept: (id, vocabularyId, code, name, conceptClass) => vocabulary.addConcept(id, vocabularyId, code, name, conceptClass),
+      addMapsTo: (source, target) => vocabulary.addMapsTo(source, target),
+      addAncestor: (descendant, ancestor) => vocabulary.addAncestor(descendant, ancestor),
+      count: (table, rows) => report.count(table, rows),
+      leftOut: (table, rows) => rows > 0 && report.note(`${table} rows the data does not use${table === "concept_relationship" ? " (or not a valid Maps to)" : ""}: left out`, rows)
+    }, (d) => setup.progress("vocabulary", d))
+    const ids = (...columns: ReadonlyArray<string>) => (r: OmopRow) => {
+      for (const c of columns) {
+        const id = idOf(r, c)
+        if (isProblem(id)) return id
+      }
+    }
+    const checks = { concept: ids("concept_id"), concept_relationship: ids("concept_id_1", "concept_id_2"), concept_ancestor: ids("descendant_concept_id", "ancestor_concept_id") } as const
+    for (const table of badTables) yield* each(table, checks[table as keyof typeof checks])
     vocabulary.close()
     if (!vocabulary.hasConcepts) report.note("no CONCEPT table: concepts are known by concept_id and source value only")
 
     // What persons and visits refer to.
+    yield* setup.progress("reading", 0)
     yield* each("location", (r) => {
       const country = r.get("country_source_value") || (r.get("country_concept_id") !== "" ? vocabulary.codingsOf(Number(r.get("country_concept_id"))).name ?? "" : "")
       locations.set(r.get("location_id"), { state: r.get("state"), country })
@@ -288,7 +312,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
         return [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: true, sums, counts }]
       }
       for (const instrument of instruments) {
-        const score = setup.axisModel.score(instrument, { ...(quantity === undefined ? {} : { quantity }), codings: answerCodings, text: r.get("value_source_value") || undefined })
+        const score = setup.axisModel.score(instrument, { ...(quantity === undefined ? {} : { quantity }), codings: answerCodings, text: r.get("value_as_string") || r.get("value_source_value") || undefined })
         if (typeof score === "string") {
           report.note(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
           continue
@@ -316,6 +340,5 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
     const surveillance = yield* surveillanceOf([options.folder], setup)
     if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
-    staging.closePhaseTwo()
-    return yield* finishImport(setup, { asOf, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onProgress: options.onProgress })
+    return yield* finishImport(setup, { asOf, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onSwitched: options.onSwitched })
   })

@@ -61,7 +61,7 @@ describe("every command with --json", () => {
     const generated = runHcc(data, ["data", "generate", "--patients", "200", "--seed", "3", "--json"])
     expect(generated.status).toBe(0)
     expect(json(generated)).toMatchObject({ patients: 200, seed: 3, seconds: expect.any(Number) })
-    expect(generated.stderr).toMatch(/generating 200 patients: 100%/)
+    expect(generated.stderr).toMatch(/generating 200 patients: writing 100%/)
     const out = join(tempDataDir(), "export")
     expect(json(runHcc(data, ["data", "export", out, "--json"]))).toEqual({ format: "csv", folder: out })
     expect(readdirSync(out)).toContain("patients.csv")

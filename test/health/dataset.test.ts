@@ -55,7 +55,7 @@ describe("hcc data generate", () => {
   it("prints progress on stderr and the result on stdout", () => {
     const r = runHcc(tempDataDir(), ["data", "generate", "--patients", "500", "--seed", "1"])
     expect(r.status).toBe(0)
-    expect(r.stderr).toMatch(/generating 500 patients: 100%/)
+    expect(r.stderr).toMatch(/generating 500 patients: writing 100%/)
     expect(r.stdout).toMatch(/^generated 500 patients with seed 1 in \d+\.\d s\./)
   })
 

@@ -167,7 +167,9 @@ describe("FHIR import: the summary", () => {
     expect(r.stdout).toMatch(/^imported 5 patients from 15 FHIR files .*; as_of 2025-06-01$/m)
     expect(r.stdout).toMatch(/not read \(types the service does not use\):\n {2}Claim: 2/)
     expect(r.stdout).toMatch(/condition acute_bronchitis \(snomed:10509002\): 1 patients/)
-    expect(r.stderr).toMatch(/importing FHIR: 100%/)
+    // Progress phase by phase, and the summary's time per phase.
+    for (const phase of ["reading", "staging", "writing"]) expect(r.stderr).toMatch(new RegExp(`^importing FHIR: ${phase} 100% \\(\\d+\\.\\d s\\)$`, "m"))
+    expect(r.stdout).toMatch(/^time: reading \d+(\.\d)? s, staging \d+(\.\d)? s, writing \d+(\.\d)? s$/m)
   })
 })
 

@@ -18,25 +18,25 @@ beforeAll(() => {
   hcc(source, ["data", "export", "--format", "fhir", bulk])
 }, 120_000)
 
-/** Starts an import and kills it (SIGKILL) once its progress line reaches `percent`. */
-const killImportAt = (dataDir: string, percent: number) =>
+/** Starts an import and kills it (SIGKILL) once its progress line for `phase` reaches `percent`. */
+const killImportAt = (dataDir: string, phase: string, percent: number) =>
   new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, "src/cli.ts"), "data", "import", "--format", "fhir", bulk], { cwd: ROOT, env: dbEnv({ dataDir }), stdio: ["ignore", "ignore", "pipe"] })
     let err = ""
     child.stderr!.setEncoding("utf8").on("data", (d: string) => {
       err += d
-      const m = [...err.matchAll(/importing FHIR: (\d+)%/g)].map((x) => Number(x[1]))
+      const m = [...err.matchAll(new RegExp(`importing FHIR: ${phase} (\\d+)%`, "g"))].map((x) => Number(x[1]))
       if (m.some((p) => p >= percent) && child.exitCode === null) child.kill("SIGKILL")
     })
     child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`the import ended (${String(code)}) before it was killed:\n${err}`))))
   })
 
 describe("kill -9 during an import", () => {
-  it.each([["while it reads the files", 30], ["while it writes the new dataset", 90]])("%s: nothing partial, the previous dataset served after restart", async (_, percent) => {
+  it.each([["while it reads the files", "reading", 30], ["while it writes the new dataset", "writing", 90]])("%s: nothing partial, the previous dataset served after restart", async (_, phase, percent) => {
     const dataDir = tempDataDir()
     hcc(dataDir, ["data", "generate", "--patients", "300", "--seed", "2"])
     const before = datasetDigest(dataDir)
-    await killImportAt(dataDir, percent)
+    await killImportAt(dataDir, phase, percent)
     expect(datasetDigest(dataDir)).toBe(before)
     const server = await startServer({ dataDir })
     try {
