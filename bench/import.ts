@@ -1,13 +1,18 @@
 /**
- * `npm run bench:import [-- --patients N] [--gzip]`: import throughput, side by side in one run.
- * A generated dataset (50,000 patients unless given) is exported as CSV and as FHIR R4 Bulk Data
- * (`hcc data export --format fhir`), and each export is imported into an empty data folder by the
- * CLI, as an operator runs it: wall time, CPU time (so cores used), peak resident memory of the
- * importing process (sampled from /proc), bytes read, throughput, and the FHIR import's ratio to
- * the CSV one. Prints a table; nothing is asserted.
+ * `npm run bench:import [-- --patients N] [--gzip] [--omop <folder> [--athena]]`: import
+ * throughput, side by side in one run. A generated dataset (50,000 patients unless given) is
+ * exported as CSV and as FHIR R4 Bulk Data (`hcc data export --format fhir`, gzip'd with --gzip),
+ * and each export is imported into an empty data folder by the CLI, as an operator runs it: wall
+ * time, CPU time (so cores used), peak resident memory of the importing process (sampled from
+ * /proc), bytes read, throughput, and the FHIR import's ratio to the CSV one. `--omop` adds an OMOP
+ * folder's import; `--athena` puts beside its own vocabulary one of Athena's row counts (7 million
+ * concepts, 50 million relationships, 80 million ancestors, none of them used by the data: what a
+ * full vocabulary download costs an import), made by DuckDB. Beside each import, the floor: DuckDB
+ * merely reading the same files (`SELECT count(*)`, every core). Prints a table; nothing is asserted.
  */
+import { DuckDBInstance } from "@duckdb/node-api"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { gunzipSync } from "node:zlib"
@@ -21,6 +26,8 @@ const arg = (name: string): string | undefined => {
 }
 const patients = Number(arg("patients") ?? 50_000)
 const gzip = process.argv.includes("--gzip")
+const omop = arg("omop")
+const athena = process.argv.includes("--athena")
 
 const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8", maxBuffer: 1 << 26 })
@@ -38,6 +45,49 @@ const sizeOf = (folder: string) => {
     raw += f.endsWith(".gz") ? gunzipSync(readFileSync(join(folder, f))).length : bytes
   }
   return { stored, raw }
+}
+
+const literal = (s: string) => `'${s.replaceAll("'", "''")}'`
+
+/** Seconds DuckDB (every core) takes to count the rows of every file of a folder: the floor of merely reading them. */
+const duckdbFloor = async (folder: string): Promise<number> => {
+  const instance = await DuckDBInstance.create(":memory:", { threads: String(availableParallelism()) })
+  const c = await instance.connect()
+  const started = performance.now()
+  for (const f of readdirSync(folder).sort()) {
+    const path = literal(join(folder, f))
+    if (/\.ndjson(\.gz)?$/.test(f)) await c.run(`SELECT count(*) FROM read_ndjson_objects(${path})`)
+    else if (/\.parquet$/.test(f)) await c.run(`SELECT count(*) FROM read_parquet(${path})`)
+    else if (/\.(csv|tsv)(\.gz)?$/i.test(f)) {
+      const tab = readFileSync(join(folder, f)).subarray(0, 4096).toString("utf8").split("\n")[0]!.includes("\t")
+      await c.run(`SELECT count(*) FROM read_csv(${path}, header = true, all_varchar = true, delim = ${literal(tab ? "\t" : ",")}, quote = ${literal(tab ? "" : '"')}, null_padding = true, strict_mode = false)`)
+    }
+  }
+  const seconds = (performance.now() - started) / 1000
+  c.closeSync()
+  instance.closeSync()
+  return seconds
+}
+
+/** A copy of an OMOP folder with a vocabulary of Athena's row counts beside its own (none of it used by the data). */
+const withAthenaVocabulary = async (from: string, to: string): Promise<string> => {
+  mkdirSync(to, { recursive: true })
+  for (const f of readdirSync(from)) if (statSync(join(from, f)).isFile()) copyFileSync(join(from, f), join(to, f))
+  const instance = await DuckDBInstance.create(":memory:", { threads: String(availableParallelism()) })
+  const c = await instance.connect()
+  const tsv = "(DELIMITER '\t', HEADER, QUOTE '')"
+  const id = (expr: string) => `10000000000 + (${expr}) % 7000000`
+  await c.run(`COPY (SELECT 10000000000 + range AS concept_id, 'Athena-size concept ' || range AS concept_name, 'Condition' AS domain_id,
+      CASE WHEN range % 7 = 0 THEN 'RxNorm' ELSE 'SNOMED' END AS vocabulary_id, CASE WHEN range % 7 = 0 THEN 'Ingredient' ELSE 'Clinical Finding' END AS concept_class_id,
+      'S' AS standard_concept, (range * 13)::VARCHAR AS concept_code, '19700101' AS valid_start_date, '20991231' AS valid_end_date, NULL AS invalid_reason
+      FROM range(0, 7000000)) TO ${literal(join(to, "athena_CONCEPT.csv"))} ${tsv}`)
+  await c.run(`COPY (SELECT ${id("range * 7919")} AS concept_id_1, ${id("range * 104729")} AS concept_id_2, CASE WHEN range % 3 = 0 THEN 'Maps to' ELSE 'Subsumes' END AS relationship_id,
+      '19700101' AS valid_start_date, '20991231' AS valid_end_date, NULL AS invalid_reason FROM range(0, 50000000)) TO ${literal(join(to, "athena_CONCEPT_RELATIONSHIP.csv"))} ${tsv}`)
+  await c.run(`COPY (SELECT ${id("range * 15485863")} AS ancestor_concept_id, ${id("range * 32452843")} AS descendant_concept_id, 1 AS min_levels_of_separation, 2 AS max_levels_of_separation
+      FROM range(0, 80000000)) TO ${literal(join(to, "athena_CONCEPT_ANCESTOR.csv"))} ${tsv}`)
+  c.closeSync()
+  instance.closeSync()
+  return to
 }
 
 /** Runs an import as a child process; samples its RSS; returns wall and CPU seconds and peak RSS (and how it failed, if it did). */
@@ -87,23 +137,31 @@ const main = async () => {
   hcc(source, ["data", "export", "--format", "fhir", ...(gzip ? ["--gzip"] : []), fhir])
   console.log(`FHIR export${gzip ? " (gzip)" : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
 
-  const rows: Array<{ readonly name: string; readonly bytes: { readonly stored: number; readonly raw: number }; readonly r: Awaited<ReturnType<typeof timedImport>> }> = []
-  rows.push({ name: "CSV tables", bytes: sizeOf(csv), r: await timedImport(["data", "import", csv]) })
-  rows.push({ name: `FHIR Bulk NDJSON${gzip ? " (gzip)" : ""}`, bytes: sizeOf(fhir), r: await timedImport(["data", "import", "--format", "fhir", fhir]) })
+  const rows: Array<{ readonly name: string; readonly bytes: { readonly stored: number; readonly raw: number }; readonly r: Awaited<ReturnType<typeof timedImport>>; readonly floor: number }> = []
+  const measure = async (name: string, folder: string, args: ReadonlyArray<string>) => {
+    const r = await timedImport(args)
+    rows.push({ name, bytes: sizeOf(folder), r, floor: await duckdbFloor(folder) })
+    console.log(`${name}: ${r.failed ?? `${r.wall.toFixed(1)} s`}`)
+  }
+  await measure("CSV tables", csv, ["data", "import", csv])
+  await measure(`FHIR Bulk NDJSON${gzip ? " (gzip)" : ""}`, fhir, ["data", "import", "--format", "fhir", fhir])
+  if (omop !== undefined) {
+    const folder = athena ? await withAthenaVocabulary(omop, join(source, "omop")) : omop
+    await measure(`OMOP${athena ? " + Athena-size vocabulary" : ""}`, folder, ["data", "import", "--format", "omop", folder])
+  }
   rmSync(source, { recursive: true, force: true })
 
   const mib = (b: number) => b / 1_048_576
   console.log("")
-  console.log("| import | files MiB (stored / uncompressed) | wall s | CPU s | cores used | MiB/s (uncompressed) | MiB/s per core | peak RSS MiB | × CSV's wall time |")
-  console.log("|---|---|---|---|---|---|---|---|---|")
-  const base = rows[0]!.r.failed === undefined ? rows[0]!.r.wall : Number.NaN
-  for (const { name, bytes, r } of rows) {
+  console.log("| import | files MiB (stored / uncompressed) | wall s | CPU s | cores used | MiB/s (uncompressed) | MiB/s per core | peak RSS MiB | DuckDB count(*) s | × DuckDB's |")
+  console.log("|---|---|---|---|---|---|---|---|---|---|")
+  for (const { name, bytes, r, floor } of rows) {
     const cores = r.cpu / r.wall
     if (r.failed !== undefined) {
-      console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | failed after ${r.wall.toFixed(1)} s: ${r.failed} | ${r.cpu.toFixed(1)} | | | | ${r.peakMiB} | |`)
+      console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | failed after ${r.wall.toFixed(1)} s: ${r.failed} | ${r.cpu.toFixed(1)} | | | | ${r.peakMiB} | ${floor.toFixed(1)} | |`)
       continue
     }
-    console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${Number.isNaN(base) ? "—" : (r.wall / base).toFixed(2)} |`)
+    console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${floor.toFixed(1)} | ${(r.wall / floor).toFixed(1)} |`)
   }
 }
 

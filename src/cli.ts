@@ -18,7 +18,7 @@ import { Argument, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect
 import { AccountNotFound, DuplicateAccountName, TokenNotFound } from "./auth/Accounts.ts"
 import { type AppSettings, parseThreads, parseWorkers } from "./config/AppConfig.ts"
 import { availableParallelism } from "node:os"
-import { ImportRejected } from "./health/csv.ts"
+import { ImportRejected } from "./import/Report.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { logToStderr } from "./log/LogSink.ts"
 import { serveWith } from "./main.ts"

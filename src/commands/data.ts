@@ -2,7 +2,7 @@
 import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AppConfig } from "../config/AppConfig.ts"
-import { importChunks, readFolder, writeFolder } from "../health/csv.ts"
+import { writeFolder } from "../health/csv.ts"
 import * as Database from "../db/Database.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
@@ -11,6 +11,7 @@ import { generatedOnThread } from "../health/generationThread.ts"
 import { inPhase, progressBar } from "../health/progress.ts"
 import { exportFhir } from "../import/fhir/exportFhir.ts"
 import { formatSummary, type ImportSummary } from "../import/importCommon.ts"
+import { importCsv } from "../import/importCsv.ts"
 import { importFhir } from "../import/importFhir.ts"
 import { importOmop } from "../import/importOmop.ts"
 import { emit, emitter, UsageError } from "./output.ts"
@@ -70,11 +71,12 @@ export const dataImport = Command.make(
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
-        const rows = yield* readFolder(folder)
-        const patients = rows.patients?.length ?? 0
-        return yield* replaceDataset(importChunks(rows), {
-          onProgress: inPhase(progressBar("importing CSV"), "writing"),
-          onSwitched: Effect.andThen(removeSnapshot(config.dataDir), say({ format: "csv", folder, patients }, () => `imported ${patients} patients from ${folder}. ${SWITCH_NOTE}`))
+        return yield* importCsv({
+          folder,
+          stagingDir: config.dataDir,
+          onProgress: progressBar("importing CSV"),
+          onSwitched: (summary) =>
+            Effect.andThen(removeSnapshot(config.dataDir), say(summary, () => `imported ${summary.patients} patients from ${folder} (${(summary.bytes / 1_048_576).toFixed(1)} MiB) in ${summary.seconds} s. ${SWITCH_NOTE}`))
         })
       }
       const options = {

@@ -145,10 +145,18 @@ export interface WriteOptions {
 }
 
 /**
- * Runs `f` on each chunk in order, from a synchronous source or an asynchronous one (the generator
- * on its own thread, generationThread.ts), which is closed when the run ends early or fails.
+ * Where a write's chunks come from: a synchronous source, an asynchronous one (the generator on its
+ * own thread, generationThread.ts), or a producer that hands each chunk to `write` itself as it
+ * reads (a streamed import; its failure fails the write).
  */
-const eachChunk = <E, R>(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, f: (chunk: Chunk) => Effect.Effect<void, E, R>) => {
+export type ChunkSource<E = never, R = never> =
+  | Iterable<Chunk>
+  | AsyncIterable<Chunk>
+  | { readonly produce: <E2, R2>(write: (chunk: Chunk) => Effect.Effect<void, E2, R2>) => Effect.Effect<void, E | E2, R | R2> }
+
+/** Runs `f` on each chunk in order; an asynchronous source is closed when the run ends early or fails. */
+const eachChunk = <E, R, E0, R0>(chunks: ChunkSource<E0, R0>, f: (chunk: Chunk) => Effect.Effect<void, E, R>): Effect.Effect<void, E | E0, R | R0> => {
+  if ("produce" in chunks) return chunks.produce(f)
   if (!(Symbol.asyncIterator in chunks)) return Effect.forEach(chunks, f, { discard: true })
   return Effect.suspend(() => {
     const it = chunks[Symbol.asyncIterator]()
@@ -168,7 +176,7 @@ const eachChunk = <E, R>(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, f: (chu
  * Replaces the dataset with the chunks' rows (see the module comment). Chunks come from a lazy
  * iterable (or one another thread fills), so a generated population never sits in memory whole.
  */
-export const replaceDataset = (chunks: Iterable<Chunk> | AsyncIterable<Chunk>, options: WriteOptions = {}) =>
+export const replaceDataset = <E0 = never, R0 = never>(chunks: ChunkSource<E0, R0>, options: WriteOptions = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const owner = Leases.newOwner()

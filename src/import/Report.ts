@@ -7,7 +7,21 @@
  * start, so a problem's place is kept as (file, part, line in the part) and written out with the
  * file's line once every part before it has said how many lines it had.
  */
-import { MAX_REPORTED_PROBLEMS } from "../health/csv.ts"
+
+/** Problems listed in full before the rest are only counted. */
+export const MAX_REPORTED_PROBLEMS = 50
+
+/** Why an import was refused: each problem is `file:line: column: reason`. */
+export class ImportRejected extends Error {
+  readonly problems: ReadonlyArray<string>
+  readonly total: number
+  constructor(problems: ReadonlyArray<string>, total: number) {
+    const more = total > problems.length ? `\n… and ${total - problems.length} more` : ""
+    super(`nothing was imported: ${total} problem${total === 1 ? "" : "s"}\n${problems.join("\n")}${more}`)
+    this.problems = problems
+    this.total = total
+  }
+}
 
 /** Where in a file: its name, the part of it read apart (0 for a file read whole), the line within that part (from 1). */
 export interface Place {

@@ -6,15 +6,15 @@
 import { Effect, Schema, SchemaIssue } from "effect"
 import { randomUUID } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
-import { join } from "node:path"
-import { ImportRejected, readSurveillance } from "../health/csv.ts"
+import { dirname, join } from "node:path"
+import { readSurveillance } from "./csv/surveillance.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import type { Rows } from "../health/generator.ts"
 import { type PhaseProgress, PhaseTimes } from "../health/progress.ts"
 import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { AxisModelFile, compileAxisModel, type CompiledAxisModel, DEFAULT_AXIS_MODEL } from "./AxisModel.ts"
 import { compileRegionMap, DEFAULT_REGION_MAP, type RegionMap, RegionMapFile } from "./regions.ts"
-import { Report } from "./Report.ts"
+import { ImportRejected, Report } from "./Report.ts"
 import { datasetRows } from "./StagedDataset.ts"
 import { Staging } from "./Staging.ts"
 
@@ -40,6 +40,18 @@ export interface ImportSetup {
 /** The staging files of imports, in the data folder. */
 const STAGING = /^import-[0-9a-z-]+(\.staging\.db(-journal|-wal|-shm)?|\.spill)$/
 
+/** Removes the scratch files and folders an import killed earlier left in `dir`. */
+export const removeLeftovers = (dir: string) =>
+  Effect.try({
+    try: () => {
+      if (existsSync(dir)) for (const f of readdirSync(dir)) if (STAGING.test(f)) rmSync(join(dir, f), { recursive: true, force: true })
+    },
+    catch: (e) => new Error(`cannot remove an earlier import's scratch files in ${dir}: ${e instanceof Error ? e.message : String(e)}`)
+  })
+
+/** A new scratch file's path in `dir` (named so that removeLeftovers finds it). */
+export const scratchPath = (dir: string, what: string): string => join(dir, `import-${randomUUID()}-${what}.staging.db`)
+
 /** Reads and checks a JSON file against a schema; every mismatch is `file: path: reason`. */
 const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Effect<S["Type"], ImportRejected> =>
   Effect.gen(function*() {
@@ -63,9 +75,9 @@ export const loadSetup = (
     const axisFile = options.axisModelFile === undefined ? DEFAULT_AXIS_MODEL : yield* readJsonFile(options.axisModelFile, AxisModelFile)
     const regionFile = options.regionMapFile === undefined ? DEFAULT_REGION_MAP : yield* readJsonFile(options.regionMapFile, RegionMapFile)
     const regions = yield* Effect.try({ try: () => compileRegionMap(regionFile), catch: (e) => new ImportRejected([`${options.regionMapFile}: ${e instanceof Error ? e.message : String(e)}`], 1) })
+    yield* removeLeftovers(options.stagingDir)
     const staging = yield* Effect.try({
       try: () => {
-        if (existsSync(options.stagingDir)) for (const f of readdirSync(options.stagingDir)) if (STAGING.test(f)) rmSync(join(options.stagingDir, f), { recursive: true, force: true })
         const report = new Report()
         const id = randomUUID()
         return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir") }
@@ -95,7 +107,7 @@ export const surveillanceOf = (paths: ReadonlyArray<string>, setup: ImportSetup)
         species: new Set(DEFAULT_VOCABULARY.species.map((e) => e.code)),
         zoonotic_condition: new Set(DEFAULT_VOCABULARY.zoonotic_condition.map((e) => e.code)),
         region: regions
-      }, (text) => setup.report.problemText(text))
+      }, (text) => setup.report.problemText(text), join(dirname(setup.staging.path), `import-${setup.id}-surveillance.staging.db`))
       if (rows !== undefined) return rows
     }
     return undefined

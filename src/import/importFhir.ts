@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import { availableParallelism } from "node:os"
-import { ImportRejected } from "../health/csv.ts"
+import { ImportRejected } from "./Report.ts"
 import { parseDate } from "../health/calendar.ts"
 import type { Fact } from "./facts.ts"
 import { findBulkFiles, partsOf } from "./fhir/bulkFiles.ts"

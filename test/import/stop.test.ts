@@ -64,7 +64,7 @@ const CASES = [
   ["fhir", "reading"],
   ["fhir", "staging"],
   ["fhir", "writing"],
-  ["csv", "writing"]
+  ["csv", "reading"]
 ] as const
 
 describe("stopping an import", () => {
