@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import [-- --patients N] [--gzip] [--omop <folder> [--athena]]`: import
+ * `npm run bench:import [-- --patients N] [--gzip] [--formats csv,fhir|none] [--omop <folder> [--athena]]`: import
  * throughput, side by side in one run. A generated dataset (50,000 patients unless given) is
  * exported as CSV and as FHIR R4 Bulk Data (`hcc data export --format fhir`, gzip'd with --gzip),
  * and each export is imported into an empty data folder by the CLI, as an operator runs it: wall
@@ -12,7 +12,7 @@
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { spawn, spawnSync } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { gunzipSync } from "node:zlib"
@@ -26,6 +26,7 @@ const arg = (name: string): string | undefined => {
 }
 const patients = Number(arg("patients") ?? 50_000)
 const gzip = process.argv.includes("--gzip")
+const formats = (arg("formats") ?? "csv,fhir").split(",")
 const omop = arg("omop")
 const athena = process.argv.includes("--athena")
 
@@ -59,7 +60,11 @@ const duckdbFloor = async (folder: string): Promise<number> => {
     if (/\.ndjson(\.gz)?$/.test(f)) await c.run(`SELECT count(*) FROM read_ndjson_objects(${path})`)
     else if (/\.parquet$/.test(f)) await c.run(`SELECT count(*) FROM read_parquet(${path})`)
     else if (/\.(csv|tsv)(\.gz)?$/i.test(f)) {
-      const tab = readFileSync(join(folder, f)).subarray(0, 4096).toString("utf8").split("\n")[0]!.includes("\t")
+      const head = Buffer.alloc(4096)
+      const fd = openSync(join(folder, f), "r")
+      readSync(fd, head, 0, head.length, 0)
+      closeSync(fd)
+      const tab = head.toString("utf8").split("\n")[0]!.includes("\t")
       await c.run(`SELECT count(*) FROM read_csv(${path}, header = true, all_varchar = true, delim = ${literal(tab ? "\t" : ",")}, quote = ${literal(tab ? "" : '"')}, null_padding = true, strict_mode = false)`)
     }
   }
@@ -92,10 +97,12 @@ const withAthenaVocabulary = async (from: string, to: string): Promise<string> =
 
 /** Runs an import as a child process; samples its RSS; returns wall and CPU seconds and peak RSS (and how it failed, if it did). */
 const timedImport = (args: ReadonlyArray<string>) =>
-  new Promise<{ readonly wall: number; readonly cpu: number; readonly peakMiB: number; readonly failed?: string }>((resolvePromise) => {
+  new Promise<{ readonly wall: number; readonly cpu: number; readonly peakMiB: number; readonly phases: string; readonly failed?: string }>((resolvePromise) => {
     const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-import-"))
     const started = performance.now()
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, stdio: ["ignore", "ignore", "pipe"] })
+    const child = spawn(process.execPath, [CLI, ...args, "--json"], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d))
     let err = ""
     child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d))
     let peak = 0
@@ -115,7 +122,9 @@ const timedImport = (args: ReadonlyArray<string>) =>
     child.on("exit", (code, signal) => {
       clearInterval(sample)
       rmSync(dataDir, { recursive: true, force: true })
-      const measured = { wall: (performance.now() - started) / 1000, cpu, peakMiB: Math.round(peak) }
+      // The summary's seconds per phase (`--json`).
+      const phases = Object.entries((JSON.parse(out || "{}") as { phases?: Record<string, number> }).phases ?? {}).map(([p, s]) => `${p} ${s}`).join(", ")
+      const measured = { wall: (performance.now() - started) / 1000, cpu, peakMiB: Math.round(peak), phases }
       // An import killed for memory (no swap: the kernel's OOM killer) says so in its row.
       if (code !== 0) resolvePromise({ ...measured, failed: signal !== null ? `killed by ${signal}` : (err.trim().split("\n").at(-1) ?? `exit ${code}`) })
       else resolvePromise(measured)
@@ -128,14 +137,18 @@ const main = async () => {
   const fhir = join(source, "fhir")
   console.log(`bench:import — ${patients.toLocaleString("en")} patients, ${availableParallelism()} cores, Node ${process.version}`)
   let t = performance.now()
-  hcc(source, ["data", "generate", "--patients", String(patients)])
-  console.log(`generated in ${((performance.now() - t) / 1000).toFixed(1)} s`)
-  t = performance.now()
-  hcc(source, ["data", "export", csv])
-  console.log(`CSV export in ${((performance.now() - t) / 1000).toFixed(1)} s`)
-  t = performance.now()
-  hcc(source, ["data", "export", "--format", "fhir", ...(gzip ? ["--gzip"] : []), fhir])
-  console.log(`FHIR export${gzip ? " (gzip)" : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  if (formats.includes("csv") || formats.includes("fhir")) {
+    hcc(source, ["data", "generate", "--patients", String(patients)])
+    console.log(`generated in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+    t = performance.now()
+    hcc(source, ["data", "export", csv])
+    console.log(`CSV export in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  }
+  if (formats.includes("fhir")) {
+    t = performance.now()
+    hcc(source, ["data", "export", "--format", "fhir", ...(gzip ? ["--gzip"] : []), fhir])
+    console.log(`FHIR export${gzip ? " (gzip)" : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  }
 
   const rows: Array<{ readonly name: string; readonly bytes: { readonly stored: number; readonly raw: number }; readonly r: Awaited<ReturnType<typeof timedImport>>; readonly floor: number }> = []
   const measure = async (name: string, folder: string, args: ReadonlyArray<string>) => {
@@ -143,8 +156,8 @@ const main = async () => {
     rows.push({ name, bytes: sizeOf(folder), r, floor: await duckdbFloor(folder) })
     console.log(`${name}: ${r.failed ?? `${r.wall.toFixed(1)} s`}`)
   }
-  await measure("CSV tables", csv, ["data", "import", csv])
-  await measure(`FHIR Bulk NDJSON${gzip ? " (gzip)" : ""}`, fhir, ["data", "import", "--format", "fhir", fhir])
+  if (formats.includes("csv")) await measure("CSV tables", csv, ["data", "import", csv])
+  if (formats.includes("fhir")) await measure(`FHIR Bulk NDJSON${gzip ? " (gzip)" : ""}`, fhir, ["data", "import", "--format", "fhir", fhir])
   if (omop !== undefined) {
     const folder = athena ? await withAthenaVocabulary(omop, join(source, "omop")) : omop
     await measure(`OMOP${athena ? " + Athena-size vocabulary" : ""}`, folder, ["data", "import", "--format", "omop", folder])
@@ -153,15 +166,15 @@ const main = async () => {
 
   const mib = (b: number) => b / 1_048_576
   console.log("")
-  console.log("| import | files MiB (stored / uncompressed) | wall s | CPU s | cores used | MiB/s (uncompressed) | MiB/s per core | peak RSS MiB | DuckDB count(*) s | × DuckDB's |")
-  console.log("|---|---|---|---|---|---|---|---|---|---|")
+  console.log("| import | files MiB (stored / uncompressed) | wall s | phases s | CPU s | cores used | MiB/s (uncompressed) | MiB/s per core | peak RSS MiB | DuckDB count(*) s | × DuckDB's |")
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|")
   for (const { name, bytes, r, floor } of rows) {
     const cores = r.cpu / r.wall
     if (r.failed !== undefined) {
-      console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | failed after ${r.wall.toFixed(1)} s: ${r.failed} | ${r.cpu.toFixed(1)} | | | | ${r.peakMiB} | ${floor.toFixed(1)} | |`)
+      console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | failed after ${r.wall.toFixed(1)} s: ${r.failed} | | ${r.cpu.toFixed(1)} | | | | ${r.peakMiB} | ${floor.toFixed(1)} | |`)
       continue
     }
-    console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${floor.toFixed(1)} | ${(r.wall / floor).toFixed(1)} |`)
+    console.log(`| ${name} | ${mib(bytes.stored).toFixed(0)} / ${mib(bytes.raw).toFixed(0)} | ${r.wall.toFixed(1)} | ${r.phases} | ${r.cpu.toFixed(1)} | ${cores.toFixed(2)} | ${(mib(bytes.raw) / r.wall).toFixed(1)} | ${(mib(bytes.raw) / r.cpu).toFixed(1)} | ${r.peakMiB} | ${floor.toFixed(1)} | ${(r.wall / floor).toFixed(1)} |`)
   }
 }
 

@@ -7,8 +7,8 @@ import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { datasetDigest } from "../support/datasets.ts"
-import { call, dbEnv, hcc, ROOT, startServer, tempDataDir, waitReady } from "../support/server.ts"
+import { datasetDigest, servedDataset } from "../support/datasets.ts"
+import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
 
 let bulk: string
 beforeAll(() => {
@@ -38,14 +38,7 @@ describe("kill -9 during an import", () => {
     const before = datasetDigest(dataDir)
     await killImportAt(dataDir, phase, percent)
     expect(datasetDigest(dataDir)).toBe(before)
-    const server = await startServer({ dataDir })
-    try {
-      await waitReady(server)
-      const catalog = (await (await call(server, "/v1/catalog")).json()) as { dataset: { patients: number; source: string } }
-      expect(catalog.dataset).toMatchObject({ patients: 300, source: "synthetic" })
-    } finally {
-      await server.stop()
-    }
+    expect(await servedDataset(dataDir)).toMatchObject({ patients: 300, source: "synthetic" })
     // The next import removes what the killed one left and succeeds.
     hcc(dataDir, ["data", "import", "--format", "fhir", bulk])
     expect(readdirSync(dataDir).filter((f) => f.includes("staging")), readdirSync(dataDir).join(" ")).toEqual([])

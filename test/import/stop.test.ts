@@ -8,8 +8,8 @@ import { appendFileSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { omopFromExport } from "../fixtures/omop/fromDataset.ts"
-import { datasetDigest } from "../support/datasets.ts"
-import { call, dbEnv, hcc, ROOT, startServer, tempDataDir, waitReady } from "../support/server.ts"
+import { datasetDigest, servedDataset } from "../support/datasets.ts"
+import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
 
 let csv: string
 let fhir: string
@@ -82,14 +82,7 @@ describe("stopping an import", () => {
   )
 
   it("the dataset before is still served, and the next import succeeds", async () => {
-    const server = await startServer({ dataDir })
-    try {
-      await waitReady(server)
-      const catalog = (await (await call(server, "/v1/catalog")).json()) as { dataset: { patients: number; source: string } }
-      expect(catalog.dataset).toMatchObject({ patients: 300, source: "synthetic" })
-    } finally {
-      await server.stop()
-    }
+    expect(await servedDataset(dataDir)).toMatchObject({ patients: 300, source: "synthetic" })
     const summary = JSON.parse(hcc(dataDir, ["data", "import", "--format", "omop", omop, "--json"])) as { rows: { patients: number }; phases: Record<string, number> }
     expect(summary.rows.patients).toBe(2000)
     expect(Object.keys(summary.phases)).toEqual(["vocabulary", "reading", "staging", "writing"])

@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { hcc, ROOT, tempDataDir } from "./server.ts"
+import { call, hcc, ROOT, startServer, tempDataDir, waitReady } from "./server.ts"
 
 /** Rows of one table, by column name. */
 export type Table = ReadonlyArray<Record<string, string>>
@@ -31,4 +31,15 @@ export const readmeCalls = (): ReadonlyArray<readonly [string, unknown]> => {
   const re = /curl -s localhost:8080(\/v1\/[a-z-]+)[^\n]*\\\n\s*-d '([^']+)'/g
   for (let m = re.exec(readme); m !== null; m = re.exec(readme)) calls.push([m[1]!, JSON.parse(m[2]!)])
   return calls
+}
+
+/** The dataset a server started on a data folder serves, as its catalog says. */
+export const servedDataset = async (dataDir: string): Promise<Record<string, unknown>> => {
+  const server = await startServer({ dataDir })
+  try {
+    await waitReady(server)
+    return ((await (await call(server, "/v1/catalog")).json()) as { dataset: Record<string, unknown> }).dataset
+  } finally {
+    await server.stop()
+  }
 }

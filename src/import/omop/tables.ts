@@ -91,15 +91,18 @@ export const findOmopFiles = (folder: string): { readonly files: ReadonlyArray<O
 /** Whether a folder exists. */
 export const isFolder = (path: string): boolean => existsSync(path) && statSync(path).isDirectory()
 
-/** The delimiter of a file: a tab when its first line has one, else a comma. */
-const delimiterOf = (file: OmopFile): string => {
+/** A text file's first line, without a byte order mark (decompressed when gzip'd; a header longer than 64 KiB is cut). */
+export const firstLineOf = (file: OmopFile): string => {
   const fd = openSync(file.path, "r")
-  const buffer = Buffer.alloc(16 * 1024)
+  const buffer = Buffer.alloc(64 * 1024)
   const n = readSync(fd, buffer, 0, buffer.length, 0)
   closeSync(fd)
   const head = file.gzip ? gunzipSync(buffer.subarray(0, n), { finishFlush: 2 }).toString("utf8") : buffer.subarray(0, n).toString("utf8")
-  return (head.split("\n")[0] ?? "").includes("\t") ? "\t" : ","
+  return (head.split(/\r?\n/)[0] ?? "").replace(/^\uFEFF/, "")
 }
+
+/** The delimiter of a file: a tab when its first line has one, else a comma. */
+const delimiterOf = (file: OmopFile): string => (firstLineOf(file).includes("\t") ? "\t" : ",")
 
 /** A row with its columns by (lower-case) name. */
 export interface OmopRow {

@@ -14,10 +14,8 @@
  * `file:line: column: reason`.
  */
 import { Effect } from "effect"
-import { closeSync, openSync, readSync } from "node:fs"
-import { gunzipSync } from "node:zlib"
 import { type Engine, literal } from "../Engine.ts"
-import type { OmopFile, OmopTable } from "./tables.ts"
+import { firstLineOf, type OmopFile, type OmopTable } from "./tables.ts"
 
 /** The vocabulary tables. */
 export const VOCABULARY_TABLES: ReadonlyArray<OmopTable> = ["concept", "concept_relationship", "concept_ancestor"]
@@ -33,16 +31,6 @@ export interface VocabularySink {
   readonly leftOut: (table: OmopTable, rows: number) => void
 }
 
-/** A file's first line (decompressed when gzip'd). */
-const firstLine = (file: OmopFile): string => {
-  const fd = openSync(file.path, "r")
-  const buffer = Buffer.alloc(64 * 1024)
-  const n = readSync(fd, buffer, 0, buffer.length, 0)
-  closeSync(fd)
-  const head = file.gzip ? gunzipSync(buffer.subarray(0, n), { finishFlush: 2 }).toString("utf8") : buffer.subarray(0, n).toString("utf8")
-  return (head.split(/\r?\n/)[0] ?? "").replace(/^\uFEFF/, "")
-}
-
 /** A file as a DuckDB relation with every column as text, and its columns: lower-case name → the name as written. */
 const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly from: string; readonly columns: ReadonlyMap<string, string> }, Error> => {
   if (file.format === "parquet") {
@@ -53,7 +41,7 @@ const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly fr
     }))
   }
   return Effect.sync(() => {
-    const header = firstLine(file)
+    const header = firstLineOf(file)
     const tab = header.includes("\t")
     const names = header.split(tab ? "\t" : ",").map((c) => c.trim().replace(/^"(.*)"$/, "$1"))
     // Athena's files are tab-separated with no quoting (names hold bare quotes); CSV quotes with ".
