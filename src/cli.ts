@@ -27,7 +27,7 @@ import { SERVICE_VERSION } from "./version.ts"
 import { resolve } from "node:path"
 import { accountsCreate, accountsDisable, accountsEnable, accountsList, accountsUpdate, tokensIssue, tokensList, tokensRevoke } from "./commands/accounts.ts"
 import { dataExport, dataGenerate, dataImport } from "./commands/data.ts"
-import { emit, Json, UsageError } from "./commands/output.ts"
+import { Committed, emit, Json, UsageError } from "./commands/output.ts"
 
 export { accountJson, tokenJson } from "./commands/accounts.ts"
 export { Json, UsageError } from "./commands/output.ts"
@@ -229,9 +229,11 @@ export const main = (): void => {
   let stoppedBy: NodeJS.Signals | undefined
   const remember = (signal: NodeJS.Signals) => (stoppedBy ??= signal)
   if (!serving) for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, remember)
+  const committed = { done: false }
   hcc.pipe(
     Command.run({ version: SERVICE_VERSION }),
-    Effect.onInterrupt(() => (stoppedBy === undefined ? Effect.void : report(stopped(stoppedBy)))),
+    Effect.onInterrupt(() => (stoppedBy === undefined || committed.done ? Effect.void : report(stopped(stoppedBy)))),
+    Effect.provideService(Committed, committed),
     Effect.tapError((e: unknown) => {
       if (CliError.isCliError(e)) return Effect.void // rendered by the presenter
       const p = problemOf(e)
@@ -240,7 +242,7 @@ export const main = (): void => {
     Effect.provide(CliOutput.layerPresenter(presenter)),
     Effect.provide(NodeServices.layer),
     Effect.provide(JsonLogger.layer("Warn")),
-    (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit, stoppedBy)), disableErrorReporting: true })
+    (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit, committed.done ? undefined : stoppedBy)), disableErrorReporting: true })
   )
 }
 

@@ -14,7 +14,7 @@ import { formatSummary, type ImportSummary } from "../import/importCommon.ts"
 import { importCsv } from "../import/importCsv.ts"
 import { importFhir } from "../import/importFhir.ts"
 import { importOmop } from "../import/importOmop.ts"
-import { emit, emitter, UsageError } from "./output.ts"
+import { Committed, emit, emitter, UsageError } from "./output.ts"
 
 /** The migrated database of the configured data folder. */
 const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
@@ -36,9 +36,11 @@ export const dataGenerate = Command.make(
       if (seed < 0 || seed > MAX_SEED) return yield* Effect.fail(new UsageError(`--seed must be between 0 and ${MAX_SEED}`))
       const started = performance.now()
       const say = yield* emitter
+      const committed = yield* Committed
       yield* replaceDataset(generatedOnThread({ patients, seed }), {
         onProgress: inPhase(progressBar(`generating ${patients} patients`), "writing"),
         onSwitched: Effect.suspend(() => {
+          committed.done = true
           const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
           return Effect.andThen(removeSnapshot(config.dataDir), say({ patients, seed, seconds }, () => `generated ${patients} patients with seed ${seed} in ${seconds.toFixed(1)} s. ${SWITCH_NOTE}`))
         })
@@ -68,6 +70,9 @@ export const dataImport = Command.make(
     Effect.gen(function*() {
       const config = yield* AppConfig
       const say = yield* emitter
+      const committed = yield* Committed
+      // Once the new dataset is in place: the command is done whatever signal comes (Committed).
+      const switched = (report: Effect.Effect<void>) => Effect.andThen(Effect.sync(() => (committed.done = true)), Effect.andThen(removeSnapshot(config.dataDir), report))
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
@@ -75,8 +80,7 @@ export const dataImport = Command.make(
           folder,
           stagingDir: config.dataDir,
           onProgress: progressBar("importing CSV"),
-          onSwitched: (summary) =>
-            Effect.andThen(removeSnapshot(config.dataDir), say(summary, () => `imported ${summary.patients} patients from ${folder} (${(summary.bytes / 1_048_576).toFixed(1)} MiB) in ${summary.seconds} s. ${SWITCH_NOTE}`))
+          onSwitched: (summary) => switched(say(summary, () => `imported ${summary.patients} patients from ${folder} (${(summary.bytes / 1_048_576).toFixed(1)} MiB) in ${summary.seconds} s. ${SWITCH_NOTE}`))
         })
       }
       const options = {
@@ -86,7 +90,7 @@ export const dataImport = Command.make(
         regionMapFile: Option.getOrUndefined(flags.regionMap),
         stagingDir: config.dataDir,
         onProgress: progressBar(`importing ${flags.format.toUpperCase()}`),
-        onSwitched: (summary: ImportSummary) => Effect.andThen(removeSnapshot(config.dataDir), say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))
+        onSwitched: (summary: ImportSummary) => switched(say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))
       }
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
       yield* flags.format === "omop" ? importOmop({ ...options, folder: flags.paths[0]! }) : importFhir(options)

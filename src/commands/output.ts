@@ -1,5 +1,5 @@
 /** What every `hcc` command shares: `--json`, usage errors, tables and printing a result. */
-import { Console, Effect } from "effect"
+import { Console, Context, Effect } from "effect"
 import { Flag, GlobalFlag } from "effect/cli"
 
 /** `--json` on every command: results as JSON on stdout, errors as problem JSON on stderr. */
@@ -26,3 +26,10 @@ export const emit = (value: unknown, human: () => string) =>
 
 /** `emit` with `--json` read now: for a result printed where the flag is not at hand (a dataset switch's uninterruptible step). */
 export const emitter = Effect.map(Json, (json) => (value: unknown, human: () => string) => Console.log(json ? JSON.stringify(value) : human()))
+
+/**
+ * Whether the command has done what a stop signal can no longer undo (a new dataset switched to):
+ * the CLI then reports success whatever signal arrives after, since the interruption that follows
+ * the uninterruptible switch would otherwise end the command as stopped.
+ */
+export const Committed = Context.Reference<{ done: boolean }>("hcc/cli/Committed", { defaultValue: () => ({ done: false }) })

@@ -81,6 +81,19 @@ describe("stopping an import", () => {
     120_000
   )
 
+  it("a signal once the new dataset is in place (its summary printed) no longer stops the import: exit 0, the new dataset", async () => {
+    const target = tempDataDir()
+    hcc(target, ["data", "generate", "--patients", "300", "--seed", "2"])
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [join(ROOT, "src/cli.ts"), "data", "import", csv, "--json"], { cwd: ROOT, env: dbEnv({ dataDir: target }), stdio: ["ignore", "pipe", "ignore"] })
+      child.stdout!.once("data", () => child.kill("SIGINT"))
+      child.on("exit", resolve)
+    })
+    expect(code).toBe(0)
+    expect(datasetDigest(target)).not.toBe(before)
+    expect(readdirSync(target).filter((f) => f.startsWith("import-"))).toEqual([])
+  }, 120_000)
+
   it("the dataset before is still served, and the next import succeeds", async () => {
     expect(await servedDataset(dataDir)).toMatchObject({ patients: 300, source: "synthetic" })
     const summary = JSON.parse(hcc(dataDir, ["data", "import", "--format", "omop", omop, "--json"])) as { rows: { patients: number }; phases: Record<string, number> }
