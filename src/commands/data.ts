@@ -10,6 +10,7 @@ import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
 import { generatedOnThread } from "../health/generationThread.ts"
 import { inPhase, progressBar } from "../health/progress.ts"
 import { exportFhir } from "../import/fhir/exportFhir.ts"
+import { exportOmop } from "../import/omop/exportOmop.ts"
 import { formatSummary, type ImportSummary } from "../import/importCommon.ts"
 import { importCsv } from "../import/importCsv.ts"
 import { importFhir } from "../import/importFhir.ts"
@@ -108,24 +109,34 @@ export const dataExport = Command.make(
   "export",
   {
     folder,
-    format: Flag.Literals("format", ["csv", "fhir"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default) or fhir (FHIR R4 Bulk Data NDJSON)")),
-    gzip: Flag.Boolean("gzip").pipe(Flag.withDefault(false), Flag.withDescription("fhir: write .ndjson.gz files"))
+    format: Flag.Literals("format", ["csv", "fhir", "omop"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default), fhir (FHIR R4 Bulk Data NDJSON) or omop (OMOP CDM 5.4)")),
+    gzip: Flag.Boolean("gzip").pipe(Flag.withDefault(false), Flag.withDescription("fhir: write .ndjson.gz files")),
+    parquet: Flag.Boolean("parquet").pipe(Flag.withDefault(false), Flag.withDescription("omop: write .parquet files instead of CSV"))
   },
-  ({ folder, format, gzip }) =>
+  ({ folder, format, gzip, parquet }) =>
     Effect.gen(function*() {
+      if (gzip && format !== "fhir") return yield* Effect.fail(new UsageError("--gzip is for --format fhir"))
+      if (parquet && format !== "omop") return yield* Effect.fail(new UsageError("--parquet is for --format omop"))
       if (format === "csv") {
         yield* writeFolder(folder, inPhase(progressBar("exporting"), "writing"))
         return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
+      }
+      if (format === "omop") {
+        const config = yield* AppConfig
+        const tables = yield* exportOmop({ folder, parquet, scratchDir: config.dataDir, onProgress: inPhase(progressBar("exporting OMOP"), "writing") })
+        return yield* emit({ format, folder, files: parquet ? "parquet" : "csv", rows: tables }, () =>
+          `exported the health dataset to ${folder} as OMOP CDM 5.4 ${parquet ? "Parquet" : "CSV"}: ${Object.entries(tables).map(([t, n]) => `${n} ${t}`).join(", ")}`)
       }
       const written = yield* exportFhir({ folder, gzip, onProgress: inPhase(progressBar("exporting FHIR"), "writing") })
       yield* emit({ format, folder, resources: written }, () =>
         `exported the health dataset to ${folder} as FHIR R4 Bulk Data: ${Object.entries(written).map(([t, n]) => `${n} ${t}`).join(", ")}`)
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
-  Command.withDescription("Write the health dataset as CSV files in the layout import reads, or as FHIR R4 Bulk Data files that import back to the same dataset"),
+  Command.withDescription("Write the health dataset as CSV files in the layout import reads, or as FHIR R4 Bulk Data or OMOP CDM 5.4 files that import back to the same dataset"),
   Command.withExamples([
     { command: "hcc data export ./backup", description: "One CSV file per table in ./backup" },
-    { command: "hcc data export --format fhir --gzip ./bulk", description: "Patient.ndjson.gz, Observation.ndjson.gz, … in ./bulk" }
+    { command: "hcc data export --format fhir --gzip ./bulk", description: "Patient.ndjson.gz, Observation.ndjson.gz, … in ./bulk" },
+    { command: "hcc data export --format omop --parquet ./cdm", description: "person.parquet, measurement.parquet, concept.parquet, … in ./cdm" }
   ])
 )
 

@@ -46,6 +46,9 @@ export const systemOfFhirUri = (uri: string | undefined): string | undefined =>
 /** The short name of an OMOP vocabulary_id (any case), or undefined. */
 export const systemOfOmopVocabulary = (vocabularyId: string): string | undefined => byOmop.get(vocabularyId.toLowerCase())
 
+/** The OMOP vocabulary_id of a short name, or undefined. */
+export const omopVocabularyOf = (name: string): string | undefined => CODE_SYSTEMS.find((s) => s.name === name)?.omop
+
 /** The FHIR URI of a short name, or undefined. */
 export const fhirUriOf = (name: string): string | undefined => CODE_SYSTEMS.find((s) => s.name === name)?.fhir
 

@@ -95,6 +95,7 @@ export class Staging {
       CREATE TABLE device_event (patient INTEGER, metric TEXT, devices TEXT, day INTEGER);
       CREATE TABLE encounter (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, kind TEXT, cls TEXT, start INTEGER, finish INTEGER, org TEXT);
       CREATE TABLE course (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, concept INTEGER, start INTEGER, finish INTEGER, adherence REAL);
+      CREATE TABLE course_detail (course TEXT, adherence REAL, ongoing INTEGER);
       CREATE TABLE dispense (patient INTEGER, concept INTEGER, day INTEGER, days INTEGER);
       CREATE TABLE adverse (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, drug INTEGER, event INTEGER, day INTEGER);
       CREATE TABLE procedure (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, device TEXT, devices TEXT, day INTEGER, org TEXT, encounter TEXT);
@@ -252,6 +253,9 @@ export class Staging {
         this.run("course", [origin.file, origin.line, src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), fact.start, fact.end, fact.adherence])
         return
       }
+      case "course_detail":
+        this.run("course_detail", [fact.course, fact.adherence, fact.ongoing ? 1 : 0])
+        return
       case "dispense": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
@@ -312,6 +316,7 @@ export class Staging {
   closePhaseTwo(): void {
     this.db.exec(`COMMIT;
       CREATE INDEX encounter_src ON encounter (src);
+      CREATE INDEX course_detail_course ON course_detail (course);
       CREATE INDEX device_event_patient ON device_event (patient, day);
       CREATE INDEX outcome_implant ON outcome (implant)`)
   }

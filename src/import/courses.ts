@@ -28,7 +28,10 @@ export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: 
     readonly adherence: number | null
   }
   const out: Array<C> = []
-  const courses = s.db.prepare("SELECT f, l, src, patient, concept, start, finish, adherence FROM course ORDER BY patient").iterate() as Iterator<Record<string, number | string | null>>
+  // A course's details stated apart (course_detail): an adherence, and that it is ongoing.
+  const courses = s.db.prepare(`SELECT c.f, c.l, c.src, c.patient, c.concept, c.start, CASE WHEN d.ongoing = 1 THEN NULL ELSE c.finish END AS finish, coalesce(d.adherence, c.adherence) AS adherence
+    FROM course c LEFT JOIN (SELECT course, max(adherence) AS adherence, max(ongoing) AS ongoing FROM course_detail GROUP BY course) d ON d.course = c.src
+    ORDER BY c.patient`).iterate() as Iterator<Record<string, number | string | null>>
   const dispenses = s.db.prepare("SELECT patient, concept, day, days FROM dispense ORDER BY patient, day").iterate() as Iterator<Record<string, number>>
   let nextCourse = courses.next()
   let nextDispense = dispenses.next()

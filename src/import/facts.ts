@@ -45,6 +45,15 @@ export type Fact =
     readonly org: string | null
   }
   | { readonly k: "course"; readonly src: string; readonly patient: string; readonly drug: Concept; readonly start: number; readonly end: number | null; readonly adherence: number | null }
+  | {
+    /** What a source states about a course read before or after it (OMOP: an observation linked to the DRUG_EXPOSURE row). */
+    readonly k: "course_detail"
+    /** The course's source id as its own record gives it (`<type>/<src>`, e.g. `drug_exposure/12`). */
+    readonly course: string
+    readonly adherence: number | null
+    /** The course had not ended at as_of (its end date in the source is a stand-in). */
+    readonly ongoing: boolean
+  }
   | { readonly k: "dispense"; readonly patient: string; readonly drug: Concept; readonly day: number; readonly days: number }
   | { readonly k: "adverse"; readonly src: string; readonly patient: string; readonly drug: Concept; readonly event: Concept; readonly day: number }
   | {

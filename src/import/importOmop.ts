@@ -18,6 +18,8 @@ import type { Concept, EncounterKind, Fact, Problem } from "./facts.ts"
 import { Engine } from "./Engine.ts"
 import type { PhaseProgress } from "../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
+import { FIELD_CONCEPT } from "./omop/cdm54.ts"
+import { HCC_AXIS_VOCABULARY, HCC_FACT_VOCABULARY, HCC_REGION_PREFIX, HCC_STUDY_PREFIX, hccVocabularyOf } from "./omop/exportOmop.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
 import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./omop/tables.ts"
 import { loadVocabulary } from "./omop/vocabularyTables.ts"
@@ -105,7 +107,8 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     const totals = { vocabulary: 0, reading: 0 }
     for (const f of files) totals[isVocabulary(f.table) ? "vocabulary" : "reading"] += f.bytes
     const done = { vocabulary: 0, reading: 0 }
-    const locations = new Map<string, { readonly state: string; readonly country: string }>()
+    const locations = new Map<string, { readonly state: string; readonly country: string; readonly region: string | undefined }>()
+    /** care_site_id → the organization's id: the device study a care site names in the service's own terms, else care_site_id. */
     const careSites = new Map<string, string>()
     const providers = new Map<string, string>()
     const deaths = new Map<string, number>()
@@ -168,25 +171,35 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     for (const table of badTables) yield* each(table, checks[table as keyof typeof checks])
     vocabulary.close()
     if (!vocabulary.hasConcepts) report.note("no CONCEPT table: concepts are known by concept_id and source value only")
+    // The service's own entries (an export of ours): the dataset's vocabulary, used or not.
+    const conceptFile = files.find((f) => f.table === "concept")
+    for (const e of vocabulary.ownEntries()) {
+      staging.addPhaseOne({ file: 0, line: 0, place: { name: conceptFile?.name ?? "concept", part: 0, line: 0 }, type: "concept" }, { k: "vocabulary", ...e })
+    }
 
     // What persons and visits refer to.
     yield* setup.progress("reading", 0)
     yield* each("location", (r) => {
       const country = r.get("country_source_value") || (r.get("country_concept_id") !== "" ? vocabulary.codingsOf(Number(r.get("country_concept_id"))).name ?? "" : "")
-      locations.set(r.get("location_id"), { state: r.get("state"), country })
+      const own = r.get("location_source_value")
+      locations.set(r.get("location_id"), { state: r.get("state"), country, region: own.startsWith(HCC_REGION_PREFIX) ? own.slice(HCC_REGION_PREFIX.length) : undefined })
     })
     const regionOf = (locationId: string) => {
       const l = locations.get(locationId)
-      return setup.regions.regionOf(l === undefined ? undefined : { state: l.state || undefined, country: l.country || undefined })
+      return l?.region ?? setup.regions.regionOf(l === undefined ? undefined : { state: l.state || undefined, country: l.country || undefined })
     }
     yield* each("care_site", (r, origin) => {
       const id = idOf(r, "care_site_id")
       if (isProblem(id)) return id
-      careSites.set(id, r.get("care_site_name") || id)
-      staging.addPhaseOne(origin, { k: "organization", src: id, identifiers: [], region: regionOf(r.get("location_id")), name: r.get("care_site_name") || id })
+      const own = r.get("care_site_source_value")
+      const org = own.startsWith(HCC_STUDY_PREFIX) && own.length > HCC_STUDY_PREFIX.length ? own.slice(HCC_STUDY_PREFIX.length) : id
+      careSites.set(id, org)
+      staging.addPhaseOne(origin, { k: "organization", src: org, identifiers: [], region: regionOf(r.get("location_id")), name: r.get("care_site_name") || id })
     })
+    const orgOfCareSite = (careSiteId: string) => careSiteId === "" ? null : careSites.get(careSiteId) ?? careSiteId
     yield* each("provider", (r) => {
-      if (r.get("care_site_id") !== "") providers.set(r.get("provider_id"), r.get("care_site_id"))
+      const org = orgOfCareSite(r.get("care_site_id"))
+      if (org !== null) providers.set(r.get("provider_id"), org)
     })
     yield* each("death", (r) => {
       const person = idOf(r, "person_id")
@@ -224,7 +237,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const concept = r.get("visit_concept_id")
       const kinds = codings(concept, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))
       const kind = (kinds[0]?.target as EncounterKind | undefined) ?? null
-      return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: r.get("care_site_id") || null }]
+      return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: orgOfCareSite(r.get("care_site_id")) }]
     })
 
     yield* each("condition_occurrence", (r) => {
@@ -292,7 +305,9 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const source = r.get(`${table}_source_concept_id`)
       const cs = [...concept.codings, ...(source !== "" && source !== "0" ? vocabulary.codingsOf(Number(source)).codings : [])]
       if (table === "observation" && cs.some((c) => c.system === "snomed" && c.code !== undefined && ADVERSE_REACTION_CODES.has(c.code))) return adverse(r, person, concept)
-      const direct = concept.vocabulary === "HCC axis" ? setup.axisModel.directAxis(concept.code) : undefined
+      const own = ownFact(table, r, concept)
+      if (own !== undefined) return own
+      const direct = concept.vocabulary === HCC_AXIS_VOCABULARY ? setup.axisModel.directAxis(concept.code) : undefined
       const instruments = cs.flatMap((c) => (c.code === undefined ? [] : setup.axisModel.instrumentsOf(c.system, c.code)))
       if (direct === undefined && instruments.length === 0) return `${table.toUpperCase()} the axis model does not use: left out`
       const day = dayOf(r.get(`${table}_date`), `${table}_date`)
@@ -321,6 +336,33 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
         counts[AXES.indexOf(instrument.axis)]!++
       }
       return counts.some((n) => n > 0) ? [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: false, sums, counts }] : undefined
+    }
+    // The service's own facts (an export of ours): a course's adherence and that it is ongoing
+    // (OBSERVATION linked to its DRUG_EXPOSURE row), a device outcome (MEASUREMENT of a device
+    // metric linked to its PROCEDURE_OCCURRENCE row).
+    const ownFact = (table: "measurement" | "observation", r: OmopRow, concept: { readonly vocabulary: string | undefined; readonly code: string | undefined }): ReadonlyArray<Fact> | Problem | string | undefined => {
+      const linked = (field: number) => r.get(table === "observation" ? "obs_event_field_concept_id" : "meas_event_field_concept_id") === String(field) ? r.get(`${table}_event_id`) : ""
+      const value = () => {
+        const text = r.get("value_as_number")
+        const n = Number(text)
+        return text === "" || !Number.isFinite(n) ? { path: "value_as_number", reason: `'${text}' is not a number` } : n
+      }
+      if (table === "observation" && concept.vocabulary === HCC_FACT_VOCABULARY && (concept.code === "adherence" || concept.code === "ongoing")) {
+        const course = linked(FIELD_CONCEPT.drug_exposure_id)
+        if (course === "") return `OBSERVATION '${concept.code}' not linked to a DRUG_EXPOSURE row (observation_event_id): left out`
+        if (concept.code === "ongoing") return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence: null, ongoing: true }]
+        const adherence = value()
+        if (isProblem(adherence)) return adherence
+        if (adherence < 0 || adherence > 1) return { path: "value_as_number", reason: `an adherence must be in [0, 1], got ${adherence}` }
+        return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence, ongoing: false }]
+      }
+      if (table === "measurement" && concept.vocabulary === hccVocabularyOf("device_metric") && concept.code !== undefined) {
+        const implant = linked(FIELD_CONCEPT.procedure_occurrence_id)
+        if (implant === "") return "MEASUREMENT of a device metric not linked to a PROCEDURE_OCCURRENCE row (measurement_event_id): left out"
+        const v = value()
+        return isProblem(v) ? v : [{ k: "outcome", implant, metric: concept.code, value: v }]
+      }
+      return undefined
     }
     const adverse = (r: OmopRow, person: string, concept: { readonly name: string | undefined }): ReadonlyArray<Fact> | Problem | string => {
       const day = dayOf(r.get("observation_date"), "observation_date")

@@ -8,7 +8,28 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { rmSync } from "node:fs"
 import { systemOfOmopVocabulary } from "../../health/codeSystems.ts"
-import type { SourceCoding } from "../concepts.ts"
+import { SNAKE_CASE } from "../../health/healthTables.ts"
+import { VOCABULARY_KINDS } from "../../health/vocabulary.ts"
+import { ownSystem, type SourceCoding } from "../concepts.ts"
+
+/** The vocabulary_id of the service's own codes of a kind (written by `hcc data export --format omop`). */
+export const ownVocabularyOf = (kind: string): string => `HCC ${kind}`
+const OWN_KINDS = new Map(VOCABULARY_KINDS.map((k) => [ownVocabularyOf(k).toLowerCase(), k]))
+
+/** One of the service's own entries a CONCEPT table holds: its kind, code, label and the standard code it maps to. */
+export interface OwnEntry {
+  readonly kind: string
+  readonly code: string
+  readonly label: string
+  readonly system: string | null
+  readonly standard: string | null
+}
+
+/** A coding of a concept row: the service's own system for its own vocabularies, else the vocabulary's short name. */
+const codingOf = (r: { readonly vocabulary: string; readonly code: string; readonly name: string }): SourceCoding => {
+  const kind = OWN_KINDS.get(r.vocabulary.toLowerCase())
+  return { system: kind === undefined ? systemOfOmopVocabulary(r.vocabulary) ?? r.vocabulary : ownSystem(kind), code: r.code, display: r.name }
+}
 
 /** One concept's codings: itself (and what it maps to), and its OMOP id. */
 export interface ConceptCodings {
@@ -91,12 +112,11 @@ export class OmopVocabulary {
     if (hit !== undefined) return hit
     const codings: Array<SourceCoding> = []
     const self = this.row(id)
-    const coding = (r: { readonly vocabulary: string; readonly code: string; readonly name: string }) => ({ system: systemOfOmopVocabulary(r.vocabulary) ?? r.vocabulary, code: r.code, display: r.name })
-    if (self !== undefined) codings.push(coding(self))
+    if (self !== undefined) codings.push(codingOf(self))
     this.mapsTo ??= this.db.prepare("SELECT target FROM maps_to WHERE source = ?")
     for (const { target } of this.mapsTo.all(id) as Array<{ readonly target: number }>) {
       const t = this.row(target)
-      if (t !== undefined) codings.push(coding(t))
+      if (t !== undefined) codings.push(codingOf(t))
     }
     codings.push({ system: "omop", code: String(id), ...(self === undefined ? {} : { display: self.name }) })
     hit = { codings, name: self?.name, vocabulary: self?.vocabulary, code: self?.code }
@@ -115,6 +135,24 @@ export class OmopVocabulary {
     }
     this.ingredientCache.set(id, hit)
     return hit
+  }
+
+  /** The service's own entries (vocabularies `HCC <kind>`), with the standard code each maps to. */
+  ownEntries(): ReadonlyArray<OwnEntry> {
+    const out: Array<OwnEntry> = []
+    const rows = this.db.prepare(`SELECT c.vocabulary, c.code, c.name, t.vocabulary AS target_vocabulary, t.code AS target_code FROM concept c
+      LEFT JOIN maps_to m ON m.source = c.id LEFT JOIN concept t ON t.id = m.target
+      WHERE c.vocabulary LIKE 'HCC %' ORDER BY c.id, m.target`).all() as Array<Record<string, string | null>>
+    const seen = new Set<string>()
+    for (const r of rows) {
+      const kind = OWN_KINDS.get(String(r.vocabulary).toLowerCase())
+      const code = String(r.code)
+      if (kind === undefined || !SNAKE_CASE.regex.test(code) || seen.has(`${kind}|${code}`)) continue
+      seen.add(`${kind}|${code}`)
+      const system = r.target_vocabulary === null ? undefined : systemOfOmopVocabulary(r.target_vocabulary!)
+      out.push({ kind, code, label: String(r.name), system: system ?? null, standard: system === undefined ? null : r.target_code ?? null })
+    }
+    return out
   }
 
   /** Deletes the scratch file. */

@@ -4,7 +4,8 @@
  * and 80 million CONCEPT_ANCESTOR rows, of which one instance's data uses a few thousand concepts.
  * DuckDB (Engine.ts) scans them off the JavaScript thread, in bounded memory:
  *
- * 1. the concept ids the other tables name: every `…concept_id` column of every other table;
+ * 1. the concept ids the other tables name: every `…concept_id` column of every other table, and
+ *    the concepts of the service's own vocabularies (`HCC <kind>`, written by its OMOP export);
  * 2. CONCEPT_RELATIONSHIP's valid "Maps to" rows from those ids;
  * 3. CONCEPT_ANCESTOR's rows from those ids (ingredients are picked among the ancestors later);
  * 4. CONCEPT's rows of those ids, their "Maps to" targets and their ancestors.
@@ -106,6 +107,13 @@ export const loadVocabulary = (
       CREATE OR REPLACE TEMP TABLE ancestors (descendant BIGINT, ancestor BIGINT);
       CREATE OR REPLACE TEMP TABLE concepts (id BIGINT, vocabulary VARCHAR, code VARCHAR, name VARCHAR, class VARCHAR)`)
     for (const file of files) {
+      if (file.table === "concept") {
+        // The service's own vocabularies (an export of ours) are kept whole, used or not.
+        const { columns, from } = yield* relationOf(engine, file)
+        if (!columns.has("vocabulary_id")) continue
+        yield* engine.run(`${file.name}: not readable`, `INSERT INTO named SELECT ${id(col(columns, "concept_id"))} FROM ${from} WHERE ${col(columns, "vocabulary_id")} LIKE 'HCC %' AND ${id(col(columns, "concept_id"))} IS NOT NULL`)
+        continue
+      }
       if (VOCABULARY_TABLES.includes(file.table)) continue
       const { columns, from } = yield* relationOf(engine, file)
       const named = [...columns.keys()].filter((name) => name.endsWith("concept_id")).map((name) => id(col(columns, name)))
