@@ -1,21 +1,21 @@
 /**
- * `npm run bench:import [-- --patients N] [--gzip] [--formats csv,fhir|none] [--omop <folder> [--athena]]`: import
- * throughput, side by side in one run. A generated dataset (50,000 patients unless given) is
- * exported as CSV and as FHIR R4 Bulk Data (`hcc data export --format fhir`, gzip'd with --gzip),
- * and each export is imported into an empty data folder by the CLI, as an operator runs it: wall
+ * `npm run bench:import [-- --patients N] [--gzip] [--parquet] [--formats csv,fhir,omop|none] [--omop <folder>] [--athena]`:
+ * import throughput, side by side in one run. A generated dataset (50,000 patients unless given) is
+ * exported as CSV, as FHIR R4 Bulk Data (gzip'd with --gzip) and as OMOP CDM 5.4 (Parquet with
+ * --parquet), and each export is imported into an empty data folder by the CLI, as an operator runs it: wall
  * time, CPU time (so cores used), peak resident memory of the importing process (sampled from
- * /proc), bytes read, throughput, and the FHIR import's ratio to the CSV one. `--omop` adds an OMOP
- * folder's import; `--athena` puts beside its own vocabulary one of Athena's row counts (7 million
+ * /proc), bytes read, throughput. `--omop` adds an OMOP folder of your own;
+ * `--athena` puts beside each OMOP folder's vocabulary one of Athena's row counts (7 million
  * concepts, 50 million relationships, 80 million ancestors, none of them used by the data: what a
  * full vocabulary download costs an import), made by DuckDB. Beside each import, the floor: DuckDB
  * merely reading the same files (`SELECT count(*)`, every core). Prints a table; nothing is asserted.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { spawn, spawnSync } from "node:child_process"
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
+import { closeSync, copyFileSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { gunzipSync } from "node:zlib"
+import { createGunzip } from "node:zlib"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const CLI = join(ROOT, "src/cli.ts")
@@ -26,7 +26,8 @@ const arg = (name: string): string | undefined => {
 }
 const patients = Number(arg("patients") ?? 50_000)
 const gzip = process.argv.includes("--gzip")
-const formats = (arg("formats") ?? "csv,fhir").split(",")
+const parquet = process.argv.includes("--parquet")
+const formats = (arg("formats") ?? "csv,fhir,omop").split(",")
 const omop = arg("omop")
 const athena = process.argv.includes("--athena")
 
@@ -36,14 +37,21 @@ const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
   return r.stdout
 }
 
+/** Bytes a gzip'd file holds, counted as it streams through gunzip (never held whole). */
+const gunzippedSize = (path: string) =>
+  new Promise<number>((resolvePromise, reject) => {
+    let n = 0
+    createReadStream(path).pipe(createGunzip()).on("data", (chunk: Buffer) => (n += chunk.length)).on("end", () => resolvePromise(n)).on("error", reject)
+  })
+
 /** Bytes of a folder's files, as stored and uncompressed. */
-const sizeOf = (folder: string) => {
+const sizeOf = async (folder: string) => {
   let stored = 0
   let raw = 0
   for (const f of readdirSync(folder)) {
     const bytes = statSync(join(folder, f)).size
     stored += bytes
-    raw += f.endsWith(".gz") ? gunzipSync(readFileSync(join(folder, f))).length : bytes
+    raw += f.endsWith(".gz") ? await gunzippedSize(join(folder, f)) : bytes
   }
   return { stored, raw }
 }
@@ -135,9 +143,17 @@ const main = async () => {
   const source = mkdtempSync(join(tmpdir(), "hcc-bench-source-"))
   const csv = join(source, "csv")
   const fhir = join(source, "fhir")
+  const cdm = join(source, "cdm")
+  // Ctrl-C or SIGTERM: the running import stops with its own handler (same process group); the files made here go.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      rmSync(source, { recursive: true, force: true })
+      process.exit(signal === "SIGINT" ? 130 : 143)
+    })
+  }
   console.log(`bench:import — ${patients.toLocaleString("en")} patients, ${availableParallelism()} cores, Node ${process.version}`)
   let t = performance.now()
-  if (formats.includes("csv") || formats.includes("fhir")) {
+  if (formats.some((f) => f === "csv" || f === "fhir" || f === "omop")) {
     hcc(source, ["data", "generate", "--patients", String(patients)])
     console.log(`generated in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     t = performance.now()
@@ -149,18 +165,25 @@ const main = async () => {
     hcc(source, ["data", "export", "--format", "fhir", ...(gzip ? ["--gzip"] : []), fhir])
     console.log(`FHIR export${gzip ? " (gzip)" : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
   }
+  if (formats.includes("omop")) {
+    t = performance.now()
+    hcc(source, ["data", "export", "--format", "omop", ...(parquet ? ["--parquet"] : []), cdm])
+    console.log(`OMOP export${parquet ? " (Parquet)" : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  }
 
   const rows: Array<{ readonly name: string; readonly bytes: { readonly stored: number; readonly raw: number }; readonly r: Awaited<ReturnType<typeof timedImport>>; readonly floor: number }> = []
   const measure = async (name: string, folder: string, args: ReadonlyArray<string>) => {
     const r = await timedImport(args)
-    rows.push({ name, bytes: sizeOf(folder), r, floor: await duckdbFloor(folder) })
+    rows.push({ name, bytes: await sizeOf(folder), r, floor: await duckdbFloor(folder) })
     console.log(`${name}: ${r.failed ?? `${r.wall.toFixed(1)} s`}`)
   }
   if (formats.includes("csv")) await measure("CSV tables", csv, ["data", "import", csv])
   if (formats.includes("fhir")) await measure(`FHIR Bulk NDJSON${gzip ? " (gzip)" : ""}`, fhir, ["data", "import", "--format", "fhir", fhir])
-  if (omop !== undefined) {
-    const folder = athena ? await withAthenaVocabulary(omop, join(source, "omop")) : omop
-    await measure(`OMOP${athena ? " + Athena-size vocabulary" : ""}`, folder, ["data", "import", "--format", "omop", folder])
+  const omopFolders = [...(formats.includes("omop") ? [[`OMOP CDM 5.4${parquet ? " Parquet" : " CSV"}`, cdm] as const] : []), ...(omop === undefined ? [] : [["OMOP (yours)", omop] as const])]
+  for (const [name, given] of omopFolders) {
+    const folder = athena ? await withAthenaVocabulary(given, join(source, `athena-${omopFolders.findIndex(([n]) => n === name)}`)) : given
+    await measure(`${name}${athena ? " + Athena-size vocabulary" : ""}`, folder, ["data", "import", "--format", "omop", folder])
+    if (athena) rmSync(folder, { recursive: true, force: true })
   }
   rmSync(source, { recursive: true, force: true })
 

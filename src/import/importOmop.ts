@@ -9,20 +9,20 @@
  */
 import { Effect } from "effect"
 import { join } from "node:path"
-import { AXES } from "../plugin/axes.ts"
-import { parseDate, monthOfDay } from "../health/calendar.ts"
+import { parseDate } from "../health/calendar.ts"
 import { ImportRejected } from "./Report.ts"
 import { lookup } from "../health/ConceptMaps.ts"
 import { conceptOf, deviceCategoryOf, deviceEventsOf, type SourceCoding } from "./concepts.ts"
-import type { Concept, EncounterKind, Fact, Problem } from "./facts.ts"
+import type { Concept, EncounterKind } from "./facts.ts"
 import { Engine } from "./Engine.ts"
 import type { PhaseProgress } from "../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
-import { FIELD_CONCEPT } from "./omop/cdm54.ts"
-import { HCC_AXIS_VOCABULARY, HCC_FACT_VOCABULARY, HCC_REGION_PREFIX, HCC_STUDY_PREFIX, hccVocabularyOf } from "./omop/exportOmop.ts"
+import { dayOf, idOf, isProblem, type RowResult } from "./omop/cells.ts"
+import { ObservationMapper, readInBulk } from "./omop/observations.ts"
+import { HCC_REGION_PREFIX, HCC_STUDY_PREFIX } from "./omop/ownTerms.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
 import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./omop/tables.ts"
-import { loadVocabulary } from "./omop/vocabularyTables.ts"
+import { col, loadVocabulary, relationOf } from "./omop/vocabularyTables.ts"
 import { type Origin, PARTS } from "./Staging.ts"
 
 /** Options of an OMOP import. */
@@ -49,30 +49,6 @@ const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> 
  */
 export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825"])
 
-/**
- * OBSERVATION concepts that record an adverse reaction to a drug (SNOMED CT): 62014003 Adverse
- * reaction to drug, 416098002 Allergy to drug, 59037007 Drug intolerance (and their concept ids
- * wherever CONCEPT gives them). The drug is value_as_concept_id; the reaction qualifier_concept_id,
- * else the observation concept itself.
- */
-export const ADVERSE_REACTION_CODES: ReadonlySet<string> = new Set(["62014003", "416098002", "59037007"])
-
-/** A CDM date (`YYYY-MM-DD`, `YYYYMMDD`, or a datetime starting with a date) → day; a Problem when it does not parse. */
-const dayOf = (text: string, column: string): number | Problem | undefined => {
-  if (text === "") return undefined
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.exec(text)
-  const day = m === null ? Number.NaN : parseDate(`${m[1]}-${m[2]}-${m[3]}`)
-  return Number.isNaN(day) ? { path: column, reason: `'${text}' is not a date (YYYY-MM-DD)` } : day
-}
-
-const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x
-
-/** An integer id column (required). */
-const idOf = (row: OmopRow, column: string): string | Problem => {
-  const v = row.get(column)
-  if (v === "") return { path: column, reason: "is required" }
-  return /^-?\d+$/.test(v) ? v : { path: column, reason: `'${v}' is not an integer id` }
-}
 
 /** Reads an OMOP CDM folder (see the module comment); fails with ImportRejected listing every problem. */
 export const importOmop = (options: OmopImportOptions) =>
@@ -131,9 +107,11 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       return conceptOf(kind, c, sourceValue || vocabulary.codingsOf(Number(id || "0")).name)
     }
 
-    const each = (table: OmopTable, onRow: (row: OmopRow, origin: Origin) => ReadonlyArray<Fact> | Problem | string | void) =>
-      Effect.forEach(files.filter((f) => f.table === table), (file) =>
-        Effect.gen(function*() {
+    /** Reads a file row by row (none when `onRow` is undefined: the file was read some other way) and counts it done. */
+    const eachFile = (file: OmopFile, onRow: ((row: OmopRow, origin: Origin) => RowResult) | undefined) =>
+      Effect.gen(function*() {
+        const table = file.table
+        if (onRow !== undefined) {
           yield* forEachRow(file, engine, (rows) => {
             for (const row of rows) {
               const place = { name: file.name, part: 0, line: row.line }
@@ -146,10 +124,13 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
               else for (const f of out) table === "person" ? staging.addPhaseOne(origin, f) : staging.add(origin, f)
             }
           })
-          const phase = isVocabulary(table) ? "vocabulary" : "reading"
-          done[phase] += file.bytes
-          yield* setup.progress(phase, done[phase] / Math.max(1, totals[phase]))
-        }), { discard: true })
+        }
+        const phase = isVocabulary(table) ? "vocabulary" : "reading"
+        done[phase] += file.bytes
+        yield* setup.progress(phase, done[phase] / Math.max(1, totals[phase]))
+      })
+    const each = (table: OmopTable, onRow: (row: OmopRow, origin: Origin) => RowResult) =>
+      Effect.forEach(files.filter((f) => f.table === table), (file) => eachFile(file, onRow), { discard: true })
 
     // Vocabulary: what the tables use of it, through DuckDB; a table with rows whose ids are not
     // integers is read row by row, to report each of them.
@@ -220,6 +201,12 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(r.get("location_id")), death: deaths.get(id) ?? null }]
     })
     staging.closePhaseOne()
+    // The persons' ids, for the bulk reads of MEASUREMENT and OBSERVATION (a row of a person not in PERSON is a problem).
+    yield* engine.run("person ids", "CREATE OR REPLACE TEMP TABLE persons (id VARCHAR)")
+    for (const file of files.filter((f) => f.table === "person")) {
+      const { columns, from } = yield* relationOf(engine, file)
+      yield* engine.run(`${file.name}: not readable`, `INSERT INTO persons SELECT DISTINCT trim(coalesce(${col(columns, "person_id")}::VARCHAR, '')) FROM ${from}`)
+    }
 
     yield* each("observation_period", (r) => {
       const end = dayOf(r.get("observation_period_end_date"), "observation_period_end_date")
@@ -296,88 +283,22 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: r.get("visit_occurrence_id") || null, events: [] }]
     })
 
-    // MEASUREMENT and OBSERVATION: instruments of the axis model (and direct axis scores: concepts
-    // of the vocabulary `HCC axis`, concept_code the axis); OBSERVATION also adverse reactions.
-    const scored = (table: "measurement" | "observation") => (r: OmopRow): ReadonlyArray<Fact> | Problem | string | undefined => {
-      const person = idOf(r, "person_id")
-      if (isProblem(person)) return person
-      const concept = vocabulary.codingsOf(Number(r.get(`${table}_concept_id`) || "0"))
-      const source = r.get(`${table}_source_concept_id`)
-      const cs = [...concept.codings, ...(source !== "" && source !== "0" ? vocabulary.codingsOf(Number(source)).codings : [])]
-      if (table === "observation" && cs.some((c) => c.system === "snomed" && c.code !== undefined && ADVERSE_REACTION_CODES.has(c.code))) return adverse(r, person, concept)
-      const own = ownFact(table, r, concept)
-      if (own !== undefined) return own
-      const direct = concept.vocabulary === HCC_AXIS_VOCABULARY ? setup.axisModel.directAxis(concept.code) : undefined
-      const instruments = cs.flatMap((c) => (c.code === undefined ? [] : setup.axisModel.instrumentsOf(c.system, c.code)))
-      if (direct === undefined && instruments.length === 0) return `${table.toUpperCase()} the axis model does not use: left out`
-      const day = dayOf(r.get(`${table}_date`), `${table}_date`)
-      if (day === undefined) return { path: `${table}_date`, reason: "is required (the month the score belongs to)" }
-      if (isProblem(day)) return day
-      const numberText = r.get("value_as_number")
-      const quantity = numberText === "" ? undefined : Number(numberText)
-      if (quantity !== undefined && !Number.isFinite(quantity)) return { path: "value_as_number", reason: `'${numberText}' is not a number` }
-      const answer = r.get("value_as_concept_id")
-      const answerCodings = answer === "" || answer === "0" ? [] : vocabulary.codingsOf(Number(answer)).codings
-      const sums = new Array<number>(AXES.length).fill(0)
-      const counts = new Array<number>(AXES.length).fill(0)
-      if (direct !== undefined) {
-        if (quantity === undefined || quantity < 0 || quantity > 10) return { path: "value_as_number", reason: `a direct ${direct} score must be a number in [0, 10], got '${numberText}'` }
-        sums[AXES.indexOf(direct)] = quantity
-        counts[AXES.indexOf(direct)] = 1
-        return [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: true, sums, counts }]
+    // MEASUREMENT and OBSERVATION: in bulk, else (a row with a problem) row by row (observations.ts).
+    const drugOf = (id: string) => conceptFor("drug", id, "", "")
+    for (const table of ["measurement", "observation"] as const) {
+      const mapper = new ObservationMapper(table, vocabulary, setup.axisModel, drugOf)
+      for (const file of files.filter((f) => f.table === table)) {
+        const fileIndex = files.indexOf(file)
+        const inBulk = yield* readInBulk(mapper, engine, file, {
+          staging,
+          report,
+          persons: "persons",
+          origin: (line) => ({ file: fileIndex * PARTS, line, place: { name: file.name, part: 0, line }, type: table }),
+          onStep: (share) => setup.progress("reading", (done.reading + share * file.bytes) / Math.max(1, totals.reading))
+        })
+        yield* eachFile(file, inBulk ? undefined : (r) => mapper.mapRow(r, (reason) => report.note(reason)))
       }
-      for (const instrument of instruments) {
-        const score = setup.axisModel.score(instrument, { ...(quantity === undefined ? {} : { quantity }), codings: answerCodings, text: r.get("value_as_string") || r.get("value_source_value") || undefined })
-        if (typeof score === "string") {
-          report.note(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
-          continue
-        }
-        sums[AXES.indexOf(instrument.axis)]! += score
-        counts[AXES.indexOf(instrument.axis)]!++
-      }
-      return counts.some((n) => n > 0) ? [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: false, sums, counts }] : undefined
     }
-    // The service's own facts (an export of ours): a course's adherence and that it is ongoing
-    // (OBSERVATION linked to its DRUG_EXPOSURE row), a device outcome (MEASUREMENT of a device
-    // metric linked to its PROCEDURE_OCCURRENCE row).
-    const ownFact = (table: "measurement" | "observation", r: OmopRow, concept: { readonly vocabulary: string | undefined; readonly code: string | undefined }): ReadonlyArray<Fact> | Problem | string | undefined => {
-      const linked = (field: number) => r.get(table === "observation" ? "obs_event_field_concept_id" : "meas_event_field_concept_id") === String(field) ? r.get(`${table}_event_id`) : ""
-      const value = () => {
-        const text = r.get("value_as_number")
-        const n = Number(text)
-        return text === "" || !Number.isFinite(n) ? { path: "value_as_number", reason: `'${text}' is not a number` } : n
-      }
-      if (table === "observation" && concept.vocabulary === HCC_FACT_VOCABULARY && (concept.code === "adherence" || concept.code === "ongoing")) {
-        const course = linked(FIELD_CONCEPT.drug_exposure_id)
-        if (course === "") return `OBSERVATION '${concept.code}' not linked to a DRUG_EXPOSURE row (observation_event_id): left out`
-        if (concept.code === "ongoing") return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence: null, ongoing: true }]
-        const adherence = value()
-        if (isProblem(adherence)) return adherence
-        if (adherence < 0 || adherence > 1) return { path: "value_as_number", reason: `an adherence must be in [0, 1], got ${adherence}` }
-        return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence, ongoing: false }]
-      }
-      if (table === "measurement" && concept.vocabulary === hccVocabularyOf("device_metric") && concept.code !== undefined) {
-        const implant = linked(FIELD_CONCEPT.procedure_occurrence_id)
-        if (implant === "") return "MEASUREMENT of a device metric not linked to a PROCEDURE_OCCURRENCE row (measurement_event_id): left out"
-        const v = value()
-        return isProblem(v) ? v : [{ k: "outcome", implant, metric: concept.code, value: v }]
-      }
-      return undefined
-    }
-    const adverse = (r: OmopRow, person: string, concept: { readonly name: string | undefined }): ReadonlyArray<Fact> | Problem | string => {
-      const day = dayOf(r.get("observation_date"), "observation_date")
-      if (day === undefined) return { path: "observation_date", reason: "is required" }
-      if (isProblem(day)) return day
-      const drugId = r.get("value_as_concept_id")
-      if (drugId === "" || drugId === "0") return "adverse reaction OBSERVATION without the drug (value_as_concept_id): left out"
-      const qualifier = r.get("qualifier_concept_id")
-      const event = qualifier !== "" && qualifier !== "0"
-        ? conceptOf("adverse_event", vocabulary.codingsOf(Number(qualifier)).codings)
-        : conceptOf("adverse_event", [], concept.name ?? "adverse drug reaction")
-      return [{ k: "adverse", src: r.get("observation_id"), patient: person, drug: conceptFor("drug", drugId, "", ""), event, day }]
-    }
-    yield* each("measurement", scored("measurement"))
-    yield* each("observation", scored("observation"))
 
     if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
     const surveillance = yield* surveillanceOf([options.folder], setup)

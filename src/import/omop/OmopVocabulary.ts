@@ -11,10 +11,9 @@ import { systemOfOmopVocabulary } from "../../health/codeSystems.ts"
 import { SNAKE_CASE } from "../../health/healthTables.ts"
 import { VOCABULARY_KINDS } from "../../health/vocabulary.ts"
 import { ownSystem, type SourceCoding } from "../concepts.ts"
+import { hccVocabularyOf } from "./ownTerms.ts"
 
-/** The vocabulary_id of the service's own codes of a kind (written by `hcc data export --format omop`). */
-export const ownVocabularyOf = (kind: string): string => `HCC ${kind}`
-const OWN_KINDS = new Map(VOCABULARY_KINDS.map((k) => [ownVocabularyOf(k).toLowerCase(), k]))
+const OWN_KINDS = new Map(VOCABULARY_KINDS.map((k) => [hccVocabularyOf(k).toLowerCase(), k]))
 
 /** One of the service's own entries a CONCEPT table holds: its kind, code, label and the standard code it maps to. */
 export interface OwnEntry {

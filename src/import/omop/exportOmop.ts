@@ -29,18 +29,7 @@ import { forEachPage, writeTable } from "../../health/csv.ts"
 import { tableSpec } from "../../health/healthTables.ts"
 import { Engine, literal } from "../Engine.ts"
 import { CDM54, type CdmTable, DUCKDB_TYPE, FIELD_CONCEPT } from "./cdm54.ts"
-
-/** The first concept id of the site-local range (OMOP reserves ids above 2,000,000,000 for local concepts). */
-export const LOCAL_CONCEPT_BASE = 2_000_000_000
-/** A location's region, a care site's device study, in the service's own terms. */
-export const HCC_REGION_PREFIX = "urn:hcc:region:"
-export const HCC_STUDY_PREFIX = "urn:hcc:device-study:"
-/** The vocabulary of the service's own facts about a drug exposure (concept codes `adherence`, `ongoing`). */
-export const HCC_FACT_VOCABULARY = "HCC"
-/** The vocabulary of direct axis scores (concept code: the axis). */
-export const HCC_AXIS_VOCABULARY = "HCC axis"
-/** The vocabulary of a vocabulary kind's entries. */
-export const hccVocabularyOf = (kind: string): string => `HCC ${kind}`
+import { HCC_AXIS_VOCABULARY, HCC_FACT_VOCABULARY, HCC_REGION_PREFIX, HCC_STUDY_PREFIX, hccVocabularyOf, LOCAL_CONCEPT_BASE } from "./ownTerms.ts"
 
 /** Gender concepts (vocabulary Gender). */
 const GENDER: Readonly<Record<string, readonly [number, string, string]>> = {

@@ -33,7 +33,7 @@ export interface VocabularySink {
 }
 
 /** A file as a DuckDB relation with every column as text, and its columns: lower-case name → the name as written. */
-const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly from: string; readonly columns: ReadonlyMap<string, string> }, Error> => {
+export const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly from: string; readonly columns: ReadonlyMap<string, string> }, Error> => {
   if (file.format === "parquet") {
     const from = `read_parquet(${literal(file.path)})`
     return Effect.map(engine.rows(`${file.name}: not readable as Parquet`, `SELECT column_name FROM (DESCRIBE SELECT * FROM ${from})`), (rows) => ({
@@ -52,7 +52,7 @@ const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly fr
 }
 
 /** A column of a relation by its lower-case name, quoted, or NULL when the file lacks it. */
-const col = (columns: ReadonlyMap<string, string>, name: string): string => {
+export const col = (columns: ReadonlyMap<string, string>, name: string): string => {
   const c = columns.get(name)
   return c === undefined ? "NULL" : `"${c.replaceAll('"', '""')}"`
 }

@@ -1,0 +1,28 @@
+/** The values of OMOP rows as the importer reads them: dates, integer ids, and what a row's mapping gives. */
+import { parseDate } from "../../health/calendar.ts"
+import type { Fact, Problem } from "../facts.ts"
+import type { OmopRow } from "./tables.ts"
+
+/** What mapping one row gives: facts, a problem, a note (left out, counted), or nothing. */
+export type RowResult = ReadonlyArray<Fact> | Problem | string | void
+
+/** A CDM date (`YYYY-MM-DD`, `YYYYMMDD`, or a datetime starting with a date) → day; a Problem when it does not parse. */
+export const dayOf = (text: string, column: string): number | Problem | undefined => {
+  if (text === "") return undefined
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$/.exec(text)
+  const day = m === null ? Number.NaN : parseDate(`${m[1]}-${m[2]}-${m[3]}`)
+  return Number.isNaN(day) ? { path: column, reason: `'${text}' is not a date (YYYY-MM-DD)` } : day
+}
+
+/** The SQL (DuckDB) of dayOf: the date a text names, NULL when it names none. */
+export const DAY_SQL = (text: string): string =>
+  `CASE WHEN regexp_full_match(${text}, '\\d{4}-?\\d{2}-?\\d{2}([ T]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?)?') THEN TRY_CAST(regexp_replace(${text}, '^(\\d{4})-?(\\d{2})-?(\\d{2}).*$', '\\1-\\2-\\3') AS DATE) END`
+
+export const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x
+
+/** An integer id column (required). */
+export const idOf = (row: OmopRow, column: string): string | Problem => {
+  const v = row.get(column)
+  if (v === "") return { path: column, reason: "is required" }
+  return /^-?\d+$/.test(v) ? v : { path: column, reason: `'${v}' is not an integer id` }
+}
