@@ -98,6 +98,21 @@ export class Engine {
     })
   }
 
+  /**
+   * Streams a query's rows as DuckDB's JavaScript values (a DOUBLE or INTEGER a number, a BIGINT a
+   * bigint, NULL null): for large numeric results, where text would cost a conversion per cell.
+   */
+  streamValues(what: string, sql: string, onRows: (rows: ReadonlyArray<ReadonlyArray<DuckDBValue>>) => Effect.Effect<void>): Effect.Effect<void, EngineError> {
+    return Effect.gen({ self: this }, function*() {
+      const result = yield* this.withConnection(what, (c) => c.stream(sql))
+      for (;;) {
+        const chunk = yield* this.withConnection(what, () => result.fetchChunk())
+        if (chunk === null || chunk.rowCount === 0) return
+        yield* onRows(chunk.getRows())
+      }
+    })
+  }
+
   /** Closes DuckDB and removes its spill folder. */
   dispose(): void {
     this.connection?.closeSync()

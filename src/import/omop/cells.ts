@@ -16,7 +16,9 @@ export const dayOf = (text: string, column: string): number | Problem | undefine
 
 /** The SQL (DuckDB) of dayOf: the date a text names, NULL when it names none. */
 export const DAY_SQL = (text: string): string =>
-  `CASE WHEN regexp_full_match(${text}, '\\d{4}-?\\d{2}-?\\d{2}([ T]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?)?') THEN TRY_CAST(regexp_replace(${text}, '^(\\d{4})-?(\\d{2})-?(\\d{2}).*$', '\\1-\\2-\\3') AS DATE) END`
+  // The common `YYYY-MM-DD` by a plain cast (a regular expression per row costs more than the scan).
+  `CASE WHEN length(${text}) = 10 AND ${text}[5] = '-' AND ${text}[8] = '-' THEN TRY_CAST(${text} AS DATE)
+    WHEN regexp_full_match(${text}, '\\d{4}-?\\d{2}-?\\d{2}([ T]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?)?') THEN TRY_CAST(regexp_replace(${text}, '^(\\d{4})-?(\\d{2})-?(\\d{2}).*$', '\\1-\\2-\\3') AS DATE) END`
 
 export const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x
 

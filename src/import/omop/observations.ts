@@ -200,58 +200,67 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     const { columns, from } = yield* relationOf(engine, file)
     const v = (name: string) => `trim(coalesce(${col(columns, name)}::VARCHAR, ''))`
     const pair = `${v(`${t}_concept_id`)} || '|' || ${v(`${t}_source_concept_id`)}`
+    const text = `CASE WHEN ${v("value_as_string")} <> '' THEN ${v("value_as_string")} ELSE ${v("value_source_value")} END`
+    const rowsOf = (where: string) =>
+      `SELECT pair, p, day, num, answer, txt, hash(pair, num, answer, txt) AS h FROM (SELECT ${pair} AS pair, ${v("person_id")} AS p, ${DAY_SQL(v(`${t}_date`))} AS day,
+        ${v("value_as_number")} AS num, ${v("value_as_concept_id")} AS answer, ${text} AS txt FROM ${from} WHERE ${where})`
     const what = `${file.name}: not readable`
     // Counted only once the whole file is read in bulk (else the row-by-row read counts).
     const notes = new Map<string, number>()
     const note = (reason: string, n = 1) => notes.set(reason, (notes.get(reason) ?? 0) + n)
 
-    // 1. The concept pairs and their rows; a person id that is not an integer, or not in PERSON, is a problem.
-    const pairs = yield* engine.rows(what, `SELECT pair, count(*), count(*) FILTER (WHERE NOT regexp_full_match(p, '-?\\d+') OR k.id IS NULL)
-      FROM (SELECT ${pair} AS pair, ${v("person_id")} AS p FROM ${from}) AS r LEFT JOIN ${sink.persons} AS k ON k.id = r.p GROUP BY pair`)
+    // 1. One scan: the rows by concept pair and value, with those whose person is not in PERSON (whose
+    // ids are integers, or the import fails) and those without a date. Each value is numbered (`key`)
+    // and hashed (`h`): the scan below joins on the hash, or on the values themselves (as DuckDB
+    // holds them) in the unlikely case two values share one.
+    yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_keys AS SELECT row_number() OVER () AS key, * FROM (
+      SELECT pair, num, answer, txt, h, count(*) AS n, count(*) FILTER (WHERE k.id IS NULL) AS bad, count(*) FILTER (WHERE day IS NULL) AS undated
+      FROM (${rowsOf("true")}) AS r LEFT JOIN ${sink.persons} AS k ON k.id = r.p GROUP BY ALL)`)
+    const pairs = yield* engine.rows(what, "SELECT pair, sum(n), sum(bad) FROM value_keys GROUP BY pair")
     if (pairs.some((r) => Number(r[2]) > 0)) return false
     const one: Array<string> = []
-    const scored: Array<readonly [string, Extract<RowKind, { k: "scored" }>]> = []
+    const scored = new Map<string, Extract<RowKind, { k: "scored" }>>()
     let rows = 0
     for (const [key, n] of pairs) {
       rows += Number(n)
       const [concept, source] = key!.split("|") as [string, string]
       const kind = mapper.kindOf(concept, source)
       if (kind.k === "unused") note(mapper.unusedNote, Number(n))
-      else if (kind.k === "scored") scored.push([key!, kind])
+      else if (kind.k === "scored") scored.set(key!, kind)
       else one.push(key!)
     }
-    yield* sink.onStep(0.25)
+    yield* sink.onStep(0.4)
 
-    // 2. The scored rows' distinct values, each scored once; a row without a date is a problem.
-    const scoredPairs = `(VALUES ${scored.length === 0 ? "(NULL, NULL)" : scored.map(([key], i) => `(${literal(key)}, ${i})`).join(", ")}) AS sp(pair, i)`
-    const text = `CASE WHEN ${v("value_as_string")} <> '' THEN ${v("value_as_string")} ELSE ${v("value_source_value")} END`
-    const scoredRows = `SELECT sp.i, ${v("person_id")} AS p, ${DAY_SQL(v(`${t}_date`))} AS day, ${v("value_as_number")} AS num, ${v("value_as_concept_id")} AS answer, ${text} AS txt
-      FROM ${from} JOIN ${scoredPairs} ON sp.pair = ${pair}`
-    // Each distinct value gets a number: the join back is on the values as DuckDB holds them, not as text.
-    const values = yield* engine.rows(what, `CREATE OR REPLACE TEMP TABLE value_keys AS
-        SELECT row_number() OVER () AS key, * FROM (SELECT i, num, answer, txt, count(*) AS n, count(*) FILTER (WHERE day IS NULL) AS undated FROM (${scoredRows}) GROUP BY ALL);
-      SELECT key, i, num, answer, txt, n, undated FROM value_keys`)
+    // 2. Each distinct value of a scored pair, scored once; a scored row without a date is a problem.
+    const isScored = `list_contains([${[...scored.keys()].map(literal).join(", ")}], pair)`
+    const values = scored.size === 0 ? [] : yield* engine.rows(what, `SELECT key, pair, num, answer, txt, n, undated FROM value_keys WHERE ${isScored}`)
     if (values.some((r) => Number(r[6]) > 0)) return false
     const keyRows: Array<string> = []
-    for (const [key, i, num, answer, txt, n] of values) {
-      const result = mapper.scoreOf(scored[Number(i)]![1], num!, answer!, txt!)
+    for (const [key, p, num, answer, txt, n] of values) {
+      const result = mapper.scoreOf(scored.get(p!)!, num!, answer!, txt!)
       if (isProblem(result)) return false
       for (const reason of result.notes) note(reason, Number(n))
-      if (!result.counts.some((c) => c > 0)) continue
-      keyRows.push(`(${key}, ${result.direct}, ${[...result.sums, ...result.counts].map(String).join(", ")})`)
+      if (result.direct || !result.counts.some((c) => c > 0)) continue
+      keyRows.push(`(${key}, ${[...result.sums, ...result.counts].map(String).join(", ")})`)
     }
-    yield* sink.onStep(0.5)
 
-    // 3. Rows mapped one by one (adverse reactions, the service's own facts), in file order.
+    // 3. Rows mapped one by one (adverse reactions, the service's own facts), in file order: filtered
+    // by their concept column alone (cheaper than the pair), the pair checked here.
     let failed = false
     if (one.length > 0) {
       let line = 0
-      yield* engine.stream(what, `SELECT COLUMNS(*)::VARCHAR FROM ${from} WHERE list_contains([${one.map(literal).join(", ")}], ${pair})`, (names, records) =>
+      const ones = new Set(one)
+      const concepts = [...new Set(one.map((key) => key.split("|")[0]!))]
+      // Only the columns the rules read (a CSV reader then skips the others' values).
+      const read = ["person_id", `${t}_id`, `${t}_concept_id`, `${t}_source_concept_id`, `${t}_date`, "value_as_number", "value_as_concept_id", "value_as_string", "value_source_value",
+        "qualifier_concept_id", `${t}_event_id`, t === "observation" ? "obs_event_field_concept_id" : "meas_event_field_concept_id"].filter((c) => columns.has(c))
+      yield* engine.stream(what, `SELECT ${read.map((c) => `${col(columns, c)}::VARCHAR AS ${c}`).join(", ")} FROM ${from} WHERE ${v(`${t}_concept_id`)} IN (${concepts.map(literal).join(", ")})`, (names, records) =>
         Effect.sync(() => {
           if (failed) return
           const at = new Map(names.map((c, i) => [c, i]))
           for (const record of records) {
             const row: OmopRow = { line: ++line, get: (c) => (record[at.get(c) ?? -1] ?? "").trim(), has: (c) => at.has(c) }
+            if (!ones.has(`${row.get(`${t}_concept_id`)}|${row.get(`${t}_source_concept_id`)}`)) continue
             const out = mapper.mapRow(row, note)
             if (out === undefined) continue
             if (typeof out === "string") note(out)
@@ -262,33 +271,44 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
         }))
       if (failed) return false
     }
-    yield* sink.onStep(0.75)
+    yield* sink.onStep(0.6)
 
-    // 4. The scores, summed per person, month and kind (direct or instrument).
-    const done = () => {
-      sink.report.count(t, rows)
-      for (const [reason, n] of notes) sink.report.note(reason, n)
-      return true
-    }
-    if (keyRows.length === 0) return done()
+    // 4. The scores, summed per person, month and kind: direct scores (the value itself, checked
+    // above) in SQL; instruments' through the scores of their values.
     const axes = AXES.map((_, a) => a)
-    yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_scores (key BIGINT, direct BOOLEAN, ${axes.map((a) => `s${a} DOUBLE`).join(", ")}, ${axes.map((a) => `n${a} INTEGER`).join(", ")})`)
-    for (let k = 0; k < keyRows.length; k += 1000) yield* engine.run(what, `INSERT INTO value_scores VALUES ${keyRows.slice(k, k + 1000).join(", ")}`)
-    yield* engine.stream(what, `SELECT p, year(day) * 12 + month(day) - 1, date_diff('day', DATE '1970-01-01', max(day)), direct, ${axes.map((a) => `sum(s${a})`).join(", ")}, ${axes.map((a) => `sum(n${a})`).join(", ")}
-      FROM (${scoredRows}) AS r JOIN value_keys USING (i, num, answer, txt) JOIN value_scores USING (key) GROUP BY p, year(day), month(day), direct`, (_, groups) =>
+    const toFacts = (groups: ReadonlyArray<ReadonlyArray<unknown>>) =>
       Effect.sync(() => {
         for (const g of groups) {
           const fact: Fact = {
             k: "scores",
-            patient: g[0]!,
-            month: Number(g[1]),
-            day: Number(g[2]),
-            direct: g[3] === "true",
-            sums: axes.map((a) => Number(g[4 + a])),
-            counts: axes.map((a) => Number(g[4 + AXES.length + a]))
+            patient: String(g[0]),
+            month: g[1] as number,
+            day: g[2] as number,
+            direct: g[3] === true,
+            sums: axes.map((a) => (g[4 + a] as number | null) ?? 0),
+            counts: axes.map((a) => g[4 + AXES.length + a] as number)
           }
           sink.staging.add(sink.origin(0), fact)
         }
-      }))
-    return done()
+      })
+    const groupBy = `p, (year(day) * 12 + month(day) - 1)::INTEGER AS ym, date_diff('day', DATE '1970-01-01', max(day))::INTEGER`
+    const direct = [...scored].filter(([, kind]) => kind.direct !== undefined)
+    if (direct.length > 0) {
+      const axisOf = `(VALUES ${direct.map(([key, kind]) => `(${literal(key)}, ${AXES.indexOf(kind.direct!)})`).join(", ")}) AS d(pair, a)`
+      yield* engine.streamValues(what, `SELECT ${groupBy}, true, ${axes.map((a) => `sum(x) FILTER (WHERE a = ${a})::DOUBLE`).join(", ")}, ${axes.map((a) => `count(x) FILTER (WHERE a = ${a})::INTEGER`).join(", ")}
+        FROM (SELECT pair, p, day, TRY_CAST(num AS DOUBLE) AS x FROM (${rowsOf(`list_contains([${direct.map(([key]) => literal(key)).join(", ")}], ${pair})`)})) JOIN ${axisOf} USING (pair)
+        GROUP BY p, ym`, toFacts)
+    }
+    if (keyRows.length > 0) {
+      const [shared] = yield* engine.rows(what, "SELECT count(*) FROM (SELECT h FROM value_keys GROUP BY h HAVING count(*) > 1)")
+      const join = Number(shared![0]) === 0 ? "JOIN value_keys USING (h)" : "JOIN value_keys USING (pair, num, answer, txt)"
+      yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_scores (key BIGINT, ${axes.map((a) => `s${a} DOUBLE`).join(", ")}, ${axes.map((a) => `n${a} INTEGER`).join(", ")})`)
+      for (let k = 0; k < keyRows.length; k += 1000) yield* engine.run(what, `INSERT INTO value_scores VALUES ${keyRows.slice(k, k + 1000).join(", ")}`)
+      const instruments = [...scored].filter(([, kind]) => kind.direct === undefined).map(([key]) => literal(key))
+      yield* engine.streamValues(what, `SELECT ${groupBy}, false, ${axes.map((a) => `sum(s${a})::DOUBLE`).join(", ")}, ${axes.map((a) => `sum(n${a})::INTEGER`).join(", ")}
+        FROM (${rowsOf(`list_contains([${instruments.join(", ")}], ${pair})`)}) AS r ${join} JOIN value_scores USING (key) GROUP BY p, ym`, toFacts)
+    }
+    sink.report.count(t, rows)
+    for (const [reason, n] of notes) sink.report.note(reason, n)
+    return true
   })
