@@ -156,6 +156,8 @@ const main = async () => {
   if (formats.some((f) => f === "csv" || f === "fhir" || f === "omop")) {
     hcc(source, ["data", "generate", "--patients", String(patients)])
     console.log(`generated in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  }
+  if (formats.includes("csv")) {
     t = performance.now()
     hcc(source, ["data", "export", csv])
     console.log(`CSV export in ${((performance.now() - t) / 1000).toFixed(1)} s`)
