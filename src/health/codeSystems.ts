@@ -11,6 +11,8 @@ export interface CodeSystem {
   readonly name: string
   readonly title: string
   readonly fhir?: string
+  /** Other URIs exports use for the same system (earlier FHIR versions' URIs). */
+  readonly fhirAliases?: ReadonlyArray<string>
   readonly omop?: string
 }
 
@@ -28,7 +30,8 @@ export const CODE_SYSTEMS: ReadonlyArray<CodeSystem> = [
   { name: "ndc", title: "NDC", fhir: "http://hl7.org/fhir/sid/ndc", omop: "NDC" },
   { name: "cvx", title: "CVX", fhir: "http://hl7.org/fhir/sid/cvx", omop: "CVX" },
   { name: "loinc", title: "LOINC", fhir: "http://loinc.org", omop: "LOINC" },
-  { name: "actcode", title: "HL7 v3 ActCode (encounter class)", fhir: "http://terminology.hl7.org/CodeSystem/v3-ActCode" },
+  { name: "actcode", title: "HL7 v3 ActCode (encounter class)", fhir: "http://terminology.hl7.org/CodeSystem/v3-ActCode", fhirAliases: ["http://hl7.org/fhir/v3/ActCode"] },
+  { name: "hl7v2_0004", title: "HL7 v2 table 0004, patient class (encounter class)", fhir: "http://terminology.hl7.org/CodeSystem/v2-0004", fhirAliases: ["http://hl7.org/fhir/v2/0004"] },
   { name: "visit", title: "OMOP Visit", omop: "Visit" },
   { name: "omop", title: "OMOP concept_id (for an OMOP dataset without its CONCEPT table)" }
 ]
@@ -36,7 +39,7 @@ export const CODE_SYSTEMS: ReadonlyArray<CodeSystem> = [
 /** The short names. */
 export const STANDARD_SYSTEM_NAMES: ReadonlyArray<string> = CODE_SYSTEMS.map((s) => s.name)
 
-const byFhir = new Map(CODE_SYSTEMS.flatMap((s) => (s.fhir === undefined ? [] : [[s.fhir, s.name] as const])))
+const byFhir = new Map(CODE_SYSTEMS.flatMap((s) => [...(s.fhir === undefined ? [] : [s.fhir]), ...(s.fhirAliases ?? [])].map((uri) => [uri, s.name] as const)))
 const byOmop = new Map(CODE_SYSTEMS.flatMap((s) => (s.omop === undefined ? [] : [[s.omop.toLowerCase(), s.name] as const])))
 
 /** The short name of a FHIR code system URI (a trailing `/` ignored), or undefined. */

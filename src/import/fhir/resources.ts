@@ -7,8 +7,8 @@
  */
 import type * as fhir4 from "fhir/r4.js"
 import type { Sex } from "../../health/vocabulary.ts"
-import { lookup } from "../../health/ConceptMaps.ts"
 import { codingsOf, dayOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
+import { classLabel, encounterKind } from "./encounterClass.ts"
 import { observation } from "./observations.ts"
 import { conceptOf, deviceCategoryOf, deviceEventsOf, systemName } from "../concepts.ts"
 import type { Concept, DeviceEvent, EncounterKind, Fact, Mapped, Problem } from "../facts.ts"
@@ -83,13 +83,6 @@ const organization = (r: fhir4.Organization, ctx: FhirContext): Mapped =>
 
 const ENCOUNTER_SKIPPED = new Set(["planned", "cancelled", "entered-in-error"])
 
-const encounterKind = (cls: fhir4.Coding | undefined): EncounterKind | null => {
-  const system = systemName(cls?.system) ?? "actcode"
-  if (cls?.code === undefined) return null
-  const hit = lookup("encounter_class", { system, code: cls.code })[0]
-  return (hit?.target as EncounterKind | undefined) ?? null
-}
-
 const encounter = (r: fhir4.Encounter): Mapped => {
   if (r.status !== undefined && ENCOUNTER_SKIPPED.has(r.status)) return skip(`Encounter with status ${r.status}: left out`)
   const patientId = subjectOf(r.subject, "Encounter.subject")
@@ -107,7 +100,7 @@ const encounter = (r: fhir4.Encounter): Mapped => {
       src: r.id!,
       patient: patientId,
       kind,
-      cls: r.class?.code ?? "(none)",
+      cls: classLabel(r.class),
       start: start as number,
       end: Math.max(start as number, (end as number | undefined) ?? (start as number)),
       org: (org as string | undefined) ?? null
