@@ -13,7 +13,8 @@ export const ROWS_PER_CHUNK = 20_000
  * adherence is the stated one, else the proportion of the course's days covered by the patient's
  * dispenses of the ingredient (PQA PDC: a supply that overlaps the one before is shifted to
  * start after it), else unknown (no dispenses: NULL, never assumed). Dispenses of an ingredient
- * the patient has no course of make one course, from the first to the end of the last supply.
+ * the patient has no course of make one course, from the first to the end of the last supply, whose
+ * adherence is known from two dispenses or more (one covers its own course whole).
  */
 export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: (rows: Rows) => Chunk): Generator<Chunk> {
   interface C {
@@ -71,7 +72,9 @@ export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: 
       let end = start
       for (const [day, days] of s) end = Math.max(end, day + days - 1)
       synthetic++
-      out.push({ f: Number.MAX_SAFE_INTEGER, l: synthetic, src: "", patient: p, drug, sub: 0, start, end, adherence: pdc(s, start, end) })
+      // One fill covers its own course whole: its PDC says nothing (ETLs write a whole prescription
+      // as one claim), so adherence is known only from two fills or more.
+      out.push({ f: Number.MAX_SAFE_INTEGER, l: synthetic, src: "", patient: p, drug, sub: 0, start, end, adherence: s.length >= 2 ? pdc(s, start, end) : null })
     }
   }
   out.sort((a, b) => a.f - b.f || a.l - b.l || a.sub - b.sub)

@@ -44,10 +44,10 @@ const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> 
 /**
  * DRUG_EXPOSURE type concepts that record a dispensing (a fill), whose days_supply counts towards
  * adherence: 38000175 Prescription dispensed in pharmacy, 38000176 Prescription dispensed through
- * mail order, 32869 Pharmacy claim, 32825 Dispensed in pharmacy (OMOP Type Concept vocabulary).
- * Every other row is a course of the drug.
+ * mail order (CDM 5.3), 32869 Pharmacy claim, 32825 Dispensed in pharmacy, 32857 Mail order record
+ * (OMOP Type Concept vocabulary, CDM 5.4). Every other row is a course of the drug.
  */
-export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825"])
+export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825", "32857"])
 
 
 /** Reads an OMOP CDM folder (see the module comment); fails with ImportRejected listing every problem. */
@@ -249,10 +249,10 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       if (supply !== undefined && !(Number.isFinite(supply) && supply >= 0)) return { path: "days_supply", reason: `'${supplyText}' is not a number of days` }
       const drug = conceptFor("drug", r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value"))
       const s = start as number
-      if (DISPENSING_TYPES.has(r.get("drug_type_concept_id"))) {
-        if (supply === undefined || supply === 0) return "DRUG_EXPOSURE dispensing without days_supply: left out of adherence"
-        return [{ k: "dispense", patient: person as string, drug, day: s, days: Math.round(supply) }]
-      }
+      const dispensing = DISPENSING_TYPES.has(r.get("drug_type_concept_id"))
+      if (dispensing && supply !== undefined && supply > 0) return [{ k: "dispense", patient: person as string, drug, day: s, days: Math.round(supply) }]
+      // A dispensing without a supply (ETLs write a current medication so) is kept as a course, adherence unknown.
+      if (dispensing) report.note("DRUG_EXPOSURE dispensing without days_supply: a course, adherence unknown")
       const stop = (end as number | undefined) ?? (supply !== undefined && supply > 0 ? s + Math.round(supply) - 1 : s + 29)
       return [{ k: "course", src: id as string, patient: person as string, drug, start: s, end: Math.max(s, stop), adherence: null }]
     })
