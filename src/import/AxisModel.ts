@@ -80,6 +80,14 @@ export interface CompiledAxisModel {
 
 const normal = (text: string) => text.trim().toLowerCase()
 
+/**
+ * A number written as text (a FHIR `valueString` "12", an OMOP `value_as_string`), for an
+ * instrument scored from a number: a plain decimal only. A comparator ("<5", ">=12") or a unit
+ * makes it no number: the value is not exact, so it is left out and counted (no value).
+ */
+const numberIn = (text: string | undefined): number | undefined =>
+  text !== undefined && /^\s*[-+]?(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : undefined
+
 /** Compiles a model: an instrument matches a coding of its system (FHIR URI or short name) and code. */
 export const compileAxisModel = (file: AxisModelFile): CompiledAxisModel => {
   const byKey = new Map<string, Array<Instrument>>()
@@ -112,7 +120,7 @@ export const compileAxisModel = (file: AxisModelFile): CompiledAxisModel => {
       }
       return texts.length === 0 && (value.codings ?? []).length === 0 ? "no_value" : "unknown_answer"
     }
-    const v = value.quantity
+    const v = value.quantity ?? numberIn(value.text)
     if (v === undefined) return "no_value"
     if (t.type === "bands") {
       for (const b of t.bands) if (v < b.below) return b.score
