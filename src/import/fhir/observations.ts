@@ -17,6 +17,8 @@ const OBSERVATION_SKIPPED = new Set(["cancelled", "entered-in-error"])
 /** The value of an observation or a component as the axis model reads it, or a Problem when a quantity is not a number. */
 const valueOf = (v: fhir4.Observation | fhir4.ObservationComponent, path: string): ObservedValue | Problem => {
   if (v.valueQuantity !== undefined) {
+    // Quantity.value is optional (a quantity may carry only a comparator or a unit): no value, counted.
+    if (v.valueQuantity.value === undefined || v.valueQuantity.value === null) return {}
     if (typeof v.valueQuantity.value !== "number" || !Number.isFinite(v.valueQuantity.value)) {
       return { path: `${path}.valueQuantity.value`, reason: `${JSON.stringify(v.valueQuantity.value)} is not a number` }
     }

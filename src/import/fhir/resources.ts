@@ -88,7 +88,8 @@ const encounter = (r: fhir4.Encounter): Mapped => {
   const patientId = subjectOf(r.subject, "Encounter.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const start = dayOf(r.period?.start, "Encounter.period.start")
-  if (start === undefined) return problem("Encounter.period.start", "is required (the day of the visit or admission)")
+  // Encounter.period is optional in R4: without a start the visit has no day the analytics can use.
+  if (start === undefined) return skip("Encounter without period.start (the day of the visit): left out")
   const end = dayOf(r.period?.end, "Encounter.period.end")
   const org = referenceId(r.serviceProvider, "Organization", "Encounter.serviceProvider")
   const problems = [start, end, org].filter(isProblem)
@@ -180,7 +181,7 @@ const medicationRequest = (r: fhir4.MedicationRequest, ctx: FhirContext): Mapped
   const bounds = r.dosageInstruction?.[0]?.timing?.repeat?.boundsPeriod
   const validity = r.dispenseRequest?.validityPeriod
   const start = dayOf(bounds?.start ?? validity?.start ?? r.authoredOn, "MedicationRequest.authoredOn")
-  if (start === undefined) return problem("MedicationRequest.authoredOn", "is required when neither a dosage boundsPeriod nor dispenseRequest.validityPeriod gives a start")
+  if (start === undefined) return skip("MedicationRequest without a start (dosage boundsPeriod, dispenseRequest.validityPeriod or authoredOn): left out")
   const end = dayOf(bounds?.end ?? validity?.end, bounds?.end !== undefined ? "MedicationRequest.dosageInstruction.timing.repeat.boundsPeriod.end" : "MedicationRequest.dispenseRequest.validityPeriod.end")
   const adherence = adherenceOf(r, "MedicationRequest.extension")
   const problems = [start, end, adherence].filter(isProblem)
@@ -200,7 +201,7 @@ const medicationStatement = (r: fhir4.MedicationStatement, ctx: FhirContext): Ma
   const drug = medicationOf(r, "MedicationStatement", ctx)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
   const start = dayOf(r.effectivePeriod?.start ?? r.effectiveDateTime ?? r.dateAsserted, r.effectivePeriod?.start !== undefined ? "MedicationStatement.effectivePeriod.start" : "MedicationStatement.effectiveDateTime")
-  if (start === undefined) return problem("MedicationStatement.effective[x]", "is required (when the drug was taken)")
+  if (start === undefined) return skip("MedicationStatement without a date (effective[x] or dateAsserted): left out")
   const end = dayOf(r.effectivePeriod?.end, "MedicationStatement.effectivePeriod.end")
   const adherence = adherenceOf(r, "MedicationStatement.extension")
   const problems = [start, end, adherence].filter(isProblem)
@@ -249,7 +250,8 @@ const procedure = (r: fhir4.Procedure): Mapped => {
   const patientId = subjectOf(r.subject, "Procedure.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const day = dayOf(r.performedDateTime ?? r.performedPeriod?.start, r.performedDateTime !== undefined ? "Procedure.performedDateTime" : "Procedure.performedPeriod.start")
-  if (day === undefined) return problem("Procedure.performed[x]", "is required for an implant or a revision (its day)")
+  // performed[x] is optional, and may be a string or an age: an implant or a revision without a date is left out.
+  if (day === undefined) return skip("Procedure of an implant or a revision without a date (performedDateTime or performedPeriod.start): left out")
   const performer = (Array.isArray(r.performer) ? r.performer : []).find((p) => p?.onBehalfOf !== undefined || /(^|\/)Organization[/?]/.test(p?.actor?.reference ?? ""))
   const org = referenceId(performer?.onBehalfOf ?? performer?.actor, "Organization", performer?.onBehalfOf !== undefined ? "Procedure.performer.onBehalfOf" : "Procedure.performer.actor")
   const encounterId = referenceId(r.encounter, "Encounter", "Procedure.encounter")
@@ -288,11 +290,12 @@ const allergyIntolerance = (r: fhir4.AllergyIntolerance): Mapped => {
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const facts: Array<Fact> = []
   const problems: Array<Problem> = []
+  const notes: Array<string> = []
   for (const [i, reaction] of reactions.entries()) {
     const path = reaction?.onset !== undefined ? `AllergyIntolerance.reaction[${i}].onset` : r.onsetDateTime !== undefined ? "AllergyIntolerance.onsetDateTime" : "AllergyIntolerance.recordedDate"
     const day = dayOf(reaction?.onset ?? r.onsetDateTime ?? r.recordedDate, path)
     if (day === undefined) {
-      problems.push({ path: `AllergyIntolerance.reaction[${i}]`, reason: "has no date (reaction.onset, onsetDateTime or recordedDate)" })
+      notes.push("AllergyIntolerance reaction without a date (reaction.onset, onsetDateTime or recordedDate): left out")
       continue
     }
     if (isProblem(day)) {
@@ -305,7 +308,7 @@ const allergyIntolerance = (r: fhir4.AllergyIntolerance): Mapped => {
       facts.push({ k: "adverse", src: r.id!, patient: patientId, drug: substance, event: conceptOf("adverse_event", codingsOf(m), m.text), day })
     }
   }
-  return { facts, problems }
+  return { facts, problems, notes }
 }
 
 const adverseEvent = (r: fhir4.AdverseEvent, ctx: FhirContext): Mapped => {
@@ -314,7 +317,7 @@ const adverseEvent = (r: fhir4.AdverseEvent, ctx: FhirContext): Mapped => {
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   if (!hasCode(r.event)) return problem("AdverseEvent.event", "is required (what happened)")
   const day = dayOf(r.date ?? r.detected ?? r.recordedDate, r.date !== undefined ? "AdverseEvent.date" : r.detected !== undefined ? "AdverseEvent.detected" : "AdverseEvent.recordedDate")
-  if (day === undefined) return problem("AdverseEvent.date", "is required (the day of onset)")
+  if (day === undefined) return skip("AdverseEvent without a date (date, detected or recordedDate): left out")
   if (isProblem(day)) return { facts: [], problems: [day] }
   const event = conceptOf("adverse_event", codingsOf(r.event), r.event?.text)
   const facts: Array<Fact> = []

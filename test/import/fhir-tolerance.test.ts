@@ -1,0 +1,47 @@
+/**
+ * What FHIR R4 lets a resource leave out does not reject an export: the record is left out and
+ * counted with its reason (an Encounter without period, a Procedure performed as a string, an
+ * AdverseEvent, an allergy reaction, an order or a statement without a date), or read without
+ * what it lacks (a valueQuantity without a value is no value). Malformed data still fails.
+ */
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
+import { hcc, tempDataDir } from "../support/server.ts"
+
+let summary: Record<string, any>
+
+beforeAll(() => {
+  const files = ehrFiles()
+  const edit = (file: string, index: number, change: (r: Record<string, any>) => Record<string, any>) => {
+    const lines = [...files[file]!] as Array<Record<string, any>>
+    lines[index] = change({ ...lines[index]! })
+    files[file] = lines
+  }
+  const without = (...keys: ReadonlyArray<string>) => (r: Record<string, any>) => {
+    for (const k of keys) delete r[k]
+    return r
+  }
+  edit("Encounter.ndjson", 1, without("period"))
+  edit("Procedure.ndjson", 1, (r) => ({ ...without("performedDateTime")(r), performedString: "in the spring" }))
+  edit("AdverseEvent.ndjson", 0, without("date", "detected", "recordedDate"))
+  edit("AllergyIntolerance.ndjson", 0, (r) => ({ ...without("onsetDateTime", "recordedDate")(r), reaction: r.reaction.map((x: Record<string, unknown>) => without("onset")({ ...x })) }))
+  edit("MedicationStatement.ndjson", 0, without("effectivePeriod", "effectiveDateTime", "dateAsserted"))
+  edit("MedicationRequest.ndjson", 3, (r) => ({ ...without("authoredOn", "dispenseRequest")(r), dosageInstruction: [] }))
+  edit("Observation.1.ndjson", 0, (r) => ({ ...r, valueQuantity: { unit: "{score}" } }))
+  summary = JSON.parse(hcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"), files), "--as-of", "2024-12-31", "--json"]))
+})
+
+describe("FHIR: what R4 lets a resource leave out", () => {
+  it("imports the export, each record without what the analytics need left out and counted with its reason", () => {
+    expect(summary.left_out).toMatchObject({
+      "Encounter without period.start (the day of the visit): left out": 1,
+      "Procedure of an implant or a revision without a date (performedDateTime or performedPeriod.start): left out": 1,
+      "AdverseEvent without a date (date, detected or recordedDate): left out": 1,
+      "AllergyIntolerance reaction without a date (reaction.onset, onsetDateTime or recordedDate): left out": 1,
+      "MedicationStatement without a date (effective[x] or dateAsserted): left out": 1,
+      "MedicationRequest without a start (dosage boundsPeriod, dispenseRequest.validityPeriod or authoredOn): left out": 1
+    })
+    expect(Object.keys(summary.left_out).some((k) => k.endsWith(": no value: left out"))).toBe(true)
+  })
+})
