@@ -1,15 +1,18 @@
 /**
  * What FHIR R4 lets a resource leave out does not reject an export: the record is left out and
  * counted with its reason (an Encounter without period, a Procedure performed as a string, an
- * AdverseEvent, an allergy reaction, an order or a statement without a date), or read without
- * what it lacks (a valueQuantity without a value is no value). Malformed data still fails.
+ * AdverseEvent, an allergy reaction, an order or a statement without a date, an order whose
+ * Medication a patient-level export left out and whose reference names none), or read without what
+ * it lacks (a valueQuantity without a value is no value). Malformed data still fails.
  */
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
+import { type Table, tablesOf } from "../support/datasets.ts"
 import { hcc, tempDataDir } from "../support/server.ts"
 
 let summary: Record<string, any>
+let t: Record<string, Table>
 
 beforeAll(() => {
   const files = ehrFiles()
@@ -29,7 +32,12 @@ beforeAll(() => {
   edit("MedicationStatement.ndjson", 0, without("effectivePeriod", "effectiveDateTime", "dateAsserted"))
   edit("MedicationRequest.ndjson", 3, (r) => ({ ...without("authoredOn", "dispenseRequest")(r), dosageInstruction: [] }))
   edit("Observation.1.ndjson", 0, (r) => ({ ...r, valueQuantity: { unit: "{score}" } }))
-  summary = JSON.parse(hcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"), files), "--as-of", "2024-12-31", "--json"]))
+  // Medications a patient-level export left out: named by the reference's display, else left out.
+  const order = (id: string, medicationReference: object) => ({ resourceType: "MedicationRequest", id, status: "completed", intent: "order", subject: { reference: "Patient/p4" }, medicationReference, authoredOn: "2024-02-01" })
+  files["MedicationRequest.ndjson"] = [...files["MedicationRequest.ndjson"]!, order("mr9", { reference: "Medication/gone", display: "lisinopril 10 MG Oral Tablet" }), order("mr10", { reference: "Medication/gone-too" })]
+  const dir = tempDataDir()
+  summary = JSON.parse(hcc(dir, ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"), files), "--as-of", "2024-12-31", "--json"]))
+  t = tablesOf(dir)
 })
 
 describe("FHIR: what R4 lets a resource leave out", () => {
@@ -43,5 +51,11 @@ describe("FHIR: what R4 lets a resource leave out", () => {
       "MedicationRequest without a start (dosage boundsPeriod, dispenseRequest.validityPeriod or authoredOn): left out": 1
     })
     expect(Object.keys(summary.left_out).some((k) => k.endsWith(": no value: left out"))).toBe(true)
+  })
+
+  it("a Medication the export left out: the reference's display names the drug, else the order is left out and counted", () => {
+    const p4 = t.source_ids!.find((r) => r.table_name === "patients" && r.source_id === "Patient/p4")!.id
+    expect(t.drug_exposures!.filter((d) => d.patient_id === p4 && d.start_date === "2024-02-01").map((d) => d.drug)).toEqual(["lisinopril"])
+    expect(summary.left_out["MedicationRequest whose Medication is not in the export (and its reference has no display): left out"]).toBe(1)
   })
 })

@@ -129,7 +129,7 @@ const medicationOf = (
   r: { readonly medicationCodeableConcept?: fhir4.CodeableConcept | undefined; readonly medicationReference?: fhir4.Reference | undefined; readonly contained?: ReadonlyArray<fhir4.Resource> | undefined },
   type: string,
   ctx: FhirContext
-): Concept | Problem => {
+): Concept | Problem | string => {
   if (r.medicationCodeableConcept !== undefined) {
     if (!hasCode(r.medicationCodeableConcept)) return { path: `${type}.medicationCodeableConcept`, reason: "has no coding and no text" }
     return conceptOf("drug", codingsOf(r.medicationCodeableConcept), r.medicationCodeableConcept.text)
@@ -145,8 +145,12 @@ const medicationOf = (
   if (id === undefined) return { path: `${type}.medication[x]`, reason: "is required (the drug)" }
   if (isProblem(id)) return id
   const med = ctx.medications.get(id)
-  if (med === undefined) return { path, reason: `Medication/${id} is not in the export` }
-  return conceptOf("drug", med.codings, med.text)
+  if (med !== undefined) return conceptOf("drug", med.codings, med.text)
+  // A patient- or group-level export, or a _type filter, may leave the Medications out (Bulk Data
+  // Access IG): the reference's display names the drug, else the record is left out and counted.
+  const display = r.medicationReference?.display
+  if (typeof display === "string" && display.trim() !== "") return conceptOf("drug", [], display)
+  return `${type} whose Medication is not in the export (and its reference has no display): left out`
 }
 
 /** A Duration or Quantity in days (d, day, days, wk, mo = 30 d, a = 365 d), or undefined. */
@@ -175,6 +179,7 @@ const medicationRequest = (r: fhir4.MedicationRequest, ctx: FhirContext): Mapped
   const patientId = subjectOf(r.subject, "MedicationRequest.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const drug = medicationOf(r, "MedicationRequest", ctx)
+  if (typeof drug === "string") return skip(drug)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
   // Start and end as the CQL cumulative medication duration logic reads an order (HL7 CQF Common):
   // the dosage's bounds, else the dispense validity period, else when it was authored.
@@ -199,6 +204,7 @@ const medicationStatement = (r: fhir4.MedicationStatement, ctx: FhirContext): Ma
   const patientId = subjectOf(r.subject, "MedicationStatement.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const drug = medicationOf(r, "MedicationStatement", ctx)
+  if (typeof drug === "string") return skip(drug)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
   const start = dayOf(r.effectivePeriod?.start ?? r.effectiveDateTime ?? r.dateAsserted, r.effectivePeriod?.start !== undefined ? "MedicationStatement.effectivePeriod.start" : "MedicationStatement.effectiveDateTime")
   if (start === undefined) return skip("MedicationStatement without a date (effective[x] or dateAsserted): left out")
@@ -216,6 +222,7 @@ const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapp
   const patientId = subjectOf(r.subject, "MedicationDispense.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const drug = medicationOf(r, "MedicationDispense", ctx)
+  if (typeof drug === "string") return skip(drug)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
   const day = dayOf(r.whenHandedOver ?? r.whenPrepared, r.whenHandedOver !== undefined ? "MedicationDispense.whenHandedOver" : "MedicationDispense.whenPrepared")
   if (day === undefined) return skip("MedicationDispense without whenHandedOver or whenPrepared: left out of adherence")
@@ -325,6 +332,7 @@ const adverseEvent = (r: fhir4.AdverseEvent, ctx: FhirContext): Mapped => {
     const ref = suspect?.instance?.reference
     if (typeof ref !== "string" || !(/(^|\/)Medication\//.test(ref) || ref.startsWith("#") || ref.startsWith("urn:uuid:"))) continue
     const drug = medicationOf({ medicationReference: suspect.instance, ...(r.contained === undefined ? {} : { contained: r.contained }) }, "AdverseEvent", ctx)
+    if (typeof drug === "string") continue
     if (isProblem(drug)) return { facts: [], problems: [{ path: `AdverseEvent.suspectEntity[${i}].instance`, reason: drug.reason }] }
     facts.push({ k: "adverse", src: r.id!, patient: patientId, drug, event, day })
   }
