@@ -6,6 +6,9 @@
 
 const DAY_MS = 86_400_000
 
+/** The UTC day of an instant (milliseconds since the epoch). */
+export const dayOfMillis = (ms: number): number => Math.floor(ms / DAY_MS)
+
 const pad = (n: number, width: number): string => String(n).padStart(width, "0")
 
 /** Day number of a `YYYY-MM-DD` date, or NaN when the text is not a real calendar date. */

@@ -75,6 +75,8 @@ export class Staging {
   private readonly concepts = new Map<string, number>()
   private readonly conceptList: Array<{ readonly kind: MapKind; readonly concept: Concept }> = []
   private maxDay = Number.NEGATIVE_INFINITY
+  private readonly today: number
+  private futureDays = 0
   private patientLookup: StatementSync | undefined
 
   readonly path: string
@@ -82,10 +84,15 @@ export class Staging {
   /** fhir: references to `Patient`s in `Type.subject`; omop: `person_id`s of PERSON. */
   private readonly format: "fhir" | "omop"
 
-  constructor(path: string, report: Report, format: "fhir" | "omop") {
+  /**
+   * `today`: the day of the import. A date after it (a mistyped year, an ETL's end of time such as
+   * 2099-12-31) never becomes the dataset's as_of; such dates are counted.
+   */
+  constructor(path: string, report: Report, format: "fhir" | "omop", today: number) {
     this.path = path
     this.report = report
     this.format = format
+    this.today = today
     rmSync(path, { force: true })
     this.db = new DatabaseSync(path)
     this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;
@@ -119,7 +126,9 @@ export class Staging {
   }
 
   private seen(day: number | null): void {
-    if (day !== null && day > this.maxDay) this.maxDay = day
+    if (day === null || day <= this.maxDay) return
+    if (day > this.today) this.futureDays++
+    else this.maxDay = day
   }
 
   /** The id of a concept (deduplicated by kind, mapped targets and code, or text when it has no code). */
@@ -314,6 +323,7 @@ export class Staging {
 
   /** Ends the writes: everything is on disk and indexed for the reads of `rows()`. */
   closePhaseTwo(): void {
+    if (this.futureDays > 0) this.report.note("dates after the day of the import (an end of time such as 2099-12-31, a mistyped year): not taken for as_of", this.futureDays)
     this.db.exec(`COMMIT;
       CREATE INDEX encounter_src ON encounter (src);
       CREATE INDEX course_detail_course ON course_detail (course);

@@ -3,10 +3,11 @@
  * operator's own, checked), the staging store, the surveillance series brought beside the data,
  * the one transaction that replaces the dataset, and the summary.
  */
-import { Effect, Schema, SchemaIssue } from "effect"
+import { Clock, Effect, Schema, SchemaIssue } from "effect"
 import { randomUUID } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { dayOfMillis } from "../health/calendar.ts"
 import { readSurveillance } from "./csv/surveillance.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import type { Rows } from "../health/generator.ts"
@@ -76,11 +77,12 @@ export const loadSetup = (
     const regionFile = options.regionMapFile === undefined ? DEFAULT_REGION_MAP : yield* readJsonFile(options.regionMapFile, RegionMapFile)
     const regions = yield* Effect.try({ try: () => compileRegionMap(regionFile), catch: (e) => new ImportRejected([`${options.regionMapFile}: ${e instanceof Error ? e.message : String(e)}`], 1) })
     yield* removeLeftovers(options.stagingDir)
+    const today = dayOfMillis(yield* Clock.currentTimeMillis)
     const staging = yield* Effect.try({
       try: () => {
         const report = new Report()
         const id = randomUUID()
-        return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir") }
+        return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir", today) }
       },
       catch: (e) => new Error(`cannot open the ${format} import's staging file in ${options.stagingDir}: ${e instanceof Error ? e.message : String(e)}`)
     })
