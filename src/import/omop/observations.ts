@@ -189,8 +189,8 @@ export interface BulkSink {
 
 /**
  * Reads a MEASUREMENT or OBSERVATION file in bulk (see the module comment). Returns false, having
- * added nothing, when a row has a problem found before anything is added (a person id that is not
- * an integer or not in PERSON, a scored row without a date, a value no rule takes), and also false
+ * added nothing, when a row has a problem found before anything is added (a person not in PERSON,
+ * a scored row without a date, a value no rule takes), and also false
  * when a row mapped one by one has a problem (some facts added: the import is rejected anyway);
  * the caller then reads the file row by row to report each problem at its line.
  */
