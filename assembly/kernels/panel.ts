@@ -7,7 +7,7 @@
 //   rounded to f32), so both storages give the same bits everywhere below.
 // Twin: src/kernels/reference/panel.ts.
 import { atLeast, atMost, getF, getI, hsum, setF } from "./common"
-
+import { TENTHS } from "./tenths"
 
 // Scores are one-decimal values stored as f32: every sum below (of scores, of month × score, over
 // at most a few million terms) is exact in f64, so the two-lane order of the SIMD loops gives the
@@ -28,14 +28,6 @@ let prefetchSink: u32 = 0
   for (let o: usize = 0; o < rowBytes; o += 64) t ^= load<u32>(row + o)
   return t
 }
-
-/**
- * Byte → score, as f64: <f32>(byte / 10) promoted for 0–100, NaN for every other byte (2 KiB, in
- * the first-level cache while a scan runs). A look-up, not the division itself: a division per
- * score made the dense scans several times slower than reading f32 (docs/benchmarks.md).
- */
-const TENTHS: usize = memory.data(256 << 3, 16)
-for (let c = 0; c < 256; c++) store<f64>(TENTHS + (<usize>c << 3), c <= 100 ? <f64><f32>(<f64>c / 10.0) : NaN)
 
 /** Month m's score of the row at `row` (NaN when missing). */
 @inline function scoreAt<T>(row: usize, m: i32): f64 {

@@ -1,0 +1,47 @@
+/**
+ * Byte → score, as f64: <f32>(byte / 10) promoted for 0–100, NaN for every other byte (2 KiB, in
+ * the first-level cache while a scan runs). A look-up, not the division itself: a division per
+ * score made the dense scans several times slower than reading f32 (docs/benchmarks.md).
+ *
+ * The values are static data, written by the compiler, not filled when an instance starts: the
+ * memory is shared, and every instance made over it (a compute thread starting, a refresh) copies
+ * the module's data segments into it again. Were the table a zeroed segment filled by the start
+ * function, each new instance would zero it under the scans other threads are running; as it is,
+ * the copy writes the bytes already there.
+ *
+ * Twin: src/kernels/tenths.ts (TENTH_SCORES); test/kernels/static-data.test.ts checks both.
+ */
+export const TENTHS: usize = memory.data<f64>([
+  0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896, 0.4000000059604645, 0.5, 0.6000000238418579, 0.699999988079071,
+  0.800000011920929, 0.8999999761581421, 1, 1.100000023841858, 1.2000000476837158, 1.2999999523162842, 1.399999976158142, 1.5,
+  1.600000023841858, 1.7000000476837158, 1.7999999523162842, 1.899999976158142, 2, 2.0999999046325684, 2.200000047683716, 2.299999952316284,
+  2.4000000953674316, 2.5, 2.5999999046325684, 2.700000047683716, 2.799999952316284, 2.9000000953674316, 3, 3.0999999046325684,
+  3.200000047683716, 3.299999952316284, 3.4000000953674316, 3.5, 3.5999999046325684, 3.700000047683716, 3.799999952316284, 3.9000000953674316,
+  4, 4.099999904632568, 4.199999809265137, 4.300000190734863, 4.400000095367432, 4.5, 4.599999904632568, 4.699999809265137,
+  4.800000190734863, 4.900000095367432, 5, 5.099999904632568, 5.199999809265137, 5.300000190734863, 5.400000095367432, 5.5,
+  5.599999904632568, 5.699999809265137, 5.800000190734863, 5.900000095367432, 6, 6.099999904632568, 6.199999809265137, 6.300000190734863,
+  6.400000095367432, 6.5, 6.599999904632568, 6.699999809265137, 6.800000190734863, 6.900000095367432, 7, 7.099999904632568,
+  7.199999809265137, 7.300000190734863, 7.400000095367432, 7.5, 7.599999904632568, 7.699999809265137, 7.800000190734863, 7.900000095367432,
+  8, 8.100000381469727, 8.199999809265137, 8.300000190734863, 8.399999618530273, 8.5, 8.600000381469727, 8.699999809265137,
+  8.800000190734863, 8.899999618530273, 9, 9.100000381469727, 9.199999809265137, 9.300000190734863, 9.399999618530273, 9.5,
+  9.600000381469727, 9.699999809265137, 9.800000190734863, 9.899999618530273, 10, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+  NaN, NaN, NaN, NaN, NaN, NaN, NaN, NaN,
+], 16)
