@@ -75,7 +75,8 @@ export class Staging {
   private readonly concepts = new Map<string, number>()
   private readonly conceptList: Array<{ readonly kind: MapKind; readonly concept: Concept }> = []
   private maxDay = Number.NEGATIVE_INFINITY
-  private readonly today: number
+  /** The day of the import. */
+  readonly today: number
   private futureDays = 0
   private patientLookup: StatementSync | undefined
 

@@ -158,8 +158,19 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       staging.addPhaseOne({ file: 0, line: 0, place: { name: conceptFile?.name ?? "concept", part: 0, line: 0 }, type: "concept" }, { k: "vocabulary", ...e })
     }
 
-    // What persons and visits refer to.
+    // The CDM's own date "for which the source data are most current" (CDM_SOURCE) is the dataset's
+    // as_of unless --as-of is given; one after the day of the import is counted, never taken.
     yield* setup.progress("reading", 0)
+    let released: number | undefined
+    yield* each("cdm_source", (r) => {
+      const day = dayOf(r.get("source_release_date"), "source_release_date")
+      if (day === undefined) return
+      if (isProblem(day)) return "CDM_SOURCE.source_release_date not a date: not taken for as_of"
+      if (day > staging.today) return "CDM_SOURCE.source_release_date after the day of the import: not taken for as_of"
+      released = Math.max(released ?? day, day)
+    })
+
+    // What persons and visits refer to.
     yield* each("location", (r) => {
       const country = r.get("country_source_value") || (r.get("country_concept_id") !== "" ? vocabulary.codingsOf(Number(r.get("country_concept_id"))).name ?? "" : "")
       const own = r.get("location_source_value")
@@ -303,5 +314,5 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
     const surveillance = yield* surveillanceOf([options.folder], setup)
     if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
-    return yield* finishImport(setup, { asOf, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onSwitched: options.onSwitched })
+    return yield* finishImport(setup, { asOf: asOf ?? released, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onSwitched: options.onSwitched })
   })

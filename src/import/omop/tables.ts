@@ -20,6 +20,7 @@ export const OMOP_TABLES = [
   "concept",
   "concept_relationship",
   "concept_ancestor",
+  "cdm_source",
   "location",
   "care_site",
   "provider",
