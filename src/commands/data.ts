@@ -63,7 +63,7 @@ export const dataImport = Command.make(
   {
     paths: sources,
     format: Flag.Literals("format", ["csv", "fhir", "omop"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default), fhir (FHIR R4 Bulk Data) or omop (OMOP CDM 5.3 or 5.4)")),
-    asOf: Flag.String("as-of").pipe(Flag.withDescription("fhir, omop: the dataset's as_of date, YYYY-MM-DD (default: OMOP's CDM_SOURCE.source_release_date, else the latest date in the data not after today)"), Flag.optional),
+    asOf: Flag.String("as-of").pipe(Flag.withDescription("fhir, omop: the dataset's as_of date, YYYY-MM-DD (default: OMOP's CDM_SOURCE.source_release_date or the FHIR Bulk manifest's transactionTime, else the latest date in the data not after today)"), Flag.optional),
     axisModel: Flag.String("axis-model").pipe(Flag.withDescription("fhir, omop: an axis model file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
     regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional)
   },

@@ -11,12 +11,13 @@ import { availableParallelism } from "node:os"
 import { ImportRejected } from "./Report.ts"
 import { parseDate } from "../health/calendar.ts"
 import type { Fact } from "./facts.ts"
-import { findBulkFiles, partsOf } from "./fhir/bulkFiles.ts"
+import { findBulkFiles, findManifest, partsOf } from "./fhir/bulkFiles.ts"
+import { dayOf, isProblem } from "./fhir/common.ts"
 import type { LinesBatch } from "./fhir/mapLines.ts"
 import { parsePool } from "./fhir/parsePool.ts"
 import { type MedicationCode, PHASE_ONE, PHASE_TWO, READ_TYPES } from "./fhir/resources.ts"
 import type { PhaseProgress } from "../health/progress.ts"
-import { finishImport, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
+import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
 import { PARTS } from "./Staging.ts"
 
 /** Options of a FHIR import. */
@@ -35,6 +36,24 @@ export interface FhirImportOptions {
   readonly onProgress?: PhaseProgress | undefined
   /** Runs with the summary once the new dataset is in place (see finishImport). */
   readonly onSwitched?: ((summary: ImportSummary) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * The day of the manifest's `transactionTime` (as written), the dataset's as_of unless --as-of is
+ * given; one after the day of the import, or not an instant, is counted and not taken.
+ */
+const manifestDay = (manifest: ReturnType<typeof findManifest>, setup: ImportSetup): number | undefined => {
+  if (manifest === undefined) return undefined
+  const day = dayOf(manifest.transactionTime, "transactionTime")
+  if (day === undefined || isProblem(day)) {
+    setup.report.note(`${manifest.name}: the manifest's transactionTime is not an instant: not taken for as_of`)
+    return undefined
+  }
+  if (day > setup.staging.today) {
+    setup.report.note(`${manifest.name}: the manifest's transactionTime is after the day of the import: not taken for as_of`)
+    return undefined
+  }
+  return day
 }
 
 /** Imports a FHIR Bulk Data export (see the module comment); fails with ImportRejected listing every problem. */
@@ -107,7 +126,7 @@ export const importFhir = (options: FhirImportOptions) =>
           const surveillance = yield* surveillanceOf(options.paths, setup)
           if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
           return yield* finishImport(setup, {
-            asOf,
+            asOf: asOf ?? manifestDay(findManifest(options.paths), setup),
             format: "fhir",
             surveillance,
             files: files.length,

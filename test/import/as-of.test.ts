@@ -1,11 +1,13 @@
 /**
- * as_of, the dataset's "now": `--as-of`, else OMOP's CDM_SOURCE.source_release_date, else the latest
+ * as_of, the dataset's "now": `--as-of`, else OMOP's CDM_SOURCE.source_release_date or the FHIR Bulk
+ * manifest's transactionTime, else the latest
  * date in the data not after the day of the import: an ETL's end of time (OMOP 2099-12-31) or a
  * mistyped year never moves it; such dates are counted.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { hcc, tempDataDir } from "../support/server.ts"
 
 const csv = (rows: ReadonlyArray<ReadonlyArray<string | number>>) => rows.map((r) => r.join(",")).join("\n") + "\n"
@@ -39,6 +41,21 @@ describe("as_of", () => {
     const unreadable = importOmop(smallCdm("soon"))
     expect(unreadable.as_of).toBe("2024-05-20")
     expect(unreadable.left_out["CDM_SOURCE.source_release_date not a date: not taken for as_of"]).toBe(1)
+  })
+
+  it("is the day of a FHIR Bulk manifest's transactionTime when the client saved the manifest beside the files", () => {
+    const bulk = writeEhrExport(join(tempDataDir(), "bulk"), ehrFiles())
+    const importFhir = () => JSON.parse(hcc(tempDataDir(), ["data", "import", "--format", "fhir", bulk, "--json"])) as Record<string, any>
+    const fromData = importFhir().as_of as string
+    const manifest = (transactionTime: unknown) =>
+      writeFileSync(join(bulk, "manifest.json"), JSON.stringify({ transactionTime, request: "https://ehr.example/fhir/Group/g1/$export", requiresAccessToken: true, output: [{ type: "Patient", url: "https://ehr.example/out/Patient.ndjson" }], error: [] }))
+    manifest("2024-01-15T22:10:00Z")
+    expect(fromData).not.toBe("2024-01-15")
+    expect(importFhir().as_of).toBe("2024-01-15")
+    manifest("2199-01-01T00:00:00Z")
+    const later = importFhir()
+    expect(later.as_of).toBe(fromData)
+    expect(later.left_out["manifest.json: the manifest's transactionTime is after the day of the import: not taken for as_of"]).toBe(1)
   })
 
   it("an OMOP end of time (2099-12-31) is not taken for as_of: the latest date up to the day of the import is, and the others are counted", () => {

@@ -7,7 +7,7 @@
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Result, Stream } from "effect"
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs"
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
 import { createReadStream } from "node:fs"
 import { basename, join } from "node:path"
 import { createGunzip, gunzipSync } from "node:zlib"
@@ -68,6 +68,37 @@ export const findBulkFiles = (paths: ReadonlyArray<string>): { readonly files: R
   }
   files.sort((a, b) => ((a.type ?? "") < (b.type ?? "") ? -1 : (a.type ?? "") > (b.type ?? "") ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return { files, missing }
+}
+
+/** The largest file read as a possible manifest (a manifest lists files; it is never large). */
+const MAX_MANIFEST_BYTES = 16 << 20
+
+/**
+ * The export's manifest, when the client saved it beside the files: the JSON a completed export's
+ * status request answers (Bulk Data Access IG v2, "Response - Complete Status"), an object with
+ * `transactionTime` — the instant the export stands for: no resource in it was modified after it
+ * — and an `output` array. Looked for among the `.json` files in the folders given and the files
+ * given; undefined when there is none.
+ */
+export const findManifest = (paths: ReadonlyArray<string>): { readonly name: string; readonly transactionTime: unknown } | undefined => {
+  const candidates: Array<readonly [string, string]> = []
+  for (const p of paths) {
+    if (!existsSync(p)) continue
+    if (statSync(p).isDirectory()) {
+      for (const name of readdirSync(p).sort()) if (/\.json$/i.test(name) && !name.startsWith(".")) candidates.push([join(p, name), name])
+    } else if (/\.json$/i.test(p)) {
+      candidates.push([p, basename(p)])
+    }
+  }
+  for (const [path, name] of candidates) {
+    const stat = statSync(path)
+    if (!stat.isFile() || stat.size > MAX_MANIFEST_BYTES) continue
+    const json = Result.getOrUndefined(Result.try(() => JSON.parse(readFileSync(path, "utf8")) as unknown))
+    if (typeof json === "object" && json !== null && "transactionTime" in json && "output" in json && Array.isArray(json.output)) {
+      return { name, transactionTime: json.transactionTime }
+    }
+  }
+  return undefined
 }
 
 /** Bytes read per piece of a file. */
