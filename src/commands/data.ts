@@ -64,6 +64,7 @@ export const dataImport = Command.make(
     paths: sources,
     format: Flag.Literals("format", ["csv", "fhir", "omop"]).pipe(Flag.withDefault("csv" as const), Flag.withDescription("csv (the service's own tables, default), fhir (FHIR R4 Bulk Data) or omop (OMOP CDM 5.3 or 5.4)")),
     asOf: Flag.String("as-of").pipe(Flag.withDescription("fhir, omop: the dataset's as_of date, YYYY-MM-DD (default: OMOP's CDM_SOURCE.source_release_date or the FHIR Bulk manifest's transactionTime, else the latest date in the data not after today)"), Flag.optional),
+    timeZone: Flag.String("time-zone").pipe(Flag.withDescription("fhir: the IANA time zone whose calendar days instants fall on, e.g. America/New_York (default: the date as written in each dateTime)"), Flag.optional),
     axisModel: Flag.String("axis-model").pipe(Flag.withDescription("fhir, omop: an axis model file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
     regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional)
   },
@@ -74,6 +75,7 @@ export const dataImport = Command.make(
       const committed = yield* Committed
       // Once the new dataset is in place: the command is done whatever signal comes (Committed).
       const switched = (report: Effect.Effect<void>) => Effect.andThen(Effect.sync(() => (committed.done = true)), Effect.andThen(removeSnapshot(config.dataDir), report))
+      if (Option.isSome(flags.timeZone) && flags.format !== "fhir") return yield* Effect.fail(new UsageError("--time-zone is for --format fhir (OMOP's date columns and the service's CSV tables hold dates already)"))
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
@@ -94,7 +96,7 @@ export const dataImport = Command.make(
         onSwitched: (summary: ImportSummary) => switched(say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))
       }
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
-      yield* flags.format === "omop" ? importOmop({ ...options, folder: flags.paths[0]! }) : importFhir(options)
+      yield* flags.format === "omop" ? importOmop({ ...options, folder: flags.paths[0]! }) : importFhir({ ...options, timeZone: Option.getOrUndefined(flags.timeZone) })
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with an import; everything is checked first and nothing is written if anything is wrong (docs/data.md)"),

@@ -12,7 +12,7 @@ import { ImportRejected } from "./Report.ts"
 import { parseDate } from "../health/calendar.ts"
 import type { Fact } from "./facts.ts"
 import { findBulkFiles, findManifest, partsOf } from "./fhir/bulkFiles.ts"
-import { dayOf, isProblem } from "./fhir/common.ts"
+import { type DayReader, dayReader, isProblem } from "./fhir/common.ts"
 import type { LinesBatch } from "./fhir/mapLines.ts"
 import { parsePool } from "./fhir/parsePool.ts"
 import { type MedicationCode, PHASE_ONE, PHASE_TWO, READ_TYPES } from "./fhir/resources.ts"
@@ -26,6 +26,8 @@ export interface FhirImportOptions {
   readonly paths: ReadonlyArray<string>
   /** `YYYY-MM-DD`; default the latest date in the data. */
   readonly asOf?: string | undefined
+  /** The IANA time zone whose calendar days instants fall on; default: the date as written. */
+  readonly timeZone?: string | undefined
   readonly axisModelFile?: string | undefined
   readonly regionMapFile?: string | undefined
   /** Where the staging file goes (the data folder). */
@@ -39,10 +41,10 @@ export interface FhirImportOptions {
 }
 
 /**
- * The day of the manifest's `transactionTime` (as written), the dataset's as_of unless --as-of is
+ * The day of the manifest's `transactionTime` (in the import's time zone), the dataset's as_of unless --as-of is
  * given; one after the day of the import, or not an instant, is counted and not taken.
  */
-const manifestDay = (manifest: ReturnType<typeof findManifest>, setup: ImportSetup): number | undefined => {
+const manifestDay = (manifest: ReturnType<typeof findManifest>, dayOf: DayReader, setup: ImportSetup): number | undefined => {
   if (manifest === undefined) return undefined
   const day = dayOf(manifest.transactionTime, "transactionTime")
   if (day === undefined || isProblem(day)) {
@@ -65,6 +67,10 @@ export const importFhir = (options: FhirImportOptions) =>
     if (files.length === 0) return yield* Effect.fail(new ImportRejected([`${options.paths.join(", ")}: no FHIR Bulk Data files (*.ndjson, *.ndjson.gz)`], 1))
     const asOf = options.asOf === undefined ? undefined : parseDate(options.asOf)
     if (asOf !== undefined && Number.isNaN(asOf)) return yield* Effect.fail(new ImportRejected([`--as-of: '${options.asOf}' is not a date (YYYY-MM-DD)`], 1))
+    const day = yield* Effect.try({
+      try: () => dayReader(options.timeZone),
+      catch: () => new ImportRejected([`--time-zone: '${options.timeZone}' is not an IANA time zone name (such as America/New_York or Europe/Paris)`], 1)
+    })
     return yield* Effect.scoped(Effect.acquireUseRelease(
       loadSetup(options, "fhir"),
       (setup) =>
@@ -73,7 +79,7 @@ export const importFhir = (options: FhirImportOptions) =>
           yield* setup.progress("reading", 0)
           // Every core: the importing thread mostly waits for the parse threads while they read.
           const threads = options.threads ?? Math.max(1, availableParallelism())
-          const pool = yield* parsePool(threads, { axisModel: setup.axisModelFile, regionMap: setup.regionMapFile })
+          const pool = yield* parsePool(threads, { axisModel: setup.axisModelFile, regionMap: setup.regionMapFile, timeZone: options.timeZone })
           const total = Math.max(1, files.filter((f) => f.type !== undefined && READ_TYPES.has(f.type)).reduce((s, f) => s + f.bytes, 0))
           const readBytes = new Map<string, number>()
           const progress = () => {
@@ -126,7 +132,7 @@ export const importFhir = (options: FhirImportOptions) =>
           const surveillance = yield* surveillanceOf(options.paths, setup)
           if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
           return yield* finishImport(setup, {
-            asOf: asOf ?? manifestDay(findManifest(options.paths), setup),
+            asOf: asOf ?? manifestDay(findManifest(options.paths), day, setup),
             format: "fhir",
             surveillance,
             files: files.length,

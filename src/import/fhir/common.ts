@@ -9,8 +9,9 @@ import type { SourceCoding } from "../concepts.ts"
 import type { Fact, Mapped, Problem } from "../facts.ts"
 import type { RegionMap } from "../regions.ts"
 
-/** What mapping reads besides the resource: phase one's Medication resources, the axis and region maps. */
+/** What mapping reads besides the resource: phase one's Medication resources, the axis and region maps, the reader of dates. */
 export interface FhirContext {
+  readonly day: DayReader
   readonly axisModel: CompiledAxisModel
   readonly regions: RegionMap
   /** Medication resources by id: their codings and text. */
@@ -29,16 +30,58 @@ export const skip = (note: string): Mapped => ({ facts: [], problems: [], notes:
 export const problem = (path: string, reason: string): Mapped => ({ facts: [], problems: [{ path, reason }] })
 export const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x && "path" in x
 
+/** Reads a FHIR date, dateTime or instant as a day (`path` names it in a problem). */
+export type DayReader = (value: unknown, path: string) => number | Problem | undefined
+
+/** date, dateTime, instant: the date, then a time with its offset (R4 requires one with a time). */
+const DATE_TIME = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|([+-])(\d{2}):(\d{2}))?)?)?)?$/
+
+const notADate = (value: unknown, path: string): Problem => ({ path, reason: typeof value === "string" ? `'${value}' is not a FHIR date or dateTime` : `expected a date, got ${JSON.stringify(value)}` })
+
 /**
- * A FHIR date or dateTime → the day it names (the date as written: a time zone offset does not
- * move it); a partial date (`YYYY`, `YYYY-MM`) → its first day. A Problem when it does not parse.
+ * A FHIR date or dateTime → the day it names as written (a time zone offset does not move it); a
+ * partial date (`YYYY`, `YYYY-MM`) → its first day. A Problem when it does not parse.
  */
-export const dayOf = (value: unknown, path: string): number | Problem | undefined => {
+export const dayOf: DayReader = (value, path) => {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== "string") return { path, reason: `expected a date, got ${JSON.stringify(value)}` }
-  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(value)
+  const m = typeof value === "string" ? DATE_TIME.exec(value) : null
   const day = m === null ? Number.NaN : parseDate(`${m[1]}-${m[2] ?? "01"}-${m[3] ?? "01"}`)
-  return Number.isNaN(day) ? { path, reason: `'${value}' is not a FHIR date or dateTime` } : day
+  return Number.isNaN(day) ? notADate(value, path) : day
+}
+
+/** Instants per cached day: a zone's local midnight falls on a quarter hour of UTC (every offset in use is a multiple of 15 minutes). */
+const QUARTER_HOUR_MS = 15 * 60_000
+
+/**
+ * The reader of dates for an import: without a time zone, {@link dayOf}; with one (an IANA name),
+ * a dateTime or instant that has a time and an offset is the day of that instant in the zone
+ * (`2024-03-02T02:30:00Z` is 2024-03-01 in America/New_York), and a date without a time is the
+ * day written. The zone's days are looked up once per quarter hour of UTC. Throws a RangeError
+ * for a name the runtime's time zone database does not know.
+ */
+export const dayReader = (timeZone: string | undefined): DayReader => {
+  if (timeZone === undefined) return dayOf
+  const format = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+  const days = new Map<number, number>()
+  return (value, path) => {
+    if (value === undefined || value === null) return undefined
+    const m = typeof value === "string" ? DATE_TIME.exec(value) : null
+    if (m === null) return notADate(value, path)
+    if (m[4] === undefined || m[7] === undefined) return dayOf(value, path)
+    const offset = m[7] === "Z" ? 0 : (m[8] === "-" ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]))
+    const instant = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0)) - offset * 60_000
+    if (typeof dayOf(value, path) !== "number") return notADate(value, path)
+    const quarter = Math.floor(instant / QUARTER_HOUR_MS)
+    let day = days.get(quarter)
+    if (day === undefined) {
+      const parts = format.formatToParts(instant)
+      const part = (type: string) => parts.find((p) => p.type === type)!.value
+      day = parseDate(`${part("year")}-${part("month")}-${part("day")}`)
+      if (days.size >= 1 << 20) days.clear()
+      days.set(quarter, day)
+    }
+    return day
+  }
 }
 
 /**

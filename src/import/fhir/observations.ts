@@ -10,7 +10,7 @@ import { monthOfDay } from "../../health/calendar.ts"
 import type { ObservedValue } from "../AxisModel.ts"
 import { ownSystem, type SourceCoding } from "../concepts.ts"
 import type { Fact, Mapped, Problem } from "../facts.ts"
-import { codingsOf, dayOf, type FhirContext, isProblem, problem, referenceId, skip, subjectOf } from "./common.ts"
+import { codingsOf, type FhirContext, isProblem, problem, referenceId, skip, subjectOf } from "./common.ts"
 
 const OBSERVATION_SKIPPED = new Set(["cancelled", "entered-in-error"])
 
@@ -47,7 +47,7 @@ export const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
   const patientId = subjectOf(r.subject, "Observation.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   const when = r.effectiveDateTime ?? r.effectivePeriod?.start ?? r.effectiveInstant ?? r.issued
-  const day = dayOf(when, r.effectiveDateTime !== undefined ? "Observation.effectiveDateTime" : r.effectivePeriod?.start !== undefined ? "Observation.effectivePeriod.start" : r.effectiveInstant !== undefined ? "Observation.effectiveInstant" : "Observation.issued")
+  const day = ctx.day(when, r.effectiveDateTime !== undefined ? "Observation.effectiveDateTime" : r.effectivePeriod?.start !== undefined ? "Observation.effectivePeriod.start" : r.effectiveInstant !== undefined ? "Observation.effectiveInstant" : "Observation.issued")
   if (day === undefined) return problem("Observation.effective[x]", "is required (the month the score belongs to)")
   if (isProblem(day)) return { facts: [], problems: [day] }
   const facts: Array<Fact> = []

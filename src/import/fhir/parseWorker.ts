@@ -12,6 +12,7 @@ import { compileRegionMap, type RegionMapFile } from "../regions.ts"
 import { type BulkFile, type FilePart, forEachLines } from "./bulkFiles.ts"
 import { countLines, type LinesBatch, mapLines } from "./mapLines.ts"
 import type { FhirContext, MedicationCode } from "./resources.ts"
+import { dayReader } from "./common.ts"
 
 /** Pieces posted and not yet taken by the importing thread, at most. */
 const MAX_IN_FLIGHT = 4
@@ -20,6 +21,8 @@ const MAX_IN_FLIGHT = 4
 export interface ParseThreadInit {
   readonly axisModel: AxisModelFile
   readonly regionMap: RegionMapFile
+  /** The IANA time zone instants are read in (undefined: dates as written). */
+  readonly timeZone: string | undefined
 }
 
 /** Importing thread → parse thread. */
@@ -40,7 +43,7 @@ const port = parentPort!
 const init = workerData as ParseThreadInit
 const post = (m: FromParser) => port.postMessage(m)
 const medications = new Map<string, MedicationCode>()
-const ctx: FhirContext = { axisModel: compileAxisModel(init.axisModel), regions: compileRegionMap(init.regionMap), medications }
+const ctx: FhirContext = { day: dayReader(init.timeZone), axisModel: compileAxisModel(init.axisModel), regions: compileRegionMap(init.regionMap), medications }
 
 let inFlight = 0
 let waiting: Deferred.Deferred<void> | undefined

@@ -7,7 +7,7 @@
  */
 import type * as fhir4 from "fhir/r4.js"
 import type { Sex } from "../../health/vocabulary.ts"
-import { codingsOf, dayOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
+import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
 import { classLabel, encounterKind } from "./encounterClass.ts"
 import { observation } from "./observations.ts"
 import { conceptOf, deviceCategoryOf, deviceEventsOf, systemName } from "../concepts.ts"
@@ -60,13 +60,13 @@ const regionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension
 const SEXES: ReadonlySet<string> = new Set(["female", "male", "other", "unknown"])
 
 const patient = (r: fhir4.Patient, ctx: FhirContext): Mapped => {
-  const born = dayOf(r.birthDate, "Patient.birthDate")
+  const born = ctx.day(r.birthDate, "Patient.birthDate")
   if (born === undefined) return problem("Patient.birthDate", "is required (age = as_of year − birth year)")
   if (isProblem(born)) return { facts: [], problems: [born] }
   const birthYear = Number(String(r.birthDate).slice(0, 4))
   if (birthYear < 1880 || birthYear > 2100) return problem("Patient.birthDate", `year ${birthYear} is outside [1880, 2100]`)
   if (r.gender !== undefined && !SEXES.has(r.gender)) return problem("Patient.gender", `'${String(r.gender)}' is not male, female, other or unknown`)
-  const death = dayOf(r.deceasedDateTime, "Patient.deceasedDateTime")
+  const death = ctx.day(r.deceasedDateTime, "Patient.deceasedDateTime")
   if (isProblem(death)) return { facts: [], problems: [death] }
   return {
     facts: [{ k: "patient", src: r.id!, identifiers: identifiersOf(r.identifier), birthYear, sex: (r.gender ?? "unknown") as Sex, region: regionOf(r, ctx), death: death ?? null }],
@@ -83,14 +83,14 @@ const organization = (r: fhir4.Organization, ctx: FhirContext): Mapped =>
 
 const ENCOUNTER_SKIPPED = new Set(["planned", "cancelled", "entered-in-error"])
 
-const encounter = (r: fhir4.Encounter): Mapped => {
+const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
   if (r.status !== undefined && ENCOUNTER_SKIPPED.has(r.status)) return skip(`Encounter with status ${r.status}: left out`)
   const patientId = subjectOf(r.subject, "Encounter.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
-  const start = dayOf(r.period?.start, "Encounter.period.start")
+  const start = ctx.day(r.period?.start, "Encounter.period.start")
   // Encounter.period is optional in R4: without a start the visit has no day the analytics can use.
   if (start === undefined) return skip("Encounter without period.start (the day of the visit): left out")
-  const end = dayOf(r.period?.end, "Encounter.period.end")
+  const end = ctx.day(r.period?.end, "Encounter.period.end")
   const org = referenceId(r.serviceProvider, "Organization", "Encounter.serviceProvider")
   const problems = [start, end, org].filter(isProblem)
   if (problems.length > 0) return { facts: [], problems }
@@ -112,13 +112,13 @@ const encounter = (r: fhir4.Encounter): Mapped => {
 
 const REFUTED = new Set(["refuted", "entered-in-error"])
 
-const condition = (r: fhir4.Condition): Mapped => {
+const condition = (r: fhir4.Condition, ctx: FhirContext): Mapped => {
   const verification = codingsOf(r.verificationStatus).map((c) => c.code)
   if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("Condition refuted or entered in error: left out")
   const patientId = subjectOf(r.subject, "Condition.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   if (!hasCode(r.code)) return problem("Condition.code", "is required (a coding or a text)")
-  const onset = dayOf(r.onsetDateTime ?? r.onsetPeriod?.start ?? r.recordedDate, r.onsetDateTime !== undefined ? "Condition.onsetDateTime" : r.onsetPeriod?.start !== undefined ? "Condition.onsetPeriod.start" : "Condition.recordedDate")
+  const onset = ctx.day(r.onsetDateTime ?? r.onsetPeriod?.start ?? r.recordedDate, r.onsetDateTime !== undefined ? "Condition.onsetDateTime" : r.onsetPeriod?.start !== undefined ? "Condition.onsetPeriod.start" : "Condition.recordedDate")
   if (isProblem(onset)) return { facts: [], problems: [onset] }
   const codings = codingsOf(r.code)
   return fact({ k: "condition", patient: patientId, concept: conceptOf("condition", codings, r.code?.text), day: onset ?? null, events: onset === undefined ? [] : deviceEventsOf(codings) })
@@ -185,9 +185,9 @@ const medicationRequest = (r: fhir4.MedicationRequest, ctx: FhirContext): Mapped
   // the dosage's bounds, else the dispense validity period, else when it was authored.
   const bounds = r.dosageInstruction?.[0]?.timing?.repeat?.boundsPeriod
   const validity = r.dispenseRequest?.validityPeriod
-  const start = dayOf(bounds?.start ?? validity?.start ?? r.authoredOn, "MedicationRequest.authoredOn")
+  const start = ctx.day(bounds?.start ?? validity?.start ?? r.authoredOn, "MedicationRequest.authoredOn")
   if (start === undefined) return skip("MedicationRequest without a start (dosage boundsPeriod, dispenseRequest.validityPeriod or authoredOn): left out")
-  const end = dayOf(bounds?.end ?? validity?.end, bounds?.end !== undefined ? "MedicationRequest.dosageInstruction.timing.repeat.boundsPeriod.end" : "MedicationRequest.dispenseRequest.validityPeriod.end")
+  const end = ctx.day(bounds?.end ?? validity?.end, bounds?.end !== undefined ? "MedicationRequest.dosageInstruction.timing.repeat.boundsPeriod.end" : "MedicationRequest.dispenseRequest.validityPeriod.end")
   const adherence = adherenceOf(r, "MedicationRequest.extension")
   const problems = [start, end, adherence].filter(isProblem)
   if (problems.length > 0) return { facts: [], problems }
@@ -206,9 +206,9 @@ const medicationStatement = (r: fhir4.MedicationStatement, ctx: FhirContext): Ma
   const drug = medicationOf(r, "MedicationStatement", ctx)
   if (typeof drug === "string") return skip(drug)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
-  const start = dayOf(r.effectivePeriod?.start ?? r.effectiveDateTime ?? r.dateAsserted, r.effectivePeriod?.start !== undefined ? "MedicationStatement.effectivePeriod.start" : "MedicationStatement.effectiveDateTime")
+  const start = ctx.day(r.effectivePeriod?.start ?? r.effectiveDateTime ?? r.dateAsserted, r.effectivePeriod?.start !== undefined ? "MedicationStatement.effectivePeriod.start" : "MedicationStatement.effectiveDateTime")
   if (start === undefined) return skip("MedicationStatement without a date (effective[x] or dateAsserted): left out")
-  const end = dayOf(r.effectivePeriod?.end, "MedicationStatement.effectivePeriod.end")
+  const end = ctx.day(r.effectivePeriod?.end, "MedicationStatement.effectivePeriod.end")
   const adherence = adherenceOf(r, "MedicationStatement.extension")
   const problems = [start, end, adherence].filter(isProblem)
   if (problems.length > 0) return { facts: [], problems }
@@ -224,7 +224,7 @@ const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapp
   const drug = medicationOf(r, "MedicationDispense", ctx)
   if (typeof drug === "string") return skip(drug)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
-  const day = dayOf(r.whenHandedOver ?? r.whenPrepared, r.whenHandedOver !== undefined ? "MedicationDispense.whenHandedOver" : "MedicationDispense.whenPrepared")
+  const day = ctx.day(r.whenHandedOver ?? r.whenPrepared, r.whenHandedOver !== undefined ? "MedicationDispense.whenHandedOver" : "MedicationDispense.whenPrepared")
   if (day === undefined) return skip("MedicationDispense without whenHandedOver or whenPrepared: left out of adherence")
   if (isProblem(day)) return { facts: [], problems: [day] }
   if (r.daysSupply === undefined) return skip("MedicationDispense without daysSupply: left out of adherence")
@@ -235,7 +235,7 @@ const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapp
 
 const PROCEDURE_SKIPPED = new Set(["preparation", "not-done", "entered-in-error", "stopped"])
 
-const procedure = (r: fhir4.Procedure): Mapped => {
+const procedure = (r: fhir4.Procedure, ctx: FhirContext): Mapped => {
   if (r.status !== undefined && PROCEDURE_SKIPPED.has(r.status)) return skip(`Procedure with status ${r.status}: left out`)
   const codings = codingsOf(r.code)
   const device = deviceCategoryOf(codings)
@@ -256,7 +256,7 @@ const procedure = (r: fhir4.Procedure): Mapped => {
   if (device === null && events.length === 0 && deviceRefs.length === 0 && refProblems.length === 0) return skip("Procedure not about an implant: left out")
   const patientId = subjectOf(r.subject, "Procedure.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
-  const day = dayOf(r.performedDateTime ?? r.performedPeriod?.start, r.performedDateTime !== undefined ? "Procedure.performedDateTime" : "Procedure.performedPeriod.start")
+  const day = ctx.day(r.performedDateTime ?? r.performedPeriod?.start, r.performedDateTime !== undefined ? "Procedure.performedDateTime" : "Procedure.performedPeriod.start")
   // performed[x] is optional, and may be a string or an age: an implant or a revision without a date is left out.
   if (day === undefined) return skip("Procedure of an implant or a revision without a date (performedDateTime or performedPeriod.start): left out")
   const performer = (Array.isArray(r.performer) ? r.performer : []).find((p) => p?.onBehalfOf !== undefined || /(^|\/)Organization[/?]/.test(p?.actor?.reference ?? ""))
@@ -284,7 +284,7 @@ const device = (r: fhir4.Device): Mapped => {
   return fact({ k: "device", src: r.id!, patient: patientId ?? null, device: concept.targets[0] ?? null, concept })
 }
 
-const allergyIntolerance = (r: fhir4.AllergyIntolerance): Mapped => {
+const allergyIntolerance = (r: fhir4.AllergyIntolerance, ctx: FhirContext): Mapped => {
   const verification = codingsOf(r.verificationStatus).map((c) => c.code)
   if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("AllergyIntolerance refuted or entered in error: left out")
   const codings = codingsOf(r.code)
@@ -300,7 +300,7 @@ const allergyIntolerance = (r: fhir4.AllergyIntolerance): Mapped => {
   const notes: Array<string> = []
   for (const [i, reaction] of reactions.entries()) {
     const path = reaction?.onset !== undefined ? `AllergyIntolerance.reaction[${i}].onset` : r.onsetDateTime !== undefined ? "AllergyIntolerance.onsetDateTime" : "AllergyIntolerance.recordedDate"
-    const day = dayOf(reaction?.onset ?? r.onsetDateTime ?? r.recordedDate, path)
+    const day = ctx.day(reaction?.onset ?? r.onsetDateTime ?? r.recordedDate, path)
     if (day === undefined) {
       notes.push("AllergyIntolerance reaction without a date (reaction.onset, onsetDateTime or recordedDate): left out")
       continue
@@ -323,7 +323,7 @@ const adverseEvent = (r: fhir4.AdverseEvent, ctx: FhirContext): Mapped => {
   const patientId = subjectOf(r.subject, "AdverseEvent.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   if (!hasCode(r.event)) return problem("AdverseEvent.event", "is required (what happened)")
-  const day = dayOf(r.date ?? r.detected ?? r.recordedDate, r.date !== undefined ? "AdverseEvent.date" : r.detected !== undefined ? "AdverseEvent.detected" : "AdverseEvent.recordedDate")
+  const day = ctx.day(r.date ?? r.detected ?? r.recordedDate, r.date !== undefined ? "AdverseEvent.date" : r.detected !== undefined ? "AdverseEvent.detected" : "AdverseEvent.recordedDate")
   if (day === undefined) return skip("AdverseEvent without a date (date, detected or recordedDate): left out")
   if (isProblem(day)) return { facts: [], problems: [day] }
   const event = conceptOf("adverse_event", codingsOf(r.event), r.event?.text)
@@ -370,9 +370,9 @@ export const mapResource = (resource: fhir4.FhirResource, ctx: FhirContext): Map
     case "CodeSystem":
       return codeSystem(resource)
     case "Encounter":
-      return encounter(resource)
+      return encounter(resource, ctx)
     case "Condition":
-      return condition(resource)
+      return condition(resource, ctx)
     case "MedicationRequest":
       return medicationRequest(resource, ctx)
     case "MedicationStatement":
@@ -382,11 +382,11 @@ export const mapResource = (resource: fhir4.FhirResource, ctx: FhirContext): Map
     case "Observation":
       return observation(resource, ctx)
     case "Procedure":
-      return procedure(resource)
+      return procedure(resource, ctx)
     case "Device":
       return device(resource)
     case "AllergyIntolerance":
-      return allergyIntolerance(resource)
+      return allergyIntolerance(resource, ctx)
     case "AdverseEvent":
       return adverseEvent(resource, ctx)
     default:
