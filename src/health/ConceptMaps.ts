@@ -18,7 +18,11 @@ export interface ConceptEntry {
   readonly target: string
   readonly system: string
   readonly code: string
-  /** `prefix`: the code and every code it is the category of (dots ignored: E11 covers E11.65 and E1165). */
+  /**
+   * `prefix`: the code and every code it is the category of (dots ignored: E11 covers E11.65 and
+   * E1165). `except`: the code and every code it is the category of are *not* the target, though a
+   * wider category of the target's contains them (ICD-10-CM E66.3 overweight under E66).
+   */
   readonly match?: string
   /** The standard code the catalog lists for the target (at most one per target). */
   readonly primary?: boolean
@@ -51,31 +55,35 @@ export type MapKind = keyof typeof CONCEPT_MAPS
 
 const undotted = (code: string) => code.replaceAll(".", "").toUpperCase()
 
-/** Per kind: exact entries by `system|CODE` and prefix entries by system. */
+/** Per kind: exact entries by `system|CODE`, prefix and except entries by system. */
 const index = Object.fromEntries(
   Object.entries(CONCEPT_MAPS).map(([kind, map]) => {
     const exact = new Map<string, Array<ConceptEntry>>()
     const prefix = new Map<string, Array<ConceptEntry>>()
+    const except = new Map<string, Array<ConceptEntry>>()
     for (const e of map.entries as ReadonlyArray<ConceptEntry>) {
-      if (e.match === "prefix") {
-        const list = prefix.get(e.system) ?? []
-        list.push(e)
-        prefix.set(e.system, list)
+      if (e.match === "prefix" || e.match === "except") {
+        const by = e.match === "prefix" ? prefix : except
+        by.set(e.system, [...(by.get(e.system) ?? []), e])
       } else {
         const key = `${e.system}|${e.code.toUpperCase()}`
         exact.set(key, [...(exact.get(key) ?? []), e])
       }
     }
-    return [kind, { exact, prefix }]
+    return [kind, { exact, prefix, except }]
   })
-) as unknown as Record<MapKind, { readonly exact: ReadonlyMap<string, ReadonlyArray<ConceptEntry>>; readonly prefix: ReadonlyMap<string, ReadonlyArray<ConceptEntry>> }>
+) as unknown as Record<MapKind, { readonly [K in "exact" | "prefix" | "except"]: ReadonlyMap<string, ReadonlyArray<ConceptEntry>> }>
 
-/** Every entry of a kind that a standard code matches: exact entries, then categories that contain it. */
+/**
+ * Every entry of a kind that a standard code matches: exact entries, then categories that contain
+ * it, except a category's target where an `except` entry of that target contains the code.
+ */
 export const lookup = (kind: MapKind, code: StandardCode): ReadonlyArray<ConceptEntry> => {
-  const { exact, prefix } = index[kind]
+  const { exact, except, prefix } = index[kind]
   const hits = [...(exact.get(`${code.system}|${code.code.toUpperCase()}`) ?? [])]
   const plain = undotted(code.code)
-  for (const e of prefix.get(code.system) ?? []) if (plain.startsWith(undotted(e.code))) hits.push(e)
+  const excluded = (except.get(code.system) ?? []).filter((e) => plain.startsWith(undotted(e.code))).map((e) => e.target)
+  for (const e of prefix.get(code.system) ?? []) if (plain.startsWith(undotted(e.code)) && !excluded.includes(e.target)) hits.push(e)
   return hits
 }
 

@@ -79,13 +79,13 @@ export const renderDataDoc = (): string => {
   out.push(`Surveillance: animal cases ~ Poisson(${T.SURVEILLANCE.animalBase}·e^x), x an AR(1) with φ = ${T.SURVEILLANCE.phi}, σ = ${T.SURVEILLANCE.sigma}, for each species that carries a condition (${Object.entries(T.ZOONOTIC_HOSTS).map(([c, s]) => `${c}: ${s.join(", ")}`).join("; ")}) in every region; unlinked human series the same with base ${T.SURVEILLANCE.humanBase}.`)
 
   out.push("## Concept maps", "")
-  out.push("Shipped in `src/health/concepts/`: standard codes → the service's vocabulary, every entry with its source. `prefix`: the code and every code it is the category of (dots ignored). The primary entry of a target is the standard code the catalog lists for it.", "")
+  out.push("Shipped in `src/health/concepts/`: standard codes → the service's vocabulary, every entry with its source. `prefix`: the code and every code it is the category of (dots ignored); `not (prefix)`: those codes are not the target, though a wider category of it contains them. The primary entry of a target is the standard code the catalog lists for it.", "")
   for (const [kind, map] of Object.entries(CONCEPT_MAPS)) {
     out.push(`### ${kind}`, "", `${map.description}`, "")
     out.push("| code | matches | → | display | source |", "|---|---|---|---|---|")
     for (const e of map.entries as ReadonlyArray<ConceptEntry>) {
       const to = `\`${e.target}\`${e.applies_to === undefined ? "" : ` (${e.applies_to.join(", ")})`}${e.primary === true ? " (primary)" : ""}`
-      out.push(`| \`${e.system}:${e.code}\` | ${e.match === "prefix" ? "prefix" : "exact"} | ${to} | ${e.display} | ${e.source} |`)
+      out.push(`| \`${e.system}:${e.code}\` | ${e.match === "prefix" ? "prefix" : e.match === "except" ? "not (prefix)" : "exact"} | ${to} | ${e.display} | ${e.source} |`)
     }
     out.push("")
   }
