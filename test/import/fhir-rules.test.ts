@@ -57,6 +57,11 @@ describe("FHIR import: conditions", () => {
     expect(rowsOf("patient_conditions", "p1").map((r) => r.condition)).not.toContain("asthma")
     expect(summary.left_out["Condition refuted or entered in error: left out"]).toBe(1)
   })
+  it("a working diagnosis (verificationStatus provisional, differential) is left out and counted", () => {
+    expect(rowsOf("patient_conditions", "p2").map((r) => r.condition)).not.toContain("asthma")
+    expect(rowsOf("patient_conditions", "p3").map((r) => r.condition)).not.toContain("depression")
+    expect(summary.left_out["Condition not confirmed (verificationStatus unconfirmed, provisional or differential): left out"]).toBe(2)
+  })
 })
 
 describe("FHIR import: encounters", () => {

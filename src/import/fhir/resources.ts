@@ -111,10 +111,15 @@ const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
 }
 
 const REFUTED = new Set(["refuted", "entered-in-error"])
+/** condition-ver-status codes of a condition not (yet) established: `unconfirmed` and its children. */
+const UNCONFIRMED = new Set(["unconfirmed", "provisional", "differential"])
 
 const condition = (r: fhir4.Condition, ctx: FhirContext): Mapped => {
   const verification = codingsOf(r.verificationStatus).map((c) => c.code)
   if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("Condition refuted or entered in error: left out")
+  // A working or differential diagnosis is not a diagnosis the analytics may count (R4 Condition,
+  // verificationStatus); one without a verification status is taken as recorded (US Core allows it).
+  if (verification.some((v) => v !== undefined && UNCONFIRMED.has(v))) return skip("Condition not confirmed (verificationStatus unconfirmed, provisional or differential): left out")
   const patientId = subjectOf(r.subject, "Condition.subject")
   if (isProblem(patientId)) return { facts: [], problems: [patientId] }
   if (!hasCode(r.code)) return problem("Condition.code", "is required (a coding or a text)")
