@@ -75,6 +75,9 @@ export const importOmop = (options: OmopImportOptions) =>
     )
   })
 
+/** condition_status_concept_id of a possible, not established, diagnosis (the Condition Status vocabulary). */
+const PRELIMINARY_DIAGNOSIS = "32899"
+
 const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVocabulary, engine: Engine, files: ReadonlyArray<OmopFile>, asOf: number | undefined, started: number) =>
   Effect.gen(function*() {
     const { report, staging } = setup
@@ -241,6 +244,8 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     yield* each("condition_occurrence", (r) => {
       const person = idOf(r, "person_id")
       if (isProblem(person)) return person
+      // A possible diagnosis is not a diagnosis the analytics may count (as FHIR's provisional).
+      if (r.get("condition_status_concept_id") === PRELIMINARY_DIAGNOSIS) return "CONDITION_OCCURRENCE with condition_status_concept_id 32899 (Preliminary diagnosis): left out"
       const day = dayOf(r.get("condition_start_date"), "condition_start_date")
       if (isProblem(day)) return day
       const all = codings(r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))

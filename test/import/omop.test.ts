@@ -20,7 +20,7 @@ beforeAll(() => {
 
 describe("OMOP import: the rules", () => {
   it("reads the tables in any case, CSV and Athena's tab-separated CONCEPT; as_of is the latest date (an observation period's end)", () => {
-    expect(summary.read).toMatchObject({ concept: 22, person: 4, visit_occurrence: 4, condition_occurrence: 5, drug_exposure: 4 })
+    expect(summary.read).toMatchObject({ concept: 22, person: 4, visit_occurrence: 4, condition_occurrence: 6, drug_exposure: 4 })
     expect(summary.as_of).toBe("2025-06-30")
   })
   it("persons: gender concepts → sex (other and unknown kept), year of birth, region from LOCATION, death from DEATH, person_id kept", () => {
@@ -37,6 +37,10 @@ describe("OMOP import: the rules", () => {
     expect(of("1")).toEqual(["acute_bronchitis", "hypertension", "type_2_diabetes"])
     expect(of("2")).toContain("type_2_diabetes")
     expect(summary.unmapped.map((u: { code: string }) => u.code)).toContain("acute_bronchitis")
+  })
+  it("conditions: a possible diagnosis (condition_status_concept_id 32899) is left out and counted", () => {
+    expect(t.patient_conditions!.filter((c) => c.patient_id === "3").map((c) => c.condition)).not.toContain("type_2_diabetes")
+    expect(summary.left_out["CONDITION_OCCURRENCE with condition_status_concept_id 32899 (Preliminary diagnosis): left out"]).toBe(1)
   })
   it("visits: Visit concepts → outpatient, emergency, inpatient; other visits left out", () => {
     expect(t.encounters!.map((e) => [e.patient_id, e.kind, e.start_date, e.end_date])).toEqual([
