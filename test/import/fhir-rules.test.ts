@@ -145,7 +145,10 @@ describe("FHIR import: implants and their outcomes", () => {
     const outcomes = (implant: string) => Object.fromEntries(t.device_outcomes!.filter((o) => o.implant_id === implant).map((o) => [o.metric, o.value]))
     expect(outcomes("1")).toEqual({ complication_rate: "0", device_failure_rate: "0", infection_rate: "0", revision_rate: "1" })
     expect(outcomes("2")).toEqual({ complication_rate: "1", device_failure_rate: "0", infection_rate: "1", revision_rate: "0" })
-    expect(summary.left_out["Procedure not about an implant: left out"]).toBe(1)
+    expect(summary.left_out["Procedure not about an implant: left out"]).toBe(2)
+  })
+  it("a Medication or Substance a procedure used (usedReference) is not an implanted device", () => {
+    expect(t.device_implants!.filter((i) => i.patient_id === patient("p3"))).toEqual([])
   })
 })
 
@@ -156,6 +159,11 @@ describe("FHIR import: adverse events", () => {
       ["1", "penicillin_g", "wheal", "2023-05-01"]
     ])
     expect(summary.left_out["AllergyIntolerance to something other than a drug: left out"]).toBe(1)
+  })
+  it("a drug allergy resolved (clinicalStatus) or unconfirmed (verificationStatus) makes no adverse event, and is counted", () => {
+    expect(t.adverse_events!.filter((e) => e.date === "2022-02-01" || e.date === "2022-03-01")).toEqual([])
+    expect(summary.left_out["AllergyIntolerance resolved or inactive (clinicalStatus): left out"]).toBe(1)
+    expect(summary.left_out["AllergyIntolerance not confirmed (verificationStatus unconfirmed): left out"]).toBe(1)
   })
 })
 

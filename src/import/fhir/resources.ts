@@ -10,6 +10,7 @@ import type { Sex } from "../../health/vocabulary.ts"
 import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
 import { classLabel, encounterKind } from "./encounterClass.ts"
 import { observation } from "./observations.ts"
+import { device, procedure } from "./procedures.ts"
 import { conceptOf, deviceCategoryOf, deviceEventsOf, systemName } from "../concepts.ts"
 import type { Concept, DeviceEvent, EncounterKind, Fact, Mapped, Problem } from "../facts.ts"
 
@@ -238,60 +239,15 @@ const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapp
   return fact({ k: "dispense", patient: patientId, drug, day, days: Math.round(days) })
 }
 
-const PROCEDURE_SKIPPED = new Set(["preparation", "not-done", "entered-in-error", "stopped"])
-
-const procedure = (r: fhir4.Procedure, ctx: FhirContext): Mapped => {
-  if (r.status !== undefined && PROCEDURE_SKIPPED.has(r.status)) return skip(`Procedure with status ${r.status}: left out`)
-  const codings = codingsOf(r.code)
-  const device = deviceCategoryOf(codings)
-  const events: ReadonlyArray<DeviceEvent> = deviceEventsOf(codings)
-  const deviceRefs: Array<string> = []
-  const refProblems: Array<Problem> = []
-  for (const [i, f] of (Array.isArray(r.focalDevice) ? r.focalDevice : []).entries()) {
-    const id = referenceId(f?.manipulated, "Device", `Procedure.focalDevice[${i}].manipulated`)
-    if (isProblem(id)) refProblems.push(id)
-    else if (id !== undefined) deviceRefs.push(id)
-  }
-  for (const [i, u] of (Array.isArray(r.usedReference) ? r.usedReference : []).entries()) {
-    if (typeof u?.reference === "string" && !/(^|\/)Device\/|^urn:uuid:/.test(u.reference)) continue
-    const id = referenceId(u, "Device", `Procedure.usedReference[${i}]`)
-    if (isProblem(id)) refProblems.push(id)
-    else if (id !== undefined) deviceRefs.push(id)
-  }
-  if (device === null && events.length === 0 && deviceRefs.length === 0 && refProblems.length === 0) return skip("Procedure not about an implant: left out")
-  const patientId = subjectOf(r.subject, "Procedure.subject")
-  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
-  const day = ctx.day(r.performedDateTime ?? r.performedPeriod?.start, r.performedDateTime !== undefined ? "Procedure.performedDateTime" : "Procedure.performedPeriod.start")
-  // performed[x] is optional, and may be a string or an age: an implant or a revision without a date is left out.
-  if (day === undefined) return skip("Procedure of an implant or a revision without a date (performedDateTime or performedPeriod.start): left out")
-  const performer = (Array.isArray(r.performer) ? r.performer : []).find((p) => p?.onBehalfOf !== undefined || /(^|\/)Organization[/?]/.test(p?.actor?.reference ?? ""))
-  const org = referenceId(performer?.onBehalfOf ?? performer?.actor, "Organization", performer?.onBehalfOf !== undefined ? "Procedure.performer.onBehalfOf" : "Procedure.performer.actor")
-  const encounterId = referenceId(r.encounter, "Encounter", "Procedure.encounter")
-  const problems = [...refProblems, ...[day, org, encounterId].filter(isProblem)]
-  if (problems.length > 0) return { facts: [], problems }
-  return fact({
-    k: "procedure",
-    src: r.id!,
-    patient: patientId,
-    device,
-    deviceRefs,
-    day: day as number,
-    org: (org as string | undefined) ?? null,
-    encounter: (encounterId as string | undefined) ?? null,
-    events
-  })
-}
-
-const device = (r: fhir4.Device): Mapped => {
-  const patientId = referenceId(r.patient, "Patient", "Device.patient")
-  if (isProblem(patientId)) return { facts: [], problems: [patientId] }
-  const concept = conceptOf("device", codingsOf(r.type), r.type?.text)
-  return fact({ k: "device", src: r.id!, patient: patientId ?? null, device: concept.targets[0] ?? null, concept })
-}
-
 const allergyIntolerance = (r: fhir4.AllergyIntolerance, ctx: FhirContext): Mapped => {
   const verification = codingsOf(r.verificationStatus).map((c) => c.code)
   if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("AllergyIntolerance refuted or entered in error: left out")
+  if (verification.includes("unconfirmed")) return skip("AllergyIntolerance not confirmed (verificationStatus unconfirmed): left out")
+  // Resolved: "clinically reassessed by testing or re-exposure and no longer present" (R4
+  // allergyintolerance-clinical); inactive: no longer held. A label withdrawn is not the drug's
+  // adverse reaction to count.
+  const clinical = codingsOf(r.clinicalStatus).map((c) => c.code)
+  if (clinical.includes("resolved") || clinical.includes("inactive")) return skip("AllergyIntolerance resolved or inactive (clinicalStatus): left out")
   const codings = codingsOf(r.code)
   const drug = conceptOf("drug", codings, r.code?.text)
   const isDrug = (Array.isArray(r.category) && r.category.includes("medication")) || drug.targets.length > 0

@@ -2,7 +2,8 @@
  * An OMOP dataset's vocabulary tables, kept in a scratch SQLite file while the import runs:
  * CONCEPT (id → vocabulary, code, name), CONCEPT_RELATIONSHIP's "Maps to" rows (a source concept →
  * its standard concepts) and CONCEPT_ANCESTOR's rows that lead to an RxNorm ingredient (a drug →
- * its ingredients). Look-ups are cached: a dataset uses a few thousand concepts of the millions a
+ * its ingredients) or to one of the Visit vocabulary's top visit concepts (an office visit → an
+ * outpatient visit). Look-ups are cached: a dataset uses a few thousand concepts of the millions a
  * full Athena download holds.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite"
@@ -14,6 +15,12 @@ import { ownSystem, type SourceCoding } from "../concepts.ts"
 import { hccVocabularyOf } from "./ownTerms.ts"
 
 const OWN_KINDS = new Map(VOCABULARY_KINDS.map((k) => [hccVocabularyOf(k).toLowerCase(), k]))
+
+/**
+ * The Visit vocabulary's top visit concepts, the most acute first: an admission through the
+ * emergency room (262) descends from both Inpatient (9201) and Emergency Room (9203) and is one.
+ */
+const TOP_VISITS: ReadonlyArray<number> = [9201, 262, 9203, 9202]
 
 /** One of the service's own entries a CONCEPT table holds: its kind, code, label and the standard code it maps to. */
 export interface OwnEntry {
@@ -45,6 +52,8 @@ export class OmopVocabulary {
   private readonly path: string
   private readonly cache = new Map<number, ConceptCodings>()
   private readonly ingredientCache = new Map<number, ReadonlyArray<number>>()
+  private readonly visitCache = new Map<number, ReadonlyArray<number>>()
+  private ancestors: StatementSync | undefined
   private concept: StatementSync | undefined
   private mapsTo: StatementSync | undefined
   private ingredients: StatementSync | undefined
@@ -82,7 +91,7 @@ export class OmopVocabulary {
     if (source !== target) this.insert("maps_to", [source, target])
   }
 
-  /** One CONCEPT_ANCESTOR row; kept when the ancestor is an ingredient (checked at the end). */
+  /** One CONCEPT_ANCESTOR row; kept when the ancestor is an ingredient or a top visit concept (checked at the end). */
   addAncestor(descendant: number, ancestor: number): void {
     if (descendant !== ancestor) this.insert("ancestor", [descendant, ancestor])
   }
@@ -91,7 +100,7 @@ export class OmopVocabulary {
   close(): void {
     this.db.exec(`COMMIT;
       CREATE INDEX maps_to_source ON maps_to (source);
-      DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient');
+      DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient') AND ancestor NOT IN (${TOP_VISITS.join(", ")});
       CREATE INDEX ancestor_descendant ON ancestor (descendant)`)
   }
 
@@ -133,6 +142,21 @@ export class OmopVocabulary {
       hit = (this.ingredients.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
     }
     this.ingredientCache.set(id, hit)
+    return hit
+  }
+
+  /**
+   * The top visit concepts (Inpatient 9201, Emergency Room and Inpatient 262, Emergency Room 9203,
+   * Outpatient 9202) a visit concept descends from by CONCEPT_ANCESTOR, in that order; none when
+   * the table does not say.
+   */
+  topVisitsOf(id: number): ReadonlyArray<number> {
+    let hit = this.visitCache.get(id)
+    if (hit !== undefined) return hit
+    this.ancestors ??= this.db.prepare("SELECT ancestor FROM ancestor WHERE descendant = ?")
+    const found = new Set((this.ancestors.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor))
+    hit = TOP_VISITS.filter((v) => found.has(v))
+    this.visitCache.set(id, hit)
     return hit
   }
 
