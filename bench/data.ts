@@ -9,7 +9,8 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { type BenchRow, hcc, measure, startProcess } from "./http.ts"
+import { type BenchRow, measure } from "./http.ts"
+import { hcc, startProcess } from "./processes.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 

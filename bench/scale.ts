@@ -15,7 +15,7 @@ import { LimiterStore } from "../src/db/LimiterStore.ts"
 import { Ledger } from "../src/metering/Ledger.ts"
 import { Metering } from "../src/metering/Metering.ts"
 import { startPostgres, withPg } from "../test/support/postgres.ts"
-import { benchDir, startProcess } from "./http.ts"
+import { benchDir, startProcess } from "./processes.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 

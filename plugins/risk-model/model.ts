@@ -11,7 +11,7 @@ import { AXES, type Axis } from "../../src/plugin/Plugin.ts"
 import { type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/experimental.ts"
 import { AGE_CENTRE, AXIS_CENTRE, base, type Base, DAYS_PER_YEAR, modelRows, READMISSION_DAYS, type Rows } from "./rows.ts"
 import type { RiskType } from "./schema.ts"
-import { clusterRobustCovariance, rowProbabilities, validate } from "./validation.ts"
+import { clusterRobustCovariance, rowProbabilities, validate, type Validation } from "./validation.ts"
 
 export { RISK_TYPES, type RiskType } from "./schema.ts"
 
@@ -54,19 +54,6 @@ export const sampledRows = (rows: Rows, ids: Int32Array, cap: number = MAX_MODEL
     offset: Float64Array.from(keep, (r) => rows.offset[r]!),
     axisMeans: rows.axisMeans
   }
-}
-
-/** Held-out performance: fitted on even patient ids, scored on odd ones. */
-export interface Validation {
-  readonly rows: number
-  readonly events: number
-  /** Area under the ROC curve of the predicted probability (Mann–Whitney, ties counted half). */
-  readonly auc: number
-  /** Slope and intercept of the logistic recalibration of the outcome on logit(predicted); 1 and 0 when calibrated. */
-  readonly calibrationSlope: number
-  readonly calibrationIntercept: number
-  /** Mean squared difference between predicted probability and outcome. */
-  readonly brier: number
 }
 
 /** One fitted model. */

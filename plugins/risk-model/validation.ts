@@ -4,7 +4,19 @@
  */
 import { Effect } from "effect"
 import type { GlmFamily, KernelsService } from "../../src/plugin/experimental.ts"
-import type { Validation } from "./model.ts"
+
+/** Held-out performance: fitted on even patient ids, scored on odd ones. */
+export interface Validation {
+  readonly rows: number
+  readonly events: number
+  /** Area under the ROC curve of the predicted probability (Mann–Whitney, ties counted half). */
+  readonly auc: number
+  /** Slope and intercept of the logistic recalibration of the outcome on logit(predicted); 1 and 0 when calibrated. */
+  readonly calibrationSlope: number
+  readonly calibrationIntercept: number
+  /** Mean squared difference between predicted probability and outcome. */
+  readonly brier: number
+}
 
 /**
  * The cluster-robust (sandwich) covariance of a GLM's coefficients, clusters = patients (Liang &

@@ -175,7 +175,7 @@ export class Accounts extends Context.Service<Accounts, {
     Accounts,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const cache = new PrincipalCache((yield* AppConfig).authCacheMs)
+      const cache = new PrincipalCache<Principal>((yield* AppConfig).authCacheMs)
       const services = yield* Effect.context<never>()
       const runFork = Effect.runForkWith(services)
 

@@ -6,11 +6,9 @@
  * working for at most `ttlMs` more; expiry is still checked on every request. Only successes are
  * cached, so unknown tokens never fill it; it holds at most `maxEntries` (oldest evicted first).
  */
-import type { Principal } from "./Accounts.ts"
-
-/** TTL cache of principals. */
-export class PrincipalCache {
-  private readonly entries = new Map<string, { readonly principal: Principal; readonly expiresAtMs: number | null; readonly until: number }>()
+/** TTL cache of principals (`P`: what a successful look-up gives, Accounts.ts's Principal). */
+export class PrincipalCache<P> {
+  private readonly entries = new Map<string, { readonly principal: P; readonly expiresAtMs: number | null; readonly until: number }>()
   readonly ttlMs: number
   readonly maxEntries: number
 
@@ -20,7 +18,7 @@ export class PrincipalCache {
   }
 
   /** The cached principal, if fresh and its token has not expired by `now`. */
-  get(tokenHash: string, now: number): Principal | undefined {
+  get(tokenHash: string, now: number): P | undefined {
     const e = this.entries.get(tokenHash)
     if (e === undefined) return undefined
     if (now >= e.until || (e.expiresAtMs !== null && now >= e.expiresAtMs)) {
@@ -31,7 +29,7 @@ export class PrincipalCache {
   }
 
   /** Remembers a successful look-up made at `now`. */
-  set(tokenHash: string, principal: Principal, expiresAt: string | null, now: number): void {
+  set(tokenHash: string, principal: P, expiresAt: string | null, now: number): void {
     if (this.ttlMs <= 0) return
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next()

@@ -4,7 +4,7 @@
  */
 import { Config, Context, Layer, Option, Schema } from "effect"
 import { availableParallelism } from "node:os"
-import { MAX_PATIENTS, MAX_SEED } from "../health/generator.ts"
+import { MAX_PATIENTS, MAX_SEED } from "./limits.ts"
 import type { ScoreStorage } from "../health/panelStorage.ts"
 import { DEFAULT_DISCLOSURE, type DisclosureSettings } from "../plugin/disclosure.ts"
 

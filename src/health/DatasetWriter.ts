@@ -16,7 +16,7 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { type BulkColumnKind, insertRows } from "../db/Database.ts"
 import * as Leases from "../db/Leases.ts"
-import type { Rows } from "./generator.ts"
+import type { Rows } from "./healthTables.ts"
 import { HEALTH_TABLE_NAMES, tableSpec } from "./healthTables.ts"
 
 /** A piece of the dataset and the share of the work done once it is written (0–1). */

@@ -8,7 +8,7 @@ import { AXES } from "../plugin/axes.ts"
 import { roundTo } from "../plugin/stats.ts"
 import { firstDayOfMonth, formatDate, formatMonth, lastDayOfMonth, parseDate, parseMonth } from "./calendar.ts"
 import type { Chunk } from "./DatasetWriter.ts"
-import type { HealthTableName } from "./healthTables.ts"
+import type { HealthTableName, Row, Rows } from "./healthTables.ts"
 import { Rng } from "./random.ts"
 import * as T from "./truths.ts"
 import { CONCEPT_MAPS, type MapKind, primaryCodeOf } from "./ConceptMaps.ts"
@@ -17,15 +17,7 @@ import { codesOf, DEFAULT_VOCABULARY, VOCABULARY_KINDS } from "./vocabulary.ts"
 /** Bumped whenever the same seed would give different rows. */
 export const GENERATOR_VERSION = "1"
 
-/** Largest population the id scheme and a 24 GiB machine comfortably hold. */
-export const MAX_PATIENTS = 10_000_000
-/** Seeds are 32-bit unsigned integers (the random streams mix them as such). */
-export const MAX_SEED = 4_294_967_295
 
-/** A row as SQL takes it: values in the table's column order. */
-export type Row = Array<string | number | null>
-/** Rows per table. */
-export type Rows = Partial<Record<HealthTableName, Array<Row>>>
 
 /** What to generate. */
 export interface GeneratorOptions {

@@ -60,6 +60,11 @@ export const HEALTH_TABLE_NAMES = [
 /** A table of the health dataset. */
 export type HealthTableName = (typeof HEALTH_TABLE_NAMES)[number]
 
+/** A row as SQL takes it: values in the table's column order. */
+export type Row = Array<string | number | null>
+/** Rows per table. */
+export type Rows = Partial<Record<HealthTableName, Array<Row>>>
+
 /** The shape of a vocabulary code: requests accept exactly these (src/plugin/shapes.ts Code). */
 export const SNAKE_CASE = { regex: /^[a-z][a-z0-9_]{0,63}$/, name: "a snake_case code" } as const
 

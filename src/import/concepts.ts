@@ -7,17 +7,13 @@
 import { lookup, type MapKind, ingredientsNamedIn } from "../health/ConceptMaps.ts"
 import { systemOfFhirUri } from "../health/codeSystems.ts"
 import { SNAKE_CASE } from "../health/healthTables.ts"
-import type { Concept, DeviceEvent } from "./facts.ts"
+import type { Concept, DeviceEvent, SourceCoding } from "./facts.ts"
+
+export type { SourceCoding }
 
 /** The service's own code system of a vocabulary kind (its codes are the dataset's codes). */
 export const ownSystem = (kind: string): string => `urn:hcc:vocabulary:${kind}`
 
-/** One coding as a source gives it. */
-export interface SourceCoding {
-  readonly system?: string | undefined
-  readonly code?: string | undefined
-  readonly display?: string | undefined
-}
 
 /** A coding's system as a short name (codeSystems.ts), else as written, or null. */
 export const systemName = (system: string | undefined): string | null =>

@@ -1,12 +1,16 @@
 /** Drug courses of an import, from its staged prescriptions and dispenses (docs/data.md, "Importing FHIR and OMOP"). */
 import { formatDate } from "../health/calendar.ts"
 import type { Chunk } from "../health/DatasetWriter.ts"
-import type { Row, Rows } from "../health/generator.ts"
+import type { Row, Rows } from "../health/healthTables.ts"
 import type { StagedFacts } from "./Staging.ts"
-import type { Vocab } from "./StagedDataset.ts"
 
 /** Rows per chunk handed to the writer. */
 export const ROWS_PER_CHUNK = 20_000
+
+/** What making courses needs of the dataset's vocabulary: the drug codes a staged concept maps to. */
+interface Vocab {
+  readonly codesOf: (concept: number) => ReadonlyArray<string>
+}
 
 /**
  * Drug courses, patient by patient: a course of several ingredients is one course each; its

@@ -5,7 +5,13 @@
  * patients and other references the source's own ids, resolved by the staging store.
  */
 import type { Sex } from "../health/vocabulary.ts"
-import type { SourceCoding } from "./concepts.ts"
+
+/** One coding as a source gives it. */
+export interface SourceCoding {
+  readonly system?: string | undefined
+  readonly code?: string | undefined
+  readonly display?: string | undefined
+}
 
 /** A coded concept: the service's codes it maps to, and the standard code and name it came with. */
 export interface Concept {

@@ -1,6 +1,6 @@
 /** Implants of an import, their studies and outcomes (docs/data.md, "Importing FHIR and OMOP"). */
 import { formatDate } from "../health/calendar.ts"
-import type { Row, Rows } from "../health/generator.ts"
+import type { Row, Rows } from "../health/healthTables.ts"
 import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import type { StagedFacts } from "./Staging.ts"
 

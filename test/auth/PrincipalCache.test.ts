@@ -11,22 +11,22 @@ const principal = (id: string): Principal => ({
 
 describe("PrincipalCache", () => {
   it("returns an entry until its TTL runs out", () => {
-    const c = new PrincipalCache(1000)
+    const c = new PrincipalCache<Principal>(1000)
     c.set("h", principal("a"), null, 10_000)
     expect(c.get("h", 10_999)?.account.id).toBe("a")
     expect(c.get("h", 11_000)).toBeUndefined()
   })
   it("never outlives the token's expiry", () => {
-    const c = new PrincipalCache(60_000)
+    const c = new PrincipalCache<Principal>(60_000)
     c.set("h", principal("a"), new Date(10_500).toISOString(), 10_000)
     expect(c.get("h", 10_499)).toBeDefined()
     expect(c.get("h", 10_500)).toBeUndefined()
   })
   it("caches nothing with a TTL of 0 and evicts the oldest past its size", () => {
-    const off = new PrincipalCache(0)
+    const off = new PrincipalCache<Principal>(0)
     off.set("h", principal("a"), null, 0)
     expect(off.get("h", 0)).toBeUndefined()
-    const small = new PrincipalCache(1000, 2)
+    const small = new PrincipalCache<Principal>(1000, 2)
     small.set("a", principal("a"), null, 0)
     small.set("b", principal("b"), null, 0)
     small.set("c", principal("c"), null, 0)

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MAX_PATIENTS } from "../../src/health/generator.ts"
+import { MAX_PATIENTS } from "../../src/config/limits.ts"
 import { HEALTH_TABLE_NAMES } from "../../src/health/healthTables.ts"
 import { call, hcc, runHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 

@@ -4,7 +4,7 @@
  */
 import { Effect, Exit, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { MAX_PATIENTS } from "../../src/health/generator.ts"
+import { MAX_PATIENTS } from "../../src/config/limits.ts"
 import { definePlugin, PLUGIN_API_VERSION } from "../../src/plugin/Plugin.ts"
 import { PLUGIN_RULES, type PluginRule } from "../../src/plugin/PluginRejected.ts"
 import { loadPlugins, validatePlugin } from "../../src/plugin/PluginRegistry.ts"

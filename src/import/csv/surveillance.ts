@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import type { Row, Rows } from "../../health/generator.ts"
+import type { Row, Rows } from "../../health/healthTables.ts"
 import { tableSpec } from "../../health/healthTables.ts"
 import { DuplicateKeys } from "./DuplicateKeys.ts"
 import { readWholeTable, type TableContext } from "./tableFile.ts"

@@ -1,0 +1,9 @@
+/**
+ * The bounds of what the service is configured to hold, beside the configuration that checks
+ * them (AppConfig, the CLI's flags); the generator and the writers take them from here.
+ */
+
+/** Largest population the id scheme and a 24 GiB machine comfortably hold. */
+export const MAX_PATIENTS = 10_000_000
+/** Seeds are 32-bit unsigned integers (the random streams mix them as such). */
+export const MAX_SEED = 4_294_967_295
