@@ -8,9 +8,9 @@ import { binomialNormal } from "../plugins/device-outcomes/binomialNormal.ts"
 import { implantsInPeriod, poolMetric, studyEstimates } from "../plugins/device-outcomes/pooling.ts"
 import { analyzeLead } from "../plugins/one-health/analysis.ts"
 import type { Dataset } from "../src/health/HealthData.ts"
-import { deviceStudies, surveillanceRows } from "../src/health/generator.ts"
-import { Rng } from "../src/health/random.ts"
-import { DEVICES, ZOONOTIC_LINKS } from "../src/health/truths.ts"
+import { deviceStudies, surveillanceRows } from "../src/synthetic/generator.ts"
+import { Rng } from "../src/synthetic/random.ts"
+import { DEVICES, ZOONOTIC_LINKS } from "../src/synthetic/truths.ts"
 import type { KernelsService } from "../src/kernels/Kernels.ts"
 
 /** Every device × rate metric with its planted (mean per-study) rate. */

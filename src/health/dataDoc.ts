@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { HEALTH_TABLES, type ColumnSpec } from "./healthTables.ts"
-import * as T from "./truths.ts"
+import * as T from "../synthetic/truths.ts"
 import { DEFAULT_VOCABULARY, VOCABULARY_KINDS } from "./vocabulary.ts"
 import { CONCEPT_MAPS, type ConceptEntry } from "./ConceptMaps.ts"
 import { DEFAULT_AXIS_MODEL, type Instrument } from "../import/AxisModel.ts"
@@ -47,7 +47,7 @@ export const renderDataDoc = (): string => {
   out.push("")
 
   out.push("## Planted truths", "")
-  out.push(`Window: ${T.WINDOW.months} months from ${T.WINDOW.firstMonth} to as_of ${T.WINDOW.asOf}; ${T.WINDOW.weeks} surveillance weeks from Monday ${T.WINDOW.firstWeek}. Every value below is in \`src/health/truths.ts\`; tests check that the endpoints recover them.`, "")
+  out.push(`Window: ${T.WINDOW.months} months from ${T.WINDOW.firstMonth} to as_of ${T.WINDOW.asOf}; ${T.WINDOW.weeks} surveillance weeks from Monday ${T.WINDOW.firstWeek}. Every value below is in \`src/synthetic/truths.ts\`; tests check that the endpoints recover them.`, "")
   out.push("| truth | planted value | recovered by |", "|---|---|---|")
   out.push(`| Axis trend | patients with ${T.PLANTED_TREND.cohort.conditions.join(" + ")}: ${T.PLANTED_TREND.axis} ${signed(T.PLANTED_TREND.perMonth)} points per month (${signed(+(T.PLANTED_TREND.perMonth * 3).toFixed(3))} per quarter) on top of each patient's own drift | population |`)
   out.push(`| No trend | ${T.NO_TREND_COHORT.conditions.join(" + ")}, aged ${T.NO_TREND_COHORT.ageRange}: patient drifts are N(0, ${T.PATIENT_SLOPE_SD}) per month on every axis, mean zero | population |`)

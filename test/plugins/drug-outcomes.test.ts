@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { analyzeDrug } from "../../plugins/drug-outcomes/analysis.ts"
-import { ADHERENT_SHARE, ADVERSE_EVENT_RATES, DRUG_AXIS_EFFECTS } from "../../src/health/truths.ts"
+import { ADHERENT_SHARE, ADVERSE_EVENT_RATES, DRUG_AXIS_EFFECTS } from "../../src/synthetic/truths.ts"
 import { scoreReader } from "../../src/kernels/tenths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"

@@ -53,7 +53,7 @@ describe("the plugin import boundary", () => {
     const file = join(PLUGINS, "clinical/handler.ts")
     expect(violation(file, "../../src/health/calendar.ts")).toMatch(/past the plugin contract/)
     expect(violation(file, "../../src/kernels/reference/trajectory.ts")).toMatch(/past the plugin contract/)
-    expect(violation(file, "hcc-medical-intelligence/src/health/truths.ts")).toBeDefined()
+    expect(violation(file, "hcc-medical-intelligence/src/synthetic/truths.ts")).toBeDefined()
     expect(violation(file, "../../src/plugin/Plugin.ts")).toBeUndefined()
     expect(violation(file, "../../src/plugin/experimental.ts")).toBeUndefined()
     expect(violation(file, "../../src/plugin/cache.ts")).toMatch(/past the plugin contract/)

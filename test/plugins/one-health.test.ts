@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { oneHealthUnderGenerator } from "../../bench/simulations.ts"
 import { analyzeLead, arFilter, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
-import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/health/truths.ts"
+import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/synthetic/truths.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"
 

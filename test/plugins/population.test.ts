@@ -4,7 +4,7 @@
  * deterministic, and every error of the contract is there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { NO_TREND_COHORT, PLANTED_TREND } from "../../src/health/truths.ts"
+import { NO_TREND_COHORT, PLANTED_TREND } from "../../src/synthetic/truths.ts"
 import { call, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer

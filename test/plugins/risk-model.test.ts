@@ -13,7 +13,7 @@ import { contributions, fitRiskModels, INPATIENT, MAX_MODEL_ROWS, probabilityWit
 import { admissions, base, mergedStays, modelRows, observedYears } from "../../plugins/risk-model/rows.ts"
 import { clusterRobustCovariance } from "../../plugins/risk-model/validation.ts"
 import { parseDate } from "../../src/health/calendar.ts"
-import { HOSPITALIZATION, READMISSION } from "../../src/health/truths.ts"
+import { HOSPITALIZATION, READMISSION } from "../../src/synthetic/truths.ts"
 import { AXES } from "../../src/plugin/axes.ts"
 import { useFixture } from "../support/fixture.ts"
 import { call } from "../support/server.ts"

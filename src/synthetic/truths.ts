@@ -125,7 +125,7 @@ export const DISCONTINUATION_SHARE = 0.15
 /** Adherence (PDC): this share of courses is adherent, PDC uniform in [0.8, 1]; the rest uniform in [0.2, 0.8). WHO 2003: ~50 % adherence to long-term therapies. */
 export const ADHERENT_SHARE = 0.6
 /** The conventional PDC threshold for adherence (PQA); the dataset's convention, defined with it. */
-export { ADHERENCE_THRESHOLD } from "./HealthData.ts"
+export { ADHERENCE_THRESHOLD } from "../health/HealthData.ts"
 
 /**
  * PLANTED: drug effects on axes. While exposed, the axis rises by `adherent` points (PDC ≥ 0.8) or

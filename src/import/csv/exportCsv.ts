@@ -7,10 +7,10 @@
 import { stringify } from "csv-stringify/sync"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { byCodePoint, placeholders } from "../db/Database.ts"
+import { byCodePoint, placeholders } from "../../db/Database.ts"
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { HEALTH_TABLES, type TableSpec } from "./healthTables.ts"
+import { HEALTH_TABLES, type TableSpec } from "../../health/healthTables.ts"
 
 /** Rows per page when exporting (small pages keep the garbage collector's work low). */
 const PAGE = 20_000

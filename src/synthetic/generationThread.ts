@@ -5,7 +5,7 @@
  * as `generatedChunks` gives (a test compares them).
  */
 import { Worker } from "node:worker_threads"
-import type { Chunk } from "./DatasetWriter.ts"
+import type { Chunk } from "../health/DatasetWriter.ts"
 import type { GeneratorOptions } from "./generator.ts"
 
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./generationWorker.ts" : "./generationWorker.js", import.meta.url)

@@ -5,12 +5,12 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "vitest"
-import { deviceStudies, generatedChunks, newCounters, patientRows, surveillanceRows } from "../../src/health/generator.ts"
-import { generatedOnThread } from "../../src/health/generationThread.ts"
+import { deviceStudies, generatedChunks, newCounters, patientRows, surveillanceRows } from "../../src/synthetic/generator.ts"
+import { generatedOnThread } from "../../src/synthetic/generationThread.ts"
 import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
 import { runMigrations } from "../../src/db/migrations.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
-import * as T from "../../src/health/truths.ts"
+import * as T from "../../src/synthetic/truths.ts"
 
 const options = { patients: 8000, seed: 11 }
 const studies = deviceStudies(options.seed)

@@ -6,13 +6,13 @@
  */
 import { AXES } from "../plugin/axes.ts"
 import { roundTo } from "../plugin/stats.ts"
-import { firstDayOfMonth, formatDate, formatMonth, lastDayOfMonth, parseDate, parseMonth } from "./calendar.ts"
-import type { Chunk } from "./DatasetWriter.ts"
-import type { HealthTableName, Row, Rows } from "./healthTables.ts"
+import { firstDayOfMonth, formatDate, formatMonth, lastDayOfMonth, parseDate, parseMonth } from "../health/calendar.ts"
+import type { Chunk } from "../health/DatasetWriter.ts"
+import type { HealthTableName, Row, Rows } from "../health/healthTables.ts"
 import { Rng } from "./random.ts"
 import * as T from "./truths.ts"
-import { CONCEPT_MAPS, type MapKind, primaryCodeOf } from "./ConceptMaps.ts"
-import { codesOf, DEFAULT_VOCABULARY, VOCABULARY_KINDS } from "./vocabulary.ts"
+import { CONCEPT_MAPS, type MapKind, primaryCodeOf } from "../health/ConceptMaps.ts"
+import { codesOf, DEFAULT_VOCABULARY, VOCABULARY_KINDS } from "../health/vocabulary.ts"
 
 /** Bumped whenever the same seed would give different rows. */
 export const GENERATOR_VERSION = "1"
