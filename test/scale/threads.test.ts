@@ -57,12 +57,15 @@ const post = async (server: TestServer, path: string, body: unknown) => {
 
 describe("compute threads (HCC_THREADS=2)", () => {
   it("logs each thread ready before the service reports ready", async () => {
+    // Lines reach the output a turn of the server's event loop after /readyz may have said ready.
+    for (const thread of [1, 2]) await waitForLog(pooled, (l) => l.msg === "compute thread ready" && l.thread === thread, 30_000)
     const ready = pooled.logLines().filter((l) => l.msg === "compute thread ready").map((l) => l.thread)
     expect(ready.sort()).toEqual([1, 2])
     expect(inProcess.logLines().some((l) => l.msg === "compute thread ready")).toBe(false)
   })
 
-  it("runs the compute threads in Linux's idle scheduling class, at nice +10 (HCC_COMPUTE_PRIORITY=idle, the default)", () => {
+  it("runs the compute threads in Linux's idle scheduling class, at nice +10 (HCC_COMPUTE_PRIORITY=idle, the default)", async () => {
+    for (const thread of [1, 2]) await waitForLog(pooled, (l) => l.msg === "compute thread ready" && l.thread === thread, 30_000)
     const pid = pooled.logLines().find((l) => l.msg === "listening")!.pid as number
     const http = priorityOf(`/proc/${pid}/stat`)
     expect(http.policy).toBe(SCHED_OTHER)
