@@ -24,7 +24,7 @@ import { PARTS } from "./Staging.ts"
 export interface FhirImportOptions {
   /** Folders of bulk files, or files. */
   readonly paths: ReadonlyArray<string>
-  /** `YYYY-MM-DD`; default the latest date in the data. */
+  /** `YYYY-MM-DD`; default the day of the manifest's transactionTime, else the latest date in the data not after today. */
   readonly asOf?: string | undefined
   /** The IANA time zone whose calendar days instants fall on; default: the date as written. */
   readonly timeZone?: string | undefined

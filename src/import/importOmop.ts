@@ -28,6 +28,7 @@ import { type Origin, PARTS } from "./Staging.ts"
 /** Options of an OMOP import. */
 export interface OmopImportOptions {
   readonly folder: string
+  /** `YYYY-MM-DD`; default CDM_SOURCE.source_release_date, else the latest date in the data not after today. */
   readonly asOf?: string | undefined
   readonly axisModelFile?: string | undefined
   readonly regionMapFile?: string | undefined
