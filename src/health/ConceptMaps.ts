@@ -82,8 +82,10 @@ export const lookup = (kind: MapKind, code: StandardCode): ReadonlyArray<Concept
   const { exact, except, prefix } = index[kind]
   const hits = [...(exact.get(`${code.system}|${code.code.toUpperCase()}`) ?? [])]
   const plain = undotted(code.code)
-  const excluded = (except.get(code.system) ?? []).filter((e) => plain.startsWith(undotted(e.code))).map((e) => e.target)
-  for (const e of prefix.get(code.system) ?? []) if (plain.startsWith(undotted(e.code)) && !excluded.includes(e.target)) hits.push(e)
+  const exceptions = except.get(code.system)
+  for (const e of prefix.get(code.system) ?? []) {
+    if (plain.startsWith(undotted(e.code)) && exceptions?.some((x) => x.target === e.target && plain.startsWith(undotted(x.code))) !== true) hits.push(e)
+  }
   return hits
 }
 

@@ -229,6 +229,21 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       if (end !== undefined) staging.seenDay(end)
     })
 
+    const kindOf = (id: string) => codings(id, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))[0]?.target as EncounterKind | undefined
+    /**
+     * A visit concept's kind, once per concept (millions of rows name a handful): a concept the map
+     * does not name is the kind of the top visit concept it descends from (an office visit 581477 →
+     * Outpatient Visit 9202), where CONCEPT_ANCESTOR says.
+     */
+    const visitKinds = new Map<string, EncounterKind | null>()
+    const visitKindOf = (concept: string): EncounterKind | null => {
+      let kind = visitKinds.get(concept)
+      if (kind === undefined) {
+        kind = kindOf(concept) ?? (concept === "" ? undefined : vocabulary.topVisitsOf(Number(concept)).map((top) => kindOf(String(top))).find((k) => k !== undefined)) ?? null
+        visitKinds.set(concept, kind)
+      }
+      return kind
+    }
     yield* each("visit_occurrence", (r) => {
       const id = idOf(r, "visit_occurrence_id")
       const person = idOf(r, "person_id")
@@ -237,10 +252,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       for (const x of [id, person, start, end]) if (isProblem(x)) return x
       if (start === undefined) return { path: "visit_start_date", reason: "is required" }
       const concept = r.get("visit_concept_id")
-      const kindOf = (id: string) => codings(id, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))[0]?.target as EncounterKind | undefined
-      // A visit concept the map does not name is the kind of the top visit concept it descends from
-      // (an office visit 581477 → Outpatient Visit 9202), where CONCEPT_ANCESTOR says.
-      const kind = kindOf(concept) ?? (concept === "" ? undefined : vocabulary.topVisitsOf(Number(concept)).map((top) => kindOf(String(top))).find((k) => k !== undefined)) ?? null
+      const kind = visitKindOf(concept)
       return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: orgOfCareSite(r.get("care_site_id")) }]
     })
 

@@ -68,9 +68,9 @@ export const dayReader = (timeZone: string | undefined): DayReader => {
     const m = typeof value === "string" ? DATE_TIME.exec(value) : null
     if (m === null) return notADate(value, path)
     if (m[4] === undefined || m[7] === undefined) return dayOf(value, path)
+    if (Number.isNaN(parseDate(`${m[1]}-${m[2]}-${m[3]}`))) return notADate(value, path)
     const offset = m[7] === "Z" ? 0 : (m[8] === "-" ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]))
     const instant = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0)) - offset * 60_000
-    if (typeof dayOf(value, path) !== "number") return notADate(value, path)
     const quarter = Math.floor(instant / QUARTER_HOUR_MS)
     let day = days.get(quarter)
     if (day === undefined) {
