@@ -1,5 +1,6 @@
 /**
- * The public surface of the plugin contract's entries (`./plugin` and `./plugin/experimental`):
+ * The public surface of the plugin contract's entries (`./plugin`, `./plugin/contract` and
+ * `./plugin/experimental`):
  * every exported name with its kind and the text of its type as TypeScript states it. The snapshot
  * (test/plugin/plugin-surface.json) pins it: test/plugin/surface.test.ts fails when the surface
  * differs from the snapshot, and `npm run plugin:surface` writes a new snapshot only once
@@ -16,7 +17,11 @@ import { PLUGIN_API_VERSION } from "../src/plugin/spec.ts"
 const ROOT = resolve(import.meta.dirname, "..")
 
 /** The entries a plugin imports, by the subpath the package exports them at. */
-export const ENTRIES = { "./plugin": "src/plugin/Plugin.ts", "./plugin/experimental": "src/plugin/experimental.ts" } as const
+export const ENTRIES = {
+  "./plugin": "src/plugin/Plugin.ts",
+  "./plugin/contract": "src/plugin/contract.ts",
+  "./plugin/experimental": "src/plugin/experimental.ts"
+} as const
 
 /** Where the snapshot is kept. */
 export const SNAPSHOT = join(ROOT, "test/plugin/plugin-surface.json")
@@ -49,7 +54,9 @@ const typeText = (checker: ts.TypeChecker, symbol: ts.Symbol, at: ts.Node): stri
         : checker.typeToString(declared, undefined, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias)
     )
   }
-  const text = texts.join(" & ")
+  // A well-known symbol's member prints with the checker's id for it (`__@iterator@221`), which
+  // moves whenever the program loads files in another order: the name alone is the surface.
+  const text = texts.join(" & ").replace(/(__@\w+)@\d+/g, "$1")
   return `${kinds.join("+")}: ${text.length <= 200 ? text : `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`}`
 }
 
@@ -73,11 +80,13 @@ export const pluginSurface = (): Surface => {
 
 /** The version bump a change of surface needs: none, a new minor, or a new major. */
 export const bumpNeeded = (before: Surface, after: Surface): "none" | "minor" | "major" => {
-  const stable = "./plugin"
   // The version's own value moves with every bump: it is not a change of the surface.
-  const removedOrChanged = Object.entries(before[stable]).some(([name, type]) => name !== "PLUGIN_API_VERSION" && after[stable][name] !== type)
+  const stableEntries = ["./plugin", "./plugin/contract"] as const
+  const removedOrChanged = stableEntries.some((entry) =>
+    Object.entries(before[entry] ?? {}).some(([name, type]) => name !== "PLUGIN_API_VERSION" && after[entry]?.[name] !== type)
+  )
   if (removedOrChanged) return "major"
-  const added = Object.keys(after[stable]).some((name) => before[stable][name] === undefined)
+  const added = stableEntries.some((entry) => Object.keys(after[entry] ?? {}).some((name) => before[entry]?.[name] === undefined))
   const experimental = JSON.stringify(before["./plugin/experimental"]) !== JSON.stringify(after["./plugin/experimental"])
   return added || experimental ? "minor" : "none"
 }

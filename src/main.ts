@@ -21,7 +21,7 @@ import { AppConfig, type AppSettings } from "./config/AppConfig.ts"
 import * as Database from "./db/Database.ts"
 import { DatasetPreparations } from "./health/HealthData.ts"
 import * as HealthDataLive from "./health/HealthDataLive.ts"
-import * as PatientData from "./health/patientData.ts"
+import * as PatientDataLive from "./health/PatientDataLive.ts"
 import { Readiness } from "./http/Readiness.ts"
 import * as ComputePool from "./compute/ComputePool.ts"
 import { DocsAssetsPreloaded, httpLayer } from "./http/Server.ts"
@@ -38,7 +38,7 @@ import { SERVICE_VERSION } from "./version.ts"
 import { missingServerFlags } from "./nodeFlags.ts"
 
 /** Accounts, ledger, metering, readiness, compute core (and threads) and health data over the migrated state database. */
-export const StateLive = PatientData.layer.pipe(
+export const StateLive = PatientDataLive.layer.pipe(
   Layer.provideMerge(HealthDataLive.layer),
   Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Idempotency.layer, Readiness.layer, ComputePool.layer)),
   Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer)),

@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/clinical. */
 import { Effect, Schema } from "effect"
-import { AXES, AxisCode, distinctNonEmpty, QueryType, TimeRange } from "../../src/plugin/Plugin.ts"
+import { AXES, AxisCode, distinctNonEmpty, QueryType, TimeRange } from "../../src/plugin/contract.ts"
 
 /** Directions a query may state. */
 export const DIRECTIONS = ["declining", "improving", "stable"] as const

@@ -1,5 +1,5 @@
 /** The device-outcomes domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
-import { defineContract, withAnswers } from "../../src/plugin/Plugin.ts"
+import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 

@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/device-outcomes. */
 import { Effect, Schema } from "effect"
-import { Code, distinctNonEmpty, Months } from "../../src/plugin/Plugin.ts"
+import { Code, distinctNonEmpty, Months } from "../../src/plugin/contract.ts"
 
 /** The request body. */
 export const DeviceOutcomesRequest = Schema.Struct({

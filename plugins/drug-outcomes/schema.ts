@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/drug-outcomes. */
 import { Effect, Schema } from "effect"
-import { AXES, AxisCode, Code, distinctNonEmpty, Minimum } from "../../src/plugin/Plugin.ts"
+import { AXES, AxisCode, Code, distinctNonEmpty, Minimum } from "../../src/plugin/contract.ts"
 
 /** Which exposed patients form the cohort (docs/analytics.md). */
 export const OUTCOME_TYPES = ["efficacy", "adverse_events", "adherence"] as const

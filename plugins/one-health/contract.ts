@@ -1,5 +1,5 @@
 /** The one-health domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
-import { defineContract, withAnswers } from "../../src/plugin/Plugin.ts"
+import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { ALERT_LEVELS, ONE_HEALTH_QUERY_TYPES, OneHealthRequest, OneHealthResponse, RISK_LEVELS } from "./schema.ts"
 

@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/one-health. */
 import { Effect, Schema } from "effect"
-import { Code } from "../../src/plugin/Plugin.ts"
+import { Code } from "../../src/plugin/contract.ts"
 
 /** What the endpoint answers (documented in docs/analytics.md). */
 export const ONE_HEALTH_QUERY_TYPES = ["cross_species_correlation"] as const

@@ -1,5 +1,5 @@
 /** The population domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
-import { AXES, defineContract, withAnswers } from "../../src/plugin/Plugin.ts"
+import { AXES, defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PopulationRequest, PopulationResponse } from "./schema.ts"
 

@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/population. */
 import { Effect, Schema } from "effect"
-import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty, SEXES } from "../../src/plugin/Plugin.ts"
+import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty, SEXES } from "../../src/plugin/contract.ts"
 
 /** Analyses this endpoint runs. */
 export const ANALYSIS_TYPES = ["trend"] as const

@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/risk-model. */
 import { Effect, Schema } from "effect"
-import { AgeRange, AXES, AxisScore, Code, Days } from "../../src/plugin/Plugin.ts"
+import { AgeRange, AXES, AxisScore, Code, Days } from "../../src/plugin/contract.ts"
 
 /** The risk types, each its own model. */
 export const RISK_TYPES = ["hospitalization", "readmission", "health_decline"] as const

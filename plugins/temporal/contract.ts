@@ -1,5 +1,5 @@
 /** The temporal domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
-import { defineContract, MODEL_NAMES, RULE_NAMES, withAnswers } from "../../src/plugin/Plugin.ts"
+import { defineContract, MODEL_NAMES, RULE_NAMES, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { INTERVALS, TemporalRequest, TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 

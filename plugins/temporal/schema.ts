@@ -1,6 +1,6 @@
 /** Request and response of POST /v1/temporal. */
 import { Effect, Schema } from "effect"
-import { AXES, AxisScore } from "../../src/plugin/Plugin.ts"
+import { AXES, AxisScore } from "../../src/plugin/contract.ts"
 
 /** Accepted sampling intervals and their length in days (used for the urgency horizon). */
 export const INTERVAL_DAYS = { daily: 1, weekly: 7, monthly: 30.4375, quarterly: 91.3125, yearly: 365.25 } as const

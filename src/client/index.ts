@@ -21,7 +21,7 @@ import { contract as oneHealth } from "../../plugins/one-health/contract.ts"
 import { contract as population } from "../../plugins/population/contract.ts"
 import { contract as riskModel } from "../../plugins/risk-model/contract.ts"
 import { contract as temporal } from "../../plugins/temporal/contract.ts"
-import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "../http/Api.ts"
+import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "../http/ApiContract.ts"
 
 /** The API as the client sees it: the platform's endpoints and every built-in domain, fully typed. */
 export const ClientApi = HttpApi.make("hcc")

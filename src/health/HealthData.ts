@@ -11,7 +11,8 @@ import { Context, type Effect } from "effect"
 import type { Column, Kernels, Panel } from "../kernels/Kernels.ts"
 import type { Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/errors.ts"
-import type { Sex, VocabularyKind } from "./vocabulary.ts"
+import type { Sex } from "../plugin/vocabularies.ts"
+import type { VocabularyKind } from "./vocabulary.ts"
 
 /**
  * A drug course counts as adhered to when its adherence (proportion of days covered, PDC) is at

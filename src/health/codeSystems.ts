@@ -6,6 +6,9 @@
  * (OMOP CDM 5.4 standardized vocabularies).
  */
 
+/** The shape of a dataset's own vocabulary code: requests accept exactly these (src/plugin/shapes.ts Code). */
+export const SNAKE_CASE = { regex: /^[a-z][a-z0-9_]{0,63}$/, name: "a snake_case code" } as const
+
 /** One code system: its short name, its FHIR R4 URI and its OMOP vocabulary_id (when it has them). */
 export interface CodeSystem {
   readonly name: string

@@ -6,7 +6,7 @@ import { DomainError } from "../plugin/errors.ts"
 import { closest } from "../plugin/suggest.ts"
 import { resolveCode } from "./codes.ts"
 import type { CohortCriteria, Dataset } from "./HealthData.ts"
-import { SEXES } from "./vocabulary.ts"
+import { SEXES } from "../plugin/vocabularies.ts"
 
 const unknownCode = (kind: "condition" | "drug" | "region", code: string, known: ReadonlyArray<string>) =>
   new DomainError({

@@ -4,8 +4,9 @@
  * `hcc data export` (same files, same columns) and docs/data.md (a test keeps the three in step
  * with the SQL schema of migration 2).
  */
-import { STANDARD_SYSTEM_NAMES } from "./codeSystems.ts"
-import { SEXES, VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
+import { SNAKE_CASE, STANDARD_SYSTEM_NAMES } from "./codeSystems.ts"
+import { SEXES } from "../plugin/vocabularies.ts"
+import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** How a value is written in SQL and CSV. */
 export type ColumnType = "int" | "real" | "text" | "date" | "month"
@@ -64,9 +65,6 @@ export type HealthTableName = (typeof HEALTH_TABLE_NAMES)[number]
 export type Row = Array<string | number | null>
 /** Rows per table. */
 export type Rows = Partial<Record<HealthTableName, Array<Row>>>
-
-/** The shape of a vocabulary code: requests accept exactly these (src/plugin/shapes.ts Code). */
-export const SNAKE_CASE = { regex: /^[a-z][a-z0-9_]{0,63}$/, name: "a snake_case code" } as const
 
 const SCORE = { type: "real", nullable: true, range: [0, 10] } as const
 const axis = (code: string, name: string): ColumnSpec => ({ name: code.toLowerCase(), ...SCORE, doc: `${code} (${name}) score, 0–10; empty when not measured` })

@@ -14,7 +14,8 @@ import { firstDayOfMonth, monthOfDay, parseDate, parseMonth } from "./calendar.t
 import { type Dataset, ENCOUNTER_KINDS, type VocabularyDetail } from "./HealthData.ts"
 import { panelFill, type ScoreStorage } from "./panelStorage.ts"
 import { datasetStamp } from "./snapshot.ts"
-import { SEXES, VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
+import { SEXES } from "../plugin/vocabularies.ts"
+import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 
 /** The longest axis history the panel keeps (older monthly rows are not loaded). */
 export const MAX_PANEL_MONTHS = 120

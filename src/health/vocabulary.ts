@@ -4,11 +4,6 @@
  * whatever the loaded dataset holds in the catalog. Codes are snake_case; labels are for people.
  */
 
-/** Sex as recorded (FHIR R4 AdministrativeGender), in the order of their codes in the loaded columns. */
-export const SEXES = ["female", "male", "other", "unknown"] as const
-/** One sex value. */
-export type Sex = (typeof SEXES)[number]
-
 /** The kinds of vocabulary, each a closed list of codes per dataset. */
 export const VOCABULARY_KINDS = [
   "region",

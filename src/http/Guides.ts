@@ -30,9 +30,6 @@ export const GUIDES: ReadonlyArray<{ readonly page: string; readonly file: strin
 /** The path of a guide page. */
 export const guidePath = (page: string) => `/docs/${page}`
 
-/** Where a problem `type` points: the code's row in the errors guide. */
-export const problemType = (code: string) => `${guidePath("errors")}#${code}`
-
 const DOCS_DIR = resolve(import.meta.dirname, "../../docs")
 
 export const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")

@@ -11,8 +11,7 @@ import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { ReadinessCheckState } from "../catalog/CatalogSchema.ts"
-import { STATUS_TITLES } from "./errorCatalog.ts"
-import { problemType } from "./Guides.ts"
+import { problemType, STATUS_TITLES } from "./errorCatalog.ts"
 
 /** Maximum request body, in bytes (docs/api.md, "Requests"). */
 export const MAX_BODY_BYTES = 1_048_576

@@ -3,6 +3,9 @@
  * same table for readers; a test keeps the two in step in both directions.
  */
 
+/** Where a problem `type` points: the code's row in the errors guide (served at /docs/errors). */
+export const problemType = (code: string) => `/docs/errors#${code}`
+
 /** One catalogued error. */
 export interface CatalogedError {
   readonly code: string

@@ -5,8 +5,7 @@
  * and named from their display (nameOf).
  */
 import { lookup, type MapKind, ingredientsNamedIn } from "../health/ConceptMaps.ts"
-import { systemOfFhirUri } from "../health/codeSystems.ts"
-import { SNAKE_CASE } from "../health/healthTables.ts"
+import { SNAKE_CASE, systemOfFhirUri } from "../health/codeSystems.ts"
 import type { Concept, DeviceEvent, SourceCoding } from "./facts.ts"
 
 export type { SourceCoding }

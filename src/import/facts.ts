@@ -4,7 +4,7 @@
  * (Staging.ts). Plain data (a compute thread may make them). Days are day numbers (calendar.ts),
  * patients and other references the source's own ids, resolved by the staging store.
  */
-import type { Sex } from "../health/vocabulary.ts"
+import type { Sex } from "../plugin/vocabularies.ts"
 
 /** One coding as a source gives it. */
 export interface SourceCoding {

@@ -4,7 +4,7 @@
  * UN M49 sub-region. `hcc data import --region-map <file>` replaces the mapping (same layout).
  */
 import { Schema } from "effect"
-import { SNAKE_CASE } from "../health/healthTables.ts"
+import { SNAKE_CASE } from "../health/codeSystems.ts"
 import shipped from "../health/concepts/region.json" with { type: "json" }
 
 const RegionCode = Schema.String.check(Schema.isPattern(SNAKE_CASE.regex))

@@ -8,8 +8,10 @@
  *
  * Versioned apart from the service (`PLUGIN_API_VERSION`, semver): new capabilities arrive as
  * optional fields with defaults, so plugins written against 2.x keep working in every 2.y. The
- * dataset as the platform holds it, the compute core and the caches are in the experimental entry
- * (./experimental.ts), outside that promise. test/plugin/surface.test.ts pins both entries.
+ * names a contract and its schemas are made of are also in the contract-only entry (./contract.ts),
+ * for modules built from contracts alone. The dataset as the platform holds it, the compute core
+ * and the caches are in the experimental entry (./experimental.ts), outside that promise.
+ * test/plugin/surface.test.ts pins the three entries.
  */
 export {
   defineContract,
@@ -39,8 +41,7 @@ export {
   PatientData,
   type PatientDataService,
   type WindowSummary
-} from "../health/patientData.ts"
-export { SEXES, type Sex } from "../health/vocabulary.ts"
+} from "../health/PatientData.ts"
 /** A request's name for a vocabulary entry (the dataset's code, or a standard code such as `snomed:44054006`) → the dataset's code. */
 export { resolveCode } from "../health/codes.ts"
 export { closest, editDistance } from "../plugin/suggest.ts"
@@ -61,7 +62,7 @@ export {
 export { MODEL_NAMES, RULE_NAMES } from "../kernels/names.ts"
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
-export { QUERY_TYPES, QueryType, TIME_RANGES, TimeRange } from "./vocabularies.ts"
+export { QUERY_TYPES, QueryType, SEXES, type Sex, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { incompleteBeta, oneSampleTP, roundTo, studentTwoSidedP } from "./stats.ts"
 export { above, atLeast, atMost, below, SCORE_TOLERANCE } from "../kernels/thresholds.ts"

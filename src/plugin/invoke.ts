@@ -5,7 +5,8 @@
  */
 import { Effect, Schema } from "effect"
 import { HealthData, type HealthDataService } from "../health/HealthData.ts"
-import { makePatientData, PatientData } from "../health/patientData.ts"
+import { PatientData } from "../health/PatientData.ts"
+import { makePatientData } from "../health/PatientDataLive.ts"
 import { Kernels } from "../kernels/service.ts"
 import { cohortTooSmall, Disclosure, type DisclosureService, type DisclosureSettings, makeDisclosure, withhold } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"

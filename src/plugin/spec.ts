@@ -5,14 +5,14 @@
  */
 import type { Effect, Schema } from "effect"
 import type { Dataset, HealthData } from "../health/HealthData.ts"
-import type { PatientData } from "../health/patientData.ts"
+import type { PatientData } from "../health/PatientData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 import type { Disclosure, DisclosureSpec } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "2.2.0"
+export const PLUGIN_API_VERSION = "2.3.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const

@@ -10,7 +10,7 @@ import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { describe, expect, it } from "vitest"
 import type { Principal } from "../../src/auth/Accounts.ts"
-import { Authorization } from "../../src/http/Api.ts"
+import { Authorization } from "../../src/http/ApiContract.ts"
 import { bearerCredential, compileRoutes, writeAnswer } from "../../src/http/Door.ts"
 import type { RequestInfo } from "../../src/http/RequestContext.ts"
 

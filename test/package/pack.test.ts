@@ -50,17 +50,17 @@ afterAll(() => {
 })
 
 describe("the packed package", () => {
-  it("ships compiled JavaScript and declarations, no TypeScript source, and only its five entries are importable", () => {
+  it("ships compiled JavaScript and declarations, no TypeScript source, and only its six entries are importable", () => {
     const installed = join(project, "node_modules/hcc-medical-intelligence")
     const all = (dir: string): Array<string> => readdirSync(dir, { withFileTypes: true }).flatMap((d) => d.isDirectory() ? all(join(dir, d.name)) : [join(dir, d.name)])
     const files = all(installed)
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([])
-    for (const entry of ["plugin/Plugin", "plugin/experimental", "core/index", "client/index", "testing/index"]) {
+    for (const entry of ["plugin/Plugin", "plugin/contract", "plugin/experimental", "core/index", "client/index", "testing/index"]) {
       expect(files).toContain(join(installed, `dist/src/${entry}.js`))
       expect(files).toContain(join(installed, `dist/src/${entry}.d.ts`))
     }
     const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, any>
-    expect(Object.keys(pkg.exports)).toEqual(["./plugin", "./plugin/experimental", "./core", "./client", "./testing", "./package.json"])
+    expect(Object.keys(pkg.exports)).toEqual(["./plugin", "./plugin/contract", "./plugin/experimental", "./core", "./client", "./testing", "./package.json"])
     expect(pkg.peerDependencies).toEqual({ effect: "~4.1.0" })
     expect(pkg.scripts.postinstall).toBeUndefined()
     writeFileSync(join(project, "deep.mjs"), `try { await import("hcc-medical-intelligence/dist/src/main.js"); console.log("imported") } catch (e) { console.log(e.code) }`)

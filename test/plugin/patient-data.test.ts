@@ -1,5 +1,5 @@
 /**
- * The stable contract's data interface (`PatientData`, src/health/patientData.ts) through HTTP: a
+ * The stable contract's data interface (`PatientData`, src/health/PatientData.ts) through HTTP: a
  * third-party plugin written against it alone (test/fixtures/plugins/patient-profile.ts) answers
  * with figures recomputed here from the dataset's columns; every count it is handed is held to the
  * minimum cell size, as it declares nothing about small cells.

@@ -1,6 +1,7 @@
 /**
- * The plugin contract's public surface — every name the stable entry (`./plugin`) and the
- * experimental entry (`./plugin/experimental`) export, with its type — is pinned by a snapshot
+ * The plugin contract's public surface — every name the stable entry (`./plugin`), its
+ * contract-only part (`./plugin/contract`) and the experimental entry (`./plugin/experimental`)
+ * export, with its type — is pinned by a snapshot
  * (test/plugin/plugin-surface.json, written by `npm run plugin:surface`). A change of surface
  * fails here until PLUGIN_API_VERSION moves with it as semver asks and the snapshot is written
  * again; the script refuses to write it otherwise.
@@ -25,13 +26,15 @@ describe("the plugin API surface", () => {
   })
 
   it("asks for a major version for a removed or changed name, a minor one for an added name", () => {
-    const base: Surface = { "./plugin": { a: "value: number", b: "type: string" }, "./plugin/experimental": { x: "value: X" } }
+    const base: Surface = { "./plugin": { a: "value: number", b: "type: string" }, "./plugin/contract": { a: "value: number" }, "./plugin/experimental": { x: "value: X" } }
     const withStable = (stable: Record<string, string>): Surface => ({ ...base, "./plugin": stable })
     expect(bumpNeeded(base, base)).toBe("none")
     expect(bumpNeeded(base, withStable({ a: "value: number" }))).toBe("major")
     expect(bumpNeeded(base, withStable({ a: "value: string", b: "type: string" }))).toBe("major")
     expect(bumpNeeded(base, withStable({ ...base["./plugin"], c: "value: boolean" }))).toBe("minor")
     expect(bumpNeeded(base, { ...base, "./plugin/experimental": {} })).toBe("minor")
+    expect(bumpNeeded(base, { ...base, "./plugin/contract": {} })).toBe("major")
+    expect(bumpNeeded(base, { ...base, "./plugin/contract": { a: "value: number", c: "value: C" } })).toBe("minor")
     const versioned: Surface = { ...base, "./plugin": { ...base["./plugin"], PLUGIN_API_VERSION: 'value: "1.5.0"' } }
     expect(bumpNeeded(versioned, { ...versioned, "./plugin": { ...versioned["./plugin"], PLUGIN_API_VERSION: 'value: "1.6.0"' }, "./plugin/experimental": {} })).toBe("minor")
     expect(bumpedEnough("1.5.0", "2.0.0", "major")).toBe(true)

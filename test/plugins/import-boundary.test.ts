@@ -1,16 +1,17 @@
 /**
  * One door for every plugin: a file under plugins/ may import other files of plugins/, npm packages
- * (effect and the rest), Node's built-ins, and from the platform only the plugin contract's two
- * entries (src/plugin/Plugin.ts and src/plugin/experimental.ts, the package's `./plugin` and
- * `./plugin/experimental`). Anything else from src/ fails here.
+ * (effect and the rest), Node's built-ins, and from the platform only the plugin contract's three
+ * entries (src/plugin/Plugin.ts, src/plugin/contract.ts and src/plugin/experimental.ts, the
+ * package's `./plugin`, `./plugin/contract` and `./plugin/experimental`). Anything else from src/
+ * fails here.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { ROOT } from "../support/server.ts"
 
-const CONTRACT = new Set([resolve(ROOT, "src/plugin/Plugin.ts"), resolve(ROOT, "src/plugin/experimental.ts")])
-const ENTRIES = new Set(["hcc-medical-intelligence/plugin", "hcc-medical-intelligence/plugin/experimental"])
+const CONTRACT = new Set(["Plugin.ts", "contract.ts", "experimental.ts"].map((f) => resolve(ROOT, "src/plugin", f)))
+const ENTRIES = new Set(["hcc-medical-intelligence/plugin", "hcc-medical-intelligence/plugin/contract", "hcc-medical-intelligence/plugin/experimental"])
 const PLUGINS = resolve(ROOT, "plugins")
 
 const files = (dir: string): Array<string> =>
@@ -29,7 +30,7 @@ export const specifiers = (source: string): Array<string> => [
 /** Why an import crosses the boundary, or undefined when it may. */
 export const violation = (file: string, specifier: string): string | undefined => {
   if (!specifier.startsWith(".") && !specifier.startsWith("/")) {
-    return specifier.startsWith("hcc-medical-intelligence") && !ENTRIES.has(specifier) ? "only the ./plugin and ./plugin/experimental entries of the package" : undefined
+    return specifier.startsWith("hcc-medical-intelligence") && !ENTRIES.has(specifier) ? "only the ./plugin, ./plugin/contract and ./plugin/experimental entries of the package" : undefined
   }
   const target = resolve(dirname(file), specifier)
   if (CONTRACT.has(target)) return undefined
@@ -56,6 +57,8 @@ describe("the plugin import boundary", () => {
     expect(violation(file, "hcc-medical-intelligence/src/synthetic/truths.ts")).toBeDefined()
     expect(violation(file, "../../src/plugin/Plugin.ts")).toBeUndefined()
     expect(violation(file, "../../src/plugin/experimental.ts")).toBeUndefined()
+    expect(violation(file, "../../src/plugin/contract.ts")).toBeUndefined()
+    expect(violation(file, "../../src/plugin/spec.ts")).toMatch(/past the plugin contract/)
     expect(violation(file, "../../src/plugin/cache.ts")).toMatch(/past the plugin contract/)
     expect(violation(file, "hcc-medical-intelligence/plugin/experimental")).toBeUndefined()
     expect(violation(file, "./understand.ts")).toBeUndefined()

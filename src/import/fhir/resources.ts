@@ -6,7 +6,7 @@
  * problem (`Type.path: reason`), and any problem stops the import.
  */
 import type * as fhir4 from "fhir/r4.js"
-import type { Sex } from "../../health/vocabulary.ts"
+import type { Sex } from "../../plugin/vocabularies.ts"
 import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
 import { classLabel, encounterKind } from "./encounterClass.ts"
 import { observation } from "./observations.ts"

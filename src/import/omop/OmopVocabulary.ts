@@ -8,8 +8,7 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { rmSync } from "node:fs"
-import { systemOfOmopVocabulary } from "../../health/codeSystems.ts"
-import { SNAKE_CASE } from "../../health/healthTables.ts"
+import { SNAKE_CASE, systemOfOmopVocabulary } from "../../health/codeSystems.ts"
 import { VOCABULARY_KINDS } from "../../health/vocabulary.ts"
 import { ownSystem, type SourceCoding } from "../concepts.ts"
 import { hccVocabularyOf } from "./ownTerms.ts"
