@@ -92,12 +92,15 @@ export const renderDataDoc = (): string => {
 
   const transform = (i: Instrument): string => {
     const t = i.transform
-    if (t.type === "linear") return `linear ${t.range[0]}–${t.range[1]}, ${t.direction.replaceAll("_", " ")}`
-    if (t.type === "bands") return `bands: ${t.bands.map((b) => `< ${b.below} → ${b.score}`).join("; ")}; otherwise ${t.otherwise}`
+    const unit = i.unit === undefined ? "" : `; in ${i.unit.ucum}${Object.entries(i.unit.from ?? {}).map(([u, c]) => `, from ${u} as × ${c.factor} ${c.offset < 0 ? "−" : "+"} ${Math.abs(c.offset)}`).join("")}`
+    const ages = i.ages === undefined ? "" : `; ages ${i.ages.from ?? 0}${i.ages.below === undefined ? " and over" : `–${i.ages.below - 1}`}`
+    if (t.type === "linear") return `linear ${t.range[0]}–${t.range[1]}, ${t.direction.replaceAll("_", " ")}${t.valid === undefined ? "" : `, clamped; plausible ${t.valid[0]}–${t.valid[1]}`}${unit}${ages}`
+    if (t.type === "bands") return `bands: ${t.bands.map((b) => `< ${b.below} → ${b.score}`).join("; ")}; otherwise ${t.otherwise}${unit}${ages}`
     return `answers: ${t.answers.map((a) => `${a.display}${a.code === undefined ? "" : ` (${a.code})`} → ${a.score}`).join("; ")}`
   }
   out.push(`## The axis model (version ${DEFAULT_AXIS_MODEL.version})`, "")
   out.push(`Shipped in \`src/import/axis-model.json\`; \`hcc data import --axis-model <file>\` takes one in the same layout. ${DEFAULT_AXIS_MODEL.description}`, "")
+  out.push("An instrument's `transform.valid` (linear: the plausible values, default the range), `unit` (`ucum`: the UCUM code its numbers are in, a value stating no unit taken in it; `from`: other units, each `{ \"factor\", \"offset\" }` to convert) and `ages` (`from`, `below`: years, the observation's year minus the year of birth) are optional. A FHIR value's unit is `valueQuantity.code` when its system is UCUM, else `valueQuantity.unit`; an OMOP value's is the UCUM code of `unit_concept_id`, else `unit_source_value`. Units are compared without spaces, carets or superscripts and in lower case (`kg/m²` is `kg/m2`).", "")
   out.push("| instrument | code | axis | to 0–10 | why | source |", "|---|---|---|---|---|---|")
   for (const i of DEFAULT_AXIS_MODEL.instruments) out.push(`| ${i.name} | \`${i.code.code}\` (${i.code.system}) | ${i.axis} | ${transform(i)} | ${i.rationale} | ${i.source} |`)
   out.push("")

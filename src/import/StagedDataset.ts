@@ -85,7 +85,14 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
       `CASE WHEN SUM(direct * n${a}) > 0 THEN SUM(CASE WHEN direct = 1 THEN s${a} END) / SUM(direct * n${a}) WHEN SUM(n${a}) > 0 THEN SUM(s${a}) / SUM(n${a}) END`
     batch = []
     const scored = new Array<Uint8Array>(AXES.length).fill(new Uint8Array(0)).map(() => new Uint8Array(n))
-    const statement = db.prepare(`SELECT patient, month, ${AXES.map((_, a) => axis(a)).join(", ")} FROM scores WHERE month <= ? GROUP BY patient, month ORDER BY patient, month`)
+    // An instrument for some ages only counts where the patient's age in the month's year (the
+    // year minus the year of birth) is one of them; without a year of birth, nowhere.
+    // (Looked up only for such rows: most scores apply at every age.)
+    const age = "(s.month / 12 - p.birth_year)"
+    const statement = db.prepare(`SELECT patient, month, ${AXES.map((_, a) => axis(a)).join(", ")} FROM scores AS s
+      WHERE month <= ? AND (age_from IS NULL AND age_below IS NULL OR EXISTS (SELECT 1 FROM patient AS p WHERE p.idx = s.patient
+        AND (age_from IS NULL OR ${age} >= age_from) AND (age_below IS NULL OR ${age} < age_below)))
+      GROUP BY patient, month ORDER BY patient, month`)
     statement.setReturnArrays(true)
     for (const r of statement.iterate(lastMonth) as Iterable<ReadonlyArray<number | null>>) {
       const row: Row = [Number(r[0]) + 1, formatMonthOf(Number(r[1]))]

@@ -108,7 +108,7 @@ export class Staging {
       CREATE TABLE adverse (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, drug INTEGER, event INTEGER, day INTEGER);
       CREATE TABLE procedure (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, device TEXT, devices TEXT, day INTEGER, org TEXT, encounter TEXT);
       CREATE TABLE device (src TEXT, patient INTEGER, device TEXT);
-      CREATE TABLE scores (patient INTEGER, month INTEGER, direct INTEGER, ${AXES.map((_, a) => `s${a} REAL, n${a} INTEGER`).join(", ")});
+      CREATE TABLE scores (patient INTEGER, month INTEGER, direct INTEGER, age_from INTEGER, age_below INTEGER, ${AXES.map((_, a) => `s${a} REAL, n${a} INTEGER`).join(", ")});
       CREATE TABLE outcome (implant TEXT, metric TEXT, value REAL);
       BEGIN`)
   }
@@ -300,7 +300,7 @@ export class Staging {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
-        const values: Array<number | null> = [p, fact.month, fact.direct ? 1 : 0]
+        const values: Array<number | null> = [p, fact.month, fact.direct ? 1 : 0, fact.ages?.from ?? null, fact.ages?.below ?? null]
         for (let a = 0; a < AXES.length; a++) values.push(fact.counts[a]! > 0 ? fact.sums[a]! : null, fact.counts[a]!)
         this.run("scores", values)
         return

@@ -87,6 +87,8 @@ export type Fact =
     /** Per axis (AXES order): the sum and the number of the 0–10 scores the observation gave. */
     readonly sums: ReadonlyArray<number>
     readonly counts: ReadonlyArray<number>
+    /** The ages (the month's year minus the year of birth) these scores apply to: from ≤ age < below; absent, every age. */
+    readonly ages?: { readonly from: number | null; readonly below: number | null }
   }
   | { readonly k: "outcome"; readonly implant: string; readonly metric: string; readonly value: number }
   | { readonly k: "medication"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly codings: ReadonlyArray<SourceCoding>; readonly text: string | null }

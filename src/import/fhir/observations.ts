@@ -7,12 +7,14 @@
 import type * as fhir4 from "fhir/r4.js"
 import { AXES } from "../../plugin/axes.ts"
 import { monthOfDay } from "../../health/calendar.ts"
-import type { ObservedValue } from "../AxisModel.ts"
+import { agesKey, agesOfKey, type ObservedValue, unscoredNote } from "../AxisModel.ts"
 import { ownSystem, type SourceCoding } from "../concepts.ts"
 import type { Fact, Mapped, Problem } from "../facts.ts"
 import { codingsOf, type FhirContext, isProblem, problem, referenceId, skip, subjectOf } from "./common.ts"
 
 const OBSERVATION_SKIPPED = new Set(["cancelled", "entered-in-error"])
+/** The system of UCUM unit codes (FHIR R4 Quantity.system). */
+const UCUM = "http://unitsofmeasure.org"
 
 /** The value of an observation or a component as the axis model reads it, or a Problem when a quantity is not a number. */
 const valueOf = (v: fhir4.Observation | fhir4.ObservationComponent, path: string): ObservedValue | Problem => {
@@ -22,7 +24,10 @@ const valueOf = (v: fhir4.Observation | fhir4.ObservationComponent, path: string
     if (typeof v.valueQuantity.value !== "number" || !Number.isFinite(v.valueQuantity.value)) {
       return { path: `${path}.valueQuantity.value`, reason: `${JSON.stringify(v.valueQuantity.value)} is not a number` }
     }
-    return { quantity: v.valueQuantity.value }
+    // The unit: Quantity.code when the system is UCUM (as US Core asks), else whatever the export wrote.
+    const q = v.valueQuantity
+    const unit = q.system === UCUM && typeof q.code === "string" ? q.code : typeof q.unit === "string" ? q.unit : typeof q.code === "string" ? q.code : undefined
+    return { quantity: v.valueQuantity.value, unit }
   }
   if (typeof v.valueInteger === "number") return { quantity: v.valueInteger }
   if (v.valueCodeableConcept !== undefined) return { codings: codingsOf(v.valueCodeableConcept), text: v.valueCodeableConcept.text }
@@ -53,8 +58,8 @@ export const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
   const facts: Array<Fact> = []
   const problems: Array<Problem> = []
   const notes: Array<string> = []
-  const sums = new Float64Array(AXES.length)
-  const counts = new Int32Array(AXES.length)
+  // Instruments' scores, kept apart by the ages they apply to (known once the patient's is).
+  const byAges = new Map<string, { readonly sums: Float64Array; readonly counts: Int32Array }>()
   let direct = false
   const directSums = new Float64Array(AXES.length)
   const directCounts = new Int32Array(AXES.length)
@@ -95,12 +100,15 @@ export const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
           }
           const score = model.score(instrument, v)
           if (typeof score === "string") {
-            notes.push(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
+            notes.push(unscoredNote(instrument, score))
             continue
           }
+          const key = agesKey(instrument)
+          let acc = byAges.get(key)
+          if (acc === undefined) byAges.set(key, acc = { sums: new Float64Array(AXES.length), counts: new Int32Array(AXES.length) })
           const a = AXES.indexOf(instrument.axis)
-          sums[a]! += score
-          counts[a]!++
+          acc.sums[a]! += score
+          acc.counts[a]!++
         }
       }
     }
@@ -108,7 +116,10 @@ export const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
   if (problems.length > 0) return { facts: [], problems }
   const month = monthOfDay(day)
   if (direct) facts.push({ k: "scores", patient: patientId, month, day, direct: true, sums: Array.from(directSums), counts: Array.from(directCounts) })
-  if (counts.some((n) => n > 0)) facts.push({ k: "scores", patient: patientId, month, day, direct: false, sums: Array.from(sums), counts: Array.from(counts) })
+  for (const [key, { sums, counts }] of byAges) {
+    const ages = agesOfKey(key)
+    facts.push({ k: "scores", patient: patientId, month, day, direct: false, sums: Array.from(sums), counts: Array.from(counts), ...(ages === undefined ? {} : { ages }) })
+  }
   return { facts, problems: [], notes }
 }
 

@@ -14,7 +14,7 @@
 import { Effect } from "effect"
 import { AXES, type Axis } from "../../plugin/axes.ts"
 import { monthOfDay } from "../../health/calendar.ts"
-import type { CompiledAxisModel, Instrument } from "../AxisModel.ts"
+import { agesKey, agesOfKey, type CompiledAxisModel, type Instrument, unscoredNote } from "../AxisModel.ts"
 import { conceptOf } from "../concepts.ts"
 import { type Engine, literal } from "../Engine.ts"
 import type { Concept, Fact, Problem } from "../facts.ts"
@@ -44,11 +44,17 @@ type RowKind =
   | { readonly k: "scored"; readonly direct: Axis | undefined; readonly instruments: ReadonlyArray<Instrument> }
   | { readonly k: "unused" }
 
-/** A scored value: per axis (AXES order) the sum and number of 0–10 scores, and why any instrument left it out. */
+/** Per axis (AXES order) the sum and number of 0–10 scores, for the ages of `ages` (AxisModel.ts agesKey; "" every age). */
+interface ScoreGroup {
+  readonly ages: string
+  readonly sums: Array<number>
+  readonly counts: Array<number>
+}
+
+/** A scored value: its scores, kept apart by the ages they apply to, and why any instrument left it out. */
 interface Scored {
   readonly direct: boolean
-  readonly sums: ReadonlyArray<number>
-  readonly counts: ReadonlyArray<number>
+  readonly groups: ReadonlyArray<ScoreGroup>
   readonly notes: ReadonlyArray<string>
 }
 
@@ -92,30 +98,46 @@ export class ObservationMapper {
     return `${this.table.toUpperCase()} the axis model does not use: left out`
   }
 
-  /** The scores of a value (value_as_number, value_as_concept_id, the text answer). */
-  scoreOf(kind: Extract<RowKind, { k: "scored" }>, numberText: string, answer: string, text: string): Scored | Problem {
+  /**
+   * The unit of a value: the UCUM code of unit_concept_id (CDM: the standard unit concept), else
+   * unit_source_value as the source wrote it; undefined when neither says.
+   */
+  unitOf(unitConcept: string, unitSource: string): string | undefined {
+    if (unitConcept !== "" && unitConcept !== "0") {
+      const c = this.vocabulary.codingsOf(Number(unitConcept))
+      if (c.vocabulary === "UCUM" && c.code !== undefined) return c.code
+    }
+    return unitSource === "" ? undefined : unitSource
+  }
+
+  /** The scores of a value (value_as_number in `unit`, value_as_concept_id, the text answer). */
+  scoreOf(kind: Extract<RowKind, { k: "scored" }>, numberText: string, answer: string, text: string, unit: string | undefined): Scored | Problem {
     const quantity = numberText === "" ? undefined : Number(numberText)
     if (quantity !== undefined && !Number.isFinite(quantity)) return { path: "value_as_number", reason: `'${numberText}' is not a number` }
-    const sums = new Array<number>(AXES.length).fill(0)
-    const counts = new Array<number>(AXES.length).fill(0)
+    const group = (ages: string): ScoreGroup => ({ ages, sums: new Array<number>(AXES.length).fill(0), counts: new Array<number>(AXES.length).fill(0) })
     if (kind.direct !== undefined) {
       if (quantity === undefined || quantity < 0 || quantity > 10) return { path: "value_as_number", reason: `a direct ${kind.direct} score must be a number in [0, 10], got '${numberText}'` }
-      sums[AXES.indexOf(kind.direct)] = quantity
-      counts[AXES.indexOf(kind.direct)] = 1
-      return { direct: true, sums, counts, notes: [] }
+      const g = group("")
+      g.sums[AXES.indexOf(kind.direct)] = quantity
+      g.counts[AXES.indexOf(kind.direct)] = 1
+      return { direct: true, groups: [g], notes: [] }
     }
     const answerCodings = answer === "" || answer === "0" ? [] : this.vocabulary.codingsOf(Number(answer)).codings
     const notes: Array<string> = []
+    const groups = new Map<string, ScoreGroup>()
     for (const instrument of kind.instruments) {
-      const score = this.axisModel.score(instrument, { ...(quantity === undefined ? {} : { quantity }), codings: answerCodings, text: text || undefined })
+      const score = this.axisModel.score(instrument, { ...(quantity === undefined ? {} : { quantity }), unit, codings: answerCodings, text: text || undefined })
       if (typeof score === "string") {
-        notes.push(`${instrument.id}: ${score === "out_of_range" ? "value out of the instrument's range" : score === "unknown_answer" ? "answer the model does not score" : "no value"}: left out`)
+        notes.push(unscoredNote(instrument, score))
         continue
       }
-      sums[AXES.indexOf(instrument.axis)]! += score
-      counts[AXES.indexOf(instrument.axis)]!++
+      const key = agesKey(instrument)
+      let g = groups.get(key)
+      if (g === undefined) groups.set(key, g = group(key))
+      g.sums[AXES.indexOf(instrument.axis)]! += score
+      g.counts[AXES.indexOf(instrument.axis)]!++
     }
-    return { direct: false, sums, counts, notes }
+    return { direct: false, groups: [...groups.values()], notes }
   }
 
   /** One row (the row-by-row read); `note` counts what an instrument left out. */
@@ -135,11 +157,14 @@ export class ObservationMapper {
         const day = dayOf(r.get(`${t}_date`), `${t}_date`)
         if (day === undefined) return { path: `${t}_date`, reason: "is required (the month the score belongs to)" }
         if (isProblem(day)) return day
-        const scored = this.scoreOf(kind, r.get("value_as_number"), r.get("value_as_concept_id"), r.get("value_as_string") || r.get("value_source_value"))
+        const scored = this.scoreOf(kind, r.get("value_as_number"), r.get("value_as_concept_id"), r.get("value_as_string") || r.get("value_source_value"), this.unitOf(r.get("unit_concept_id"), r.get("unit_source_value")))
         if (isProblem(scored)) return scored
         scored.notes.forEach(note)
-        if (!scored.counts.some((n) => n > 0)) return
-        return [{ k: "scores", patient: person, month: monthOfDay(day), day, direct: scored.direct, sums: scored.sums, counts: scored.counts }]
+        if (scored.groups.length === 0) return
+        return scored.groups.map((g): Fact => {
+          const ages = agesOfKey(g.ages)
+          return { k: "scores", patient: person, month: monthOfDay(day), day, direct: scored.direct, sums: g.sums, counts: g.counts, ...(ages === undefined ? {} : { ages }) }
+        })
       }
     }
   }
@@ -201,9 +226,11 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     const v = (name: string) => `trim(coalesce(${col(columns, name)}::VARCHAR, ''))`
     const pair = `${v(`${t}_concept_id`)} || '|' || ${v(`${t}_source_concept_id`)}`
     const text = `CASE WHEN ${v("value_as_string")} <> '' THEN ${v("value_as_string")} ELSE ${v("value_source_value")} END`
+    // A value's unit: its concept and the source's text, the two resolved by the mapper (unitOf).
+    const unit = `${v("unit_concept_id")} || '|' || ${v("unit_source_value")}`
     const rowsOf = (where: string) =>
-      `SELECT pair, p, day, num, answer, txt, hash(pair, num, answer, txt) AS h FROM (SELECT ${pair} AS pair, ${v("person_id")} AS p, ${DAY_SQL(v(`${t}_date`))} AS day,
-        ${v("value_as_number")} AS num, ${v("value_as_concept_id")} AS answer, ${text} AS txt FROM ${from} WHERE ${where})`
+      `SELECT pair, p, day, num, answer, txt, unit, hash(pair, num, answer, txt, unit) AS h FROM (SELECT ${pair} AS pair, ${v("person_id")} AS p, ${DAY_SQL(v(`${t}_date`))} AS day,
+        ${v("value_as_number")} AS num, ${v("value_as_concept_id")} AS answer, ${text} AS txt, ${unit} AS unit FROM ${from} WHERE ${where})`
     const what = `${file.name}: not readable`
     // Counted only once the whole file is read in bulk (else the row-by-row read counts).
     const notes = new Map<string, number>()
@@ -214,7 +241,7 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     // and hashed (`h`): the scan below joins on the hash, or on the values themselves (as DuckDB
     // holds them) in the unlikely case two values share one.
     yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_keys AS SELECT row_number() OVER () AS key, * FROM (
-      SELECT pair, num, answer, txt, h, count(*) AS n, count(*) FILTER (WHERE k.id IS NULL) AS bad, count(*) FILTER (WHERE day IS NULL) AS undated
+      SELECT pair, num, answer, txt, unit, h, count(*) AS n, count(*) FILTER (WHERE k.id IS NULL) AS bad, count(*) FILTER (WHERE day IS NULL) AS undated
       FROM (${rowsOf("true")}) AS r LEFT JOIN ${sink.persons} AS k ON k.id = r.p GROUP BY ALL)`)
     const pairs = yield* engine.rows(what, "SELECT pair, sum(n), sum(bad) FROM value_keys GROUP BY pair")
     if (pairs.some((r) => Number(r[2]) > 0)) return false
@@ -233,15 +260,19 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
 
     // 2. Each distinct value of a scored pair, scored once; a scored row without a date is a problem.
     const isScored = `list_contains([${[...scored.keys()].map(literal).join(", ")}], pair)`
-    const values = scored.size === 0 ? [] : yield* engine.rows(what, `SELECT key, pair, num, answer, txt, n, undated FROM value_keys WHERE ${isScored}`)
+    const values = scored.size === 0 ? [] : yield* engine.rows(what, `SELECT key, pair, num, answer, txt, n, undated, unit FROM value_keys WHERE ${isScored}`)
     if (values.some((r) => Number(r[6]) > 0)) return false
     const keyRows: Array<string> = []
-    for (const [key, p, num, answer, txt, n] of values) {
-      const result = mapper.scoreOf(scored.get(p!)!, num!, answer!, txt!)
+    for (const [key, p, num, answer, txt, n, , unitPair] of values) {
+      const [unitConcept, unitSource] = unitPair!.split("|") as [string, string]
+      const result = mapper.scoreOf(scored.get(p!)!, num!, answer!, txt!, mapper.unitOf(unitConcept, unitSource))
       if (isProblem(result)) return false
       for (const reason of result.notes) note(reason, Number(n))
-      if (result.direct || !result.counts.some((c) => c > 0)) continue
-      keyRows.push(`(${key}, ${[...result.sums, ...result.counts].map(String).join(", ")})`)
+      if (result.direct) continue
+      for (const g of result.groups) {
+        const ages = agesOfKey(g.ages)
+        keyRows.push(`(${key}, ${ages?.from ?? "NULL"}, ${ages?.below ?? "NULL"}, ${[...g.sums, ...g.counts].map(String).join(", ")})`)
+      }
     }
 
     // 3. Rows mapped one by one (adverse reactions, the service's own facts), in file order: filtered
@@ -286,7 +317,10 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
             day: g[2] as number,
             direct: g[3] === true,
             sums: axes.map((a) => (g[4 + a] as number | null) ?? 0),
-            counts: axes.map((a) => g[4 + AXES.length + a] as number)
+            counts: axes.map((a) => g[4 + AXES.length + a] as number),
+            ...(g[4 + 2 * AXES.length] == null && g[5 + 2 * AXES.length] == null
+              ? {}
+              : { ages: { from: (g[4 + 2 * AXES.length] as number | null) ?? null, below: (g[5 + 2 * AXES.length] as number | null) ?? null } })
           }
           sink.staging.add(sink.origin(0), fact)
         }
@@ -295,18 +329,18 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     const direct = [...scored].filter(([, kind]) => kind.direct !== undefined)
     if (direct.length > 0) {
       const axisOf = `(VALUES ${direct.map(([key, kind]) => `(${literal(key)}, ${AXES.indexOf(kind.direct!)})`).join(", ")}) AS d(pair, a)`
-      yield* engine.streamValues(what, `SELECT ${groupBy}, true, ${axes.map((a) => `sum(x) FILTER (WHERE a = ${a})::DOUBLE`).join(", ")}, ${axes.map((a) => `count(x) FILTER (WHERE a = ${a})::INTEGER`).join(", ")}
+      yield* engine.streamValues(what, `SELECT ${groupBy}, true, ${axes.map((a) => `sum(x) FILTER (WHERE a = ${a})::DOUBLE`).join(", ")}, ${axes.map((a) => `count(x) FILTER (WHERE a = ${a})::INTEGER`).join(", ")}, NULL, NULL
         FROM (SELECT pair, p, day, TRY_CAST(num AS DOUBLE) AS x FROM (${rowsOf(`list_contains([${direct.map(([key]) => literal(key)).join(", ")}], ${pair})`)})) JOIN ${axisOf} USING (pair)
         GROUP BY p, ym`, toFacts)
     }
     if (keyRows.length > 0) {
       const [shared] = yield* engine.rows(what, "SELECT count(*) FROM (SELECT h FROM value_keys GROUP BY h HAVING count(*) > 1)")
-      const join = Number(shared![0]) === 0 ? "JOIN value_keys USING (h)" : "JOIN value_keys USING (pair, num, answer, txt)"
-      yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_scores (key BIGINT, ${axes.map((a) => `s${a} DOUBLE`).join(", ")}, ${axes.map((a) => `n${a} INTEGER`).join(", ")})`)
+      const join = Number(shared![0]) === 0 ? "JOIN value_keys USING (h)" : "JOIN value_keys USING (pair, num, answer, txt, unit)"
+      yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_scores (key BIGINT, age_from INTEGER, age_below INTEGER, ${axes.map((a) => `s${a} DOUBLE`).join(", ")}, ${axes.map((a) => `n${a} INTEGER`).join(", ")})`)
       for (let k = 0; k < keyRows.length; k += 1000) yield* engine.run(what, `INSERT INTO value_scores VALUES ${keyRows.slice(k, k + 1000).join(", ")}`)
       const instruments = [...scored].filter(([, kind]) => kind.direct === undefined).map(([key]) => literal(key))
-      yield* engine.streamValues(what, `SELECT ${groupBy}, false, ${axes.map((a) => `sum(s${a})::DOUBLE`).join(", ")}, ${axes.map((a) => `sum(n${a})::INTEGER`).join(", ")}
-        FROM (${rowsOf(`list_contains([${instruments.join(", ")}], ${pair})`)}) AS r ${join} JOIN value_scores USING (key) GROUP BY p, ym`, toFacts)
+      yield* engine.streamValues(what, `SELECT ${groupBy}, false, ${axes.map((a) => `sum(s${a})::DOUBLE`).join(", ")}, ${axes.map((a) => `sum(n${a})::INTEGER`).join(", ")}, age_from, age_below
+        FROM (${rowsOf(`list_contains([${instruments.join(", ")}], ${pair})`)}) AS r ${join} JOIN value_scores USING (key) GROUP BY p, ym, age_from, age_below`, toFacts)
     }
     sink.report.count(t, rows)
     for (const [reason, n] of notes) sink.report.note(reason, n)
