@@ -68,6 +68,8 @@ export class Staging {
   /** Phase one's patients, until their ids are given in file order. */
   private patientRecords: Array<PatientRecord> = []
   private readonly patientIndex = new Map<string, number>()
+  /** Ids and identifier keys of the patients left out (no birth date): what is about them is left out too, not a problem. */
+  private readonly leftOut = new Set<string>()
   private readonly organizations = new Map<string, { readonly name: string; readonly region: string }>()
   private readonly orgIdentifiers = new Map<string, string>()
   /** Vocabulary entries the source declares (FHIR CodeSystem resources of the service's vocabularies). */
@@ -159,6 +161,10 @@ export class Staging {
     } else {
       idx = this.patientIndex.get(ref)
     }
+    if (idx === undefined && this.leftOut.has(ref)) {
+      this.report.note(`${origin.type} about a patient left out: left out`)
+      return undefined
+    }
     if (idx === undefined) {
       this.report.problem(origin.place, path, this.format === "omop"
         ? `person ${ref} is not in the PERSON table`
@@ -204,6 +210,12 @@ export class Staging {
         continue
       }
       first.set(fact.src, origin)
+      if (fact.birthYear === null) {
+        this.report.note(`${origin.type} without a birth date: left out, with all that is about them (every cohort needs an age)`)
+        this.leftOut.add(fact.src)
+        for (const key of fact.identifiers) this.leftOut.add(key)
+        continue
+      }
       const idx = this.patientIndex.size
       this.patientIndex.set(fact.src, idx)
       this.run("patient", [idx, `${origin.type}/${fact.src}`, fact.birthYear, fact.sex, fact.region, fact.death])

@@ -36,7 +36,16 @@ export type EncounterKind = "outpatient" | "emergency" | "inpatient"
 
 /** One fact of the source. `src` is the source's id of the record (FHIR `id`, OMOP key), kept in source_ids. */
 export type Fact =
-  | { readonly k: "patient"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly birthYear: number; readonly sex: Sex; readonly region: string; readonly death: number | null }
+  | {
+    readonly k: "patient"
+    readonly src: string
+    readonly identifiers: ReadonlyArray<string>
+    /** null: the source does not say (FHIR allows it): the patient is left out with all that is about them. */
+    readonly birthYear: number | null
+    readonly sex: Sex
+    readonly region: string
+    readonly death: number | null
+  }
   | { readonly k: "organization"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly region: string; readonly name: string }
   | { readonly k: "condition"; readonly patient: string; readonly concept: Concept; readonly day: number | null; readonly events: ReadonlyArray<DeviceEvent> }
   | {

@@ -3,7 +3,8 @@
  * counted with its reason (an Encounter without period, a Procedure performed as a string, an
  * AdverseEvent, an allergy reaction, an order or a statement without a date, an order whose
  * Medication a patient-level export left out and whose reference names none), or read without what
- * it lacks (a valueQuantity without a value is no value). Malformed data still fails.
+ * it lacks (a valueQuantity without a value is no value); a Patient without birthDate (US Core
+ * allows it) is left out with all that is about them. Malformed data still fails.
  */
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
@@ -35,6 +36,10 @@ beforeAll(() => {
   // Medications a patient-level export left out: named by the reference's display, else left out.
   const order = (id: string, medicationReference: object) => ({ resourceType: "MedicationRequest", id, status: "completed", intent: "order", subject: { reference: "Patient/p4" }, medicationReference, authoredOn: "2024-02-01" })
   files["MedicationRequest.ndjson"] = [...files["MedicationRequest.ndjson"]!, order("mr9", { reference: "Medication/gone", display: "lisinopril 10 MG Oral Tablet" }), order("mr10", { reference: "Medication/gone-too" })]
+  // A patient without a birth date, with a condition and an encounter, named by id and by identifier.
+  files["Patient.ndjson"] = [...files["Patient.ndjson"]!, { resourceType: "Patient", id: "p6", identifier: [{ system: "urn:example:mrn", value: "6" }], gender: "female" }]
+  files["Condition.ndjson"] = [...files["Condition.ndjson"]!, { resourceType: "Condition", id: "c6", subject: { reference: "Patient/p6" }, code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] }, onsetDateTime: "2020-01-01" }]
+  files["Encounter.ndjson"] = [...files["Encounter.ndjson"]!, { resourceType: "Encounter", id: "e6", status: "finished", class: { system: "http://terminology.hl7.org/CodeSystem/v3-ActCode", code: "AMB" }, subject: { reference: "Patient?identifier=urn:example:mrn|6" }, period: { start: "2024-03-01" } }]
   const dir = tempDataDir()
   summary = JSON.parse(hcc(dir, ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"), files), "--as-of", "2024-12-31", "--json"]))
   t = tablesOf(dir)
@@ -51,6 +56,14 @@ describe("FHIR: what R4 lets a resource leave out", () => {
       "MedicationRequest without a start (dosage boundsPeriod, dispenseRequest.validityPeriod or authoredOn): left out": 1
     })
     expect(Object.keys(summary.left_out).some((k) => k.endsWith(": no value: left out"))).toBe(true)
+  })
+
+  it("a Patient without birthDate is left out, with what is about them, counted; the other patients stay", () => {
+    expect(summary.left_out["Patient without a birth date: left out, with all that is about them (every cohort needs an age)"]).toBe(1)
+    expect(summary.left_out["Condition about a patient left out: left out"]).toBe(1)
+    expect(summary.left_out["Encounter about a patient left out: left out"]).toBe(1)
+    expect(summary.rows.patients).toBe(5)
+    expect(t.source_ids!.some((r) => r.source_id === "Patient/p6")).toBe(false)
   })
 
   it("a Medication the export left out: the reference's display names the drug, else the order is left out and counted", () => {
