@@ -10,6 +10,7 @@ import device from "./concepts/device.json" with { type: "json" }
 import deviceMetric from "./concepts/device_metric.json" with { type: "json" }
 import drug from "./concepts/drug.json" with { type: "json" }
 import encounterClass from "./concepts/encounter_class.json" with { type: "json" }
+import socialHistory from "./concepts/social_history.json" with { type: "json" }
 import zoonoticCondition from "./concepts/zoonotic_condition.json" with { type: "json" }
 import type { StandardCode } from "./codeSystems.ts"
 
@@ -47,7 +48,8 @@ export const CONCEPT_MAPS = {
   device_metric: deviceMetric,
   adverse_event: adverseEvent,
   zoonotic_condition: zoonoticCondition,
-  encounter_class: encounterClass
+  encounter_class: encounterClass,
+  social_history: socialHistory
 } as const satisfies Record<string, ConceptMap>
 
 /** The kinds of map. */

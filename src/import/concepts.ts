@@ -53,6 +53,19 @@ export const conceptOf = (kind: MapKind, codings: ReadonlyArray<SourceCoding>, t
   }
 }
 
+/** Why a condition coded as social history or a care situation (social_history map) is no diagnosis; the note it is counted under. */
+export const SOCIAL_HISTORY_NOTE = "recording social history or a care situation (e.g. employment, stress, medication review due), not a diagnosis: left out"
+
+/**
+ * Whether a condition's codings record social history rather than a diagnosis: one of them is in
+ * the social_history map and none is in the condition map (a code both take stays a condition).
+ */
+export const isSocialHistory = (codings: ReadonlyArray<SourceCoding>, concept: Concept): boolean =>
+  concept.targets.length === 0 && codings.some((c) => {
+    const system = systemName(c.system)
+    return system !== null && c.code !== undefined && lookup("social_history", { system, code: c.code }).length > 0
+  })
+
 /** The implant category (device map) codings name: the service's own code first, else the first a map entry takes; null when none. */
 export const deviceCategoryOf = (codings: ReadonlyArray<SourceCoding>): string | null => {
   const own = codings.find((c) => c.system === ownSystem("device") && c.code !== undefined)?.code

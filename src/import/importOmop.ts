@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { parseDate } from "../health/calendar.ts"
 import { ImportRejected } from "./Report.ts"
 import { lookup } from "../health/ConceptMaps.ts"
-import { conceptOf, deviceCategoryOf, deviceEventsOf, type SourceCoding } from "./concepts.ts"
+import { conceptOf, deviceCategoryOf, deviceEventsOf, isSocialHistory, SOCIAL_HISTORY_NOTE, type SourceCoding } from "./concepts.ts"
 import type { Concept, EncounterKind } from "./facts.ts"
 import { Engine } from "./Engine.ts"
 import type { PhaseProgress } from "../health/progress.ts"
@@ -265,7 +265,9 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       if (isProblem(day)) return day
       const all = codings(r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))
       if (all.length === 0) return { path: "condition_concept_id", reason: "names no condition (0, and no source value)" }
-      return [{ k: "condition", patient: person, concept: conceptFor("condition", r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value")), day: day ?? null, events: day === undefined ? [] : deviceEventsOf(all) }]
+      const concept = conceptFor("condition", r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))
+      if (isSocialHistory(all, concept)) return `CONDITION_OCCURRENCE ${SOCIAL_HISTORY_NOTE}`
+      return [{ k: "condition", patient: person, concept, day: day ?? null, events: day === undefined ? [] : deviceEventsOf(all) }]
     })
 
     yield* each("drug_exposure", (r) => {

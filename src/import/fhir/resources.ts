@@ -11,7 +11,7 @@ import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationC
 import { classLabel, encounterKind } from "./encounterClass.ts"
 import { observation } from "./observations.ts"
 import { device, procedure } from "./procedures.ts"
-import { conceptOf, deviceCategoryOf, deviceEventsOf, systemName } from "../concepts.ts"
+import { conceptOf, deviceCategoryOf, deviceEventsOf, isSocialHistory, SOCIAL_HISTORY_NOTE, systemName } from "../concepts.ts"
 import type { Concept, DeviceEvent, EncounterKind, Fact, Mapped, Problem } from "../facts.ts"
 
 export type { FhirContext, MedicationCode }
@@ -128,7 +128,9 @@ const condition = (r: fhir4.Condition, ctx: FhirContext): Mapped => {
   const onset = ctx.day(r.onsetDateTime ?? r.onsetPeriod?.start ?? r.recordedDate, r.onsetDateTime !== undefined ? "Condition.onsetDateTime" : r.onsetPeriod?.start !== undefined ? "Condition.onsetPeriod.start" : "Condition.recordedDate")
   if (isProblem(onset)) return { facts: [], problems: [onset] }
   const codings = codingsOf(r.code)
-  return fact({ k: "condition", patient: patientId, concept: conceptOf("condition", codings, r.code?.text), day: onset ?? null, events: onset === undefined ? [] : deviceEventsOf(codings) })
+  const concept = conceptOf("condition", codings, r.code?.text)
+  if (isSocialHistory(codings, concept)) return skip(`Condition ${SOCIAL_HISTORY_NOTE}`)
+  return fact({ k: "condition", patient: patientId, concept, day: onset ?? null, events: onset === undefined ? [] : deviceEventsOf(codings) })
 }
 
 /** The medication a resource names (a CodeableConcept, a Reference to a Medication of the export or a contained one). */
