@@ -154,7 +154,7 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     }
     yield emit({ adverse_events: batch, source_ids: sources }, 0.85)
 
-    yield emit(implantsOf(s), 0.95)
+    yield emit(implantsOf(s, asOfDay), 0.95)
 
     const info: Array<Row> = [
       ["as_of", formatDate(asOfDay)],

@@ -112,6 +112,7 @@ export class Staging {
       CREATE TABLE device (src TEXT, patient INTEGER, device TEXT);
       CREATE TABLE scores (patient INTEGER, month INTEGER, direct INTEGER, age_from INTEGER, age_below INTEGER, ${AXES.map((_, a) => `s${a} REAL, n${a} INTEGER`).join(", ")});
       CREATE TABLE outcome (implant TEXT, metric TEXT, value REAL);
+      CREATE TABLE observed (patient INTEGER, finish INTEGER);
       BEGIN`)
   }
 
@@ -320,6 +321,13 @@ export class Staging {
       case "outcome":
         this.run("outcome", [fact.implant, fact.metric, fact.value])
         return
+      case "observed": {
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
+        if (p === undefined) return
+        this.seen(fact.end)
+        this.run("observed", [p, fact.end])
+        return
+      }
       default:
         this.addPhaseOne(origin, fact)
     }

@@ -100,6 +100,8 @@ export type Fact =
     readonly ages?: { readonly from: number | null; readonly below: number | null }
   }
   | { readonly k: "outcome"; readonly implant: string; readonly metric: string; readonly value: number }
+  /** The last day a patient was observed (an OMOP observation period's end). */
+  | { readonly k: "observed"; readonly patient: string; readonly end: number }
   | { readonly k: "medication"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly codings: ReadonlyArray<SourceCoding>; readonly text: string | null }
   | {
     /** A vocabulary entry the source declares (its code, label and standard code), used or not. */

@@ -14,9 +14,14 @@ export const SAME_IMPLANT_DAYS = 7
  * studies by the organization that performed them (the procedure's performer, else its
  * encounter's service provider), and their outcomes: the source's own outcome observations, else
  * for each rate metric 1 when a revision or complication of the category happened to the patient
- * within FOLLOW_UP_DAYS of the implant, 0 otherwise.
+ * within FOLLOW_UP_DAYS of the implant, 0 otherwise. Follow-up ends at death, at the end of the
+ * patient's last observation period (OMOP) or at as_of, whichever comes first, and no later event
+ * counts. A patient lost to follow-up (dead or no longer observed) before the year is out, without
+ * the event, has no known outcome for that metric: left out and counted, never a 0, which would
+ * bias every rate down. as_of does not make an outcome unknown: a recent implant's outcome is its
+ * outcome so far, which is what a question about recent implants asks.
  */
-export const implantsOf = (s: StagedFacts): Rows => {
+export const implantsOf = (s: StagedFacts, asOfDay: number): Rows => {
   const deviceOf = new Map((s.db.prepare("SELECT src, device FROM device WHERE device IS NOT NULL").all() as Array<{ readonly src: string; readonly device: string }>).map((d) => [d.src, d.device]))
   const encounterOrg = s.db.prepare("SELECT org FROM encounter WHERE src = ? LIMIT 1")
   const patientRegion = s.db.prepare("SELECT region FROM patient WHERE idx = ?")
@@ -63,6 +68,14 @@ export const implantsOf = (s: StagedFacts): Rows => {
   }
   const outcomeOf = s.db.prepare("SELECT metric, value FROM outcome WHERE implant = ?")
   const eventsOf = s.db.prepare("SELECT metric, devices FROM device_event WHERE patient = ? AND day BETWEEN ? AND ?")
+  const deathOf = s.db.prepare("SELECT death FROM patient WHERE idx = ?")
+  const observedUntil = s.db.prepare("SELECT max(finish) AS finish FROM observed WHERE patient = ?")
+  /** The day a patient is lost to follow-up: death or the end of their last observation period (Infinity: neither). */
+  const lostAt = (patient: number): number => {
+    const death = (deathOf.get(patient) as { readonly death: number | null } | undefined)?.death ?? null
+    const observed = (observedUntil.get(patient) as { readonly finish: number | null } | undefined)?.finish ?? null
+    return Math.min(death ?? Infinity, observed ?? Infinity)
+  }
   const rateMetrics = DEFAULT_VOCABULARY.device_metric.map((m) => m.code).filter((m) => m.endsWith("_rate"))
   const implantRows: Array<Row> = []
   const outcomeRows: Array<Row> = []
@@ -76,13 +89,20 @@ export const implantsOf = (s: StagedFacts): Rows => {
       for (const o of [...stated].sort((a, b) => (a.metric < b.metric ? -1 : 1))) outcomeRows.push([id, o.metric, o.value])
       return
     }
+    const window = Math.min(i.day + FOLLOW_UP_DAYS, asOfDay)
+    const lost = lostAt(i.patient)
+    const until = Math.min(window, lost)
     const happened = new Set<string>()
-    for (const e of eventsOf.all(i.patient, i.day, i.day + FOLLOW_UP_DAYS) as Array<{ readonly metric: string; readonly devices: string }>) {
+    for (const e of eventsOf.all(i.patient, i.day, until) as Array<{ readonly metric: string; readonly devices: string }>) {
       if (e.devices === "" || e.devices.split(",").includes(i.device)) happened.add(e.metric)
     }
     // A device infection or failure is also a complication.
     if (happened.has("infection_rate") || happened.has("device_failure_rate")) happened.add("complication_rate")
-    for (const metric of [...rateMetrics].sort()) outcomeRows.push([id, metric, happened.has(metric) ? 1 : 0])
+    for (const metric of [...rateMetrics].sort()) {
+      if (happened.has(metric)) outcomeRows.push([id, metric, 1])
+      else if (lost >= window) outcomeRows.push([id, metric, 0])
+      else s.report.note(`implant whose patient died or left observation within ${FOLLOW_UP_DAYS} days, without a ${metric.replace(/_rate$/, "").replaceAll("_", " ")}: ${metric} unknown, left out`)
+    }
   })
   return {
     device_studies: [...studies.values()].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)),

@@ -223,10 +223,13 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       yield* engine.run(`${file.name}: not readable`, `INSERT INTO persons SELECT DISTINCT trim(coalesce(${col(columns, "person_id")}::VARCHAR, '')) FROM ${from}`)
     }
 
+    // A person's observation periods end where their follow-up does (implants.ts).
     yield* each("observation_period", (r) => {
+      const person = idOf(r, "person_id")
+      if (isProblem(person)) return person
       const end = dayOf(r.get("observation_period_end_date"), "observation_period_end_date")
       if (isProblem(end)) return end
-      if (end !== undefined) staging.seenDay(end)
+      if (end !== undefined) return [{ k: "observed", patient: person, end }]
     })
 
     const kindOf = (id: string) => codings(id, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))[0]?.target as EncounterKind | undefined
