@@ -108,7 +108,14 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
         }
       }
       const c = codings(id, sourceId, sourceValue)
-      return conceptOf(kind, c, sourceValue || vocabulary.codingsOf(Number(id || "0")).name)
+      const concept = conceptOf(kind, c, sourceValue || vocabulary.codingsOf(Number(id || "0")).name)
+      // A SNOMED subtype the map does not name is the conditions it descends from (CONCEPT_ANCESTOR):
+      // type 2 diabetes with a complication is type 2 diabetes.
+      if (kind === "condition" && concept.targets.length === 0 && id !== "" && id !== "0") {
+        const targets = [...new Set(vocabulary.mappedConditionAncestorsOf(Number(id)).flatMap((a) => conceptOf("condition", vocabulary.codingsOf(a).codings).targets))]
+        if (targets.length > 0) return { ...concept, targets }
+      }
+      return concept
     }
 
     /** Reads a file row by row (none when `onRow` is undefined: the file was read some other way) and counts it done. */

@@ -2,13 +2,15 @@
  * An OMOP dataset's vocabulary tables, kept in a scratch SQLite file while the import runs:
  * CONCEPT (id → vocabulary, code, name), CONCEPT_RELATIONSHIP's "Maps to" rows (a source concept →
  * its standard concepts) and CONCEPT_ANCESTOR's rows that lead to an RxNorm ingredient (a drug →
- * its ingredients) or to one of the Visit vocabulary's top visit concepts (an office visit → an
- * outpatient visit). Look-ups are cached: a dataset uses a few thousand concepts of the millions a
+ * its ingredients), to one of the Visit vocabulary's top visit concepts (an office visit → an
+ * outpatient visit) or to a SNOMED concept the condition map takes (type 2 diabetes with a
+ * complication → type 2 diabetes). Look-ups are cached: a dataset uses a few thousand concepts of the millions a
  * full Athena download holds.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { rmSync } from "node:fs"
 import { SNAKE_CASE, systemOfOmopVocabulary } from "../../health/codeSystems.ts"
+import { CONCEPT_MAPS, type ConceptEntry } from "../../health/ConceptMaps.ts"
 import { VOCABULARY_KINDS } from "../../health/vocabulary.ts"
 import { ownSystem, type SourceCoding } from "../concepts.ts"
 import { hccVocabularyOf } from "./ownTerms.ts"
@@ -20,6 +22,11 @@ const OWN_KINDS = new Map(VOCABULARY_KINDS.map((k) => [hccVocabularyOf(k).toLowe
  * emergency room (262) descends from both Inpatient (9201) and Emergency Room (9203) and is one.
  */
 const TOP_VISITS: ReadonlyArray<number> = [9201, 262, 9203, 9202]
+
+/** The SNOMED codes the condition map takes exactly: a condition concept descending from one is that condition too. */
+const MAPPED_SNOMED_CONDITIONS: ReadonlyArray<string> = [...new Set(
+  (CONCEPT_MAPS.condition.entries as ReadonlyArray<ConceptEntry>).filter((e) => e.system === "snomed" && e.match === undefined).map((e) => e.code)
+)]
 
 /** One of the service's own entries a CONCEPT table holds: its kind, code, label and the standard code it maps to. */
 export interface OwnEntry {
@@ -53,6 +60,8 @@ export class OmopVocabulary {
   private readonly ingredientCache = new Map<number, ReadonlyArray<number>>()
   private readonly visitCache = new Map<number, ReadonlyArray<number>>()
   private ancestors: StatementSync | undefined
+  private snomedAncestors: StatementSync | undefined
+  private readonly conditionCache = new Map<number, ReadonlyArray<number>>()
   private concept: StatementSync | undefined
   private mapsTo: StatementSync | undefined
   private ingredients: StatementSync | undefined
@@ -90,7 +99,7 @@ export class OmopVocabulary {
     if (source !== target) this.insert("maps_to", [source, target])
   }
 
-  /** One CONCEPT_ANCESTOR row; kept when the ancestor is an ingredient or a top visit concept (checked at the end). */
+  /** One CONCEPT_ANCESTOR row; kept when the ancestor is an ingredient, a top visit concept or a mapped SNOMED condition (checked at the end). */
   addAncestor(descendant: number, ancestor: number): void {
     if (descendant !== ancestor) this.insert("ancestor", [descendant, ancestor])
   }
@@ -99,7 +108,8 @@ export class OmopVocabulary {
   close(): void {
     this.db.exec(`COMMIT;
       CREATE INDEX maps_to_source ON maps_to (source);
-      DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient') AND ancestor NOT IN (${TOP_VISITS.join(", ")});
+      DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient') AND ancestor NOT IN (${TOP_VISITS.join(", ")})
+        AND ancestor NOT IN (SELECT id FROM concept WHERE vocabulary = 'SNOMED' AND code IN (${MAPPED_SNOMED_CONDITIONS.map((c) => `'${c}'`).join(", ")}));
       CREATE INDEX ancestor_descendant ON ancestor (descendant)`)
   }
 
@@ -141,6 +151,19 @@ export class OmopVocabulary {
       hit = (this.ingredients.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
     }
     this.ingredientCache.set(id, hit)
+    return hit
+  }
+
+  /**
+   * The SNOMED concepts of the condition map a condition concept descends from by CONCEPT_ANCESTOR
+   * (the concept itself not included); none when the table does not say.
+   */
+  mappedConditionAncestorsOf(id: number): ReadonlyArray<number> {
+    let hit = this.conditionCache.get(id)
+    if (hit !== undefined) return hit
+    this.snomedAncestors ??= this.db.prepare("SELECT a.ancestor FROM ancestor a JOIN concept c ON c.id = a.ancestor WHERE a.descendant = ? AND c.vocabulary = 'SNOMED' ORDER BY a.ancestor")
+    hit = (this.snomedAncestors.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
+    this.conditionCache.set(id, hit)
     return hit
   }
 
