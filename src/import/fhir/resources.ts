@@ -9,6 +9,7 @@ import type * as fhir4 from "fhir/r4.js"
 import type { Sex } from "../../plugin/vocabularies.ts"
 import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
 import { classLabel, encounterKind } from "./encounterClass.ts"
+import { daysOf, medicationRequestPeriod } from "./medicationPeriod.ts"
 import { observation } from "./observations.ts"
 import { device, procedure } from "./procedures.ts"
 import { conceptOf, deviceCategoryOf, deviceEventsOf, isSocialHistory, SOCIAL_HISTORY_NOTE, systemName } from "../concepts.ts"
@@ -162,14 +163,6 @@ const medicationOf = (
   return `${type} whose Medication is not in the export (and its reference has no display): left out`
 }
 
-/** A Duration or Quantity in days (d, day, days, wk, mo = 30 d, a = 365 d), or undefined. */
-const daysOf = (q: fhir4.Quantity | fhir4.Duration | undefined): number | undefined => {
-  if (q === undefined || typeof q.value !== "number") return undefined
-  const unit = (q.code ?? q.unit ?? "d").toLowerCase()
-  const per = unit === "d" || unit.startsWith("day") ? 1 : unit === "wk" || unit.startsWith("week") ? 7 : unit === "mo" || unit.startsWith("month") ? 30 : unit === "a" || unit.startsWith("year") ? 365 : Number.NaN
-  return Number.isNaN(per) ? undefined : q.value * per
-}
-
 /** How long a course with no stated end lasts when it is over: one standard 30-day supply. */
 export const UNSTATED_COURSE_DAYS = 30
 
@@ -190,22 +183,22 @@ const medicationRequest = (r: fhir4.MedicationRequest, ctx: FhirContext): Mapped
   const drug = medicationOf(r, "MedicationRequest", ctx)
   if (typeof drug === "string") return skip(drug)
   if (isProblem(drug)) return { facts: [], problems: [drug] }
-  // Start and end as the CQL cumulative medication duration logic reads an order (HL7 CQF Common):
-  // the dosage's bounds, else the dispense validity period, else when it was authored.
-  const bounds = r.dosageInstruction?.[0]?.timing?.repeat?.boundsPeriod
-  const validity = r.dispenseRequest?.validityPeriod
-  const start = ctx.day(bounds?.start ?? validity?.start ?? r.authoredOn, "MedicationRequest.authoredOn")
-  if (start === undefined) return skip("MedicationRequest without a start (dosage boundsPeriod, dispenseRequest.validityPeriod or authoredOn): left out")
-  const end = ctx.day(bounds?.end ?? validity?.end, bounds?.end !== undefined ? "MedicationRequest.dosageInstruction.timing.repeat.boundsPeriod.end" : "MedicationRequest.dispenseRequest.validityPeriod.end")
+  // The period as the CQL cumulative medication duration logic reads an order (medicationPeriod.ts).
+  const period = medicationRequestPeriod(r)
+  const start = ctx.day(period.start?.value, period.start?.path ?? "MedicationRequest.authoredOn")
+  if (start === undefined) return skip("MedicationRequest without a start (dosage boundsPeriod, authoredOn or dispenseRequest.validityPeriod): left out")
+  const end = period.boundsEnd === undefined ? undefined : ctx.day(period.boundsEnd, "MedicationRequest.dosageInstruction.timing.repeat.boundsPeriod.end")
   const adherence = adherenceOf(r, "MedicationRequest.extension")
   const problems = [start, end, adherence].filter(isProblem)
   if (problems.length > 0) return { facts: [], problems }
   const s = start as number
-  const supply = daysOf(r.dispenseRequest?.expectedSupplyDuration)
-  const repeats = typeof r.dispenseRequest?.numberOfRepeatsAllowed === "number" ? r.dispenseRequest.numberOfRepeatsAllowed : 0
-  const stop = (end as number | undefined) ??
-    (supply !== undefined ? s + Math.max(1, Math.round(supply * (1 + repeats))) - 1 : ONGOING.has(r.status) ? null : s + UNSTATED_COURSE_DAYS - 1)
-  return fact({ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null })
+  // Where CQL gives the order no period (no supply, no bounds' end), what its status says: ongoing
+  // while active or on hold, else one standard supply — counted, so the summary shows how often.
+  const stop = period.days !== undefined ? s + period.days - 1 : (end as number | undefined) ?? (ONGOING.has(r.status) ? null : s + UNSTATED_COURSE_DAYS - 1)
+  const notes = period.days === undefined && end === undefined
+    ? [`MedicationRequest without a supply or a bounds end (no CQL period): ${ONGOING.has(r.status) ? "ongoing while its status is active" : `one ${UNSTATED_COURSE_DAYS}-day supply`}`]
+    : []
+  return { facts: [{ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null }], problems: [], notes }
 }
 
 const medicationStatement = (r: fhir4.MedicationStatement, ctx: FhirContext): Mapped => {
