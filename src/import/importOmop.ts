@@ -45,7 +45,7 @@ const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> 
 /**
  * DRUG_EXPOSURE type concepts that record a dispensing (a fill), whose days_supply counts towards
  * adherence: 38000175 Prescription dispensed in pharmacy, 38000176 Prescription dispensed through
- * mail order (CDM 5.3), 32869 Pharmacy claim, 32825 Dispensed in pharmacy, 32857 Mail order record
+ * mail order (CDM 5.3), 32869 Pharmacy claim, 32825 EHR dispensing record, 32857 Mail order record
  * (OMOP Type Concept vocabulary, CDM 5.4). Every other row is a course of the drug.
  */
 export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825", "32857"])
