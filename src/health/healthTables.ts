@@ -224,7 +224,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
   },
   {
     name: "source_ids",
-    doc: "Where an imported row came from: its id in the source (a FHIR `Type/id`, an OMOP `table:id`), so every row traces back",
+    doc: "Where an imported row came from: its id in the source (a FHIR `Type/id`, an OMOP `table/id`, e.g. `person/1`, `care_site/10`), so every row traces back",
     key: ["table_name", "id"],
     columns: [
       { name: "table_name", type: "text", oneOf: ["patients", "encounters", "drug_exposures", "adverse_events", "device_studies", "device_implants"], doc: "The table of the row" },
