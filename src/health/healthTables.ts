@@ -109,7 +109,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
   },
   {
     name: "patient_conditions",
-    doc: "Conditions a patient has been diagnosed with, before or during the data window: a flag per patient and condition, not a period. The generated dataset holds chronic conditions only; an import holds every diagnosis its source records (acute and resolved ones too, mapped or not — docs/data.md, Importing FHIR and OMOP)",
+    doc: "Conditions a patient has been diagnosed with, before or during the data window: a flag per patient and condition, not a period. The generated dataset holds chronic conditions only; an import holds every diagnosis its source records (acute and resolved ones too, mapped or not; see Importing FHIR and OMOP)",
     key: ["patient_id", "condition"],
     columns: [patient, { name: "condition", type: "text", vocabulary: "condition", doc: "Condition code" }]
   },
