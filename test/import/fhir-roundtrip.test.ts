@@ -22,6 +22,7 @@ let bulk: string
 let summary: Record<string, any>
 let servers: ReadonlyArray<TestServer> = []
 let ehrSummary: Record<string, any>
+let vendorSummary: Record<string, any>
 
 /**
  * The export as an EHR would write it: the service's own codings, CodeSystems, adherence and
@@ -48,6 +49,52 @@ const asEhrExport = (from: string): string => {
   return to
 }
 
+/** A day (YYYY-MM-DD) as an instant in UTC at 03:00 the next day: 22:00 or 23:00 of that day in New York (EST or EDT). */
+const eveningInNewYork = (day: string) => {
+  const next = new Date(`${day}T00:00:00Z`)
+  next.setUTCDate(next.getUTCDate() + 1)
+  return `${next.toISOString().slice(0, 10)}T03:00:00Z`
+}
+
+/** Epic's own encounter class system (an `urn:oid:1.2.840.114350…` system, R4's extensible binding), by the HL7 v3 class it stands for. */
+const EPIC_CLASS = "urn:oid:1.2.840.114350.1.72.1.7.7.10.696784.13260"
+const EPIC_CLASSES: Readonly<Record<string, { readonly code: string; readonly display: string }>> = {
+  AMB: { code: "5", display: "Hospital Outpatient Visit" },
+  IMP: { code: "1", display: "Inpatient" },
+  EMER: { code: "3", display: "Emergency" }
+}
+const DATE_TIME_KEYS = new Set(["start", "end", "effectiveDateTime", "onsetDateTime", "authoredOn", "recordedDate", "performedDateTime", "date"])
+
+/**
+ * The EHR-style export in a vendor's shapes: Epic's encounter classes; every date-time an instant in
+ * UTC (a New York evening is the next day in UTC); Synthea's social-history findings written as
+ * Conditions; a Patient without a birth date, with a condition. None of it changes what the data
+ * says, read with `--time-zone America/New_York`.
+ */
+const asVendorExport = (from: string): string => {
+  const to = join(tempDataDir(), "vendor")
+  mkdirSync(to)
+  for (const file of readdirSync(from)) {
+    if (!file.endsWith(".ndjson")) {
+      copyFileSync(join(from, file), join(to, file))
+      continue
+    }
+    const lines = readFileSync(join(from, file), "utf8").trim().split("\n").map((l) => JSON.stringify(JSON.parse(l, (key, value) => {
+      if (DATE_TIME_KEYS.has(key) && typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return eveningInNewYork(value)
+      if (key === "class" && value !== null && typeof value === "object" && EPIC_CLASSES[value.code] !== undefined) return { system: EPIC_CLASS, ...EPIC_CLASSES[value.code] }
+      return value
+    })))
+    if (file === "Patient.ndjson") lines.push(JSON.stringify({ resourceType: "Patient", id: "no-birth-date", gender: "female" }))
+    if (file === "Condition.ndjson") {
+      const condition = (id: string, patient: string, code: string, display: string) =>
+        JSON.stringify({ resourceType: "Condition", id, subject: { reference: `Patient/${patient}` }, code: { coding: [{ system: "http://snomed.info/sct", code, display }] }, onsetDateTime: eveningInNewYork("2025-01-06") })
+      lines.push(condition("sdoh-1", "1", "160903007", "Full-time employment (finding)"), condition("sdoh-2", "2", "73595000", "Stress (finding)"), condition("orphan", "no-birth-date", "44054006", "Diabetes mellitus type 2 (disorder)"))
+    }
+    writeFileSync(join(to, file), lines.join("\n") + "\n")
+  }
+  return to
+}
+
 beforeAll(async () => {
   original = tempDataDir()
   hcc(original, ["data", "generate", "--patients", "8000", "--seed", "11"])
@@ -56,8 +103,11 @@ beforeAll(async () => {
   imported = tempDataDir()
   summary = JSON.parse(hcc(imported, ["data", "import", "--format", "fhir", bulk, "--json"]))
   const ehr = tempDataDir()
-  ehrSummary = JSON.parse(hcc(ehr, ["data", "import", "--format", "fhir", asEhrExport(bulk), "--json"]))
-  servers = await Promise.all([original, imported, ehr].map((dataDir) => startServer({ dataDir })))
+  const ehrExport = asEhrExport(bulk)
+  ehrSummary = JSON.parse(hcc(ehr, ["data", "import", "--format", "fhir", ehrExport, "--json"]))
+  const vendor = tempDataDir()
+  vendorSummary = JSON.parse(hcc(vendor, ["data", "import", "--format", "fhir", asVendorExport(ehrExport), "--time-zone", "America/New_York", "--json"]))
+  servers = await Promise.all([original, imported, ehr, vendor].map((dataDir) => startServer({ dataDir })))
   await Promise.all(servers.map((s) => waitReady(s)))
 }, 240_000)
 
@@ -146,5 +196,25 @@ describe("an EHR-style export (standard codes only)", () => {
     const unknown = await call(ehr(), "/v1/population", { body: { cohort_definition: { conditions: ["snomed:999999999"] }, analysis_type: "trend" } })
     expect(unknown.status).toBe(422)
     expect(((await unknown.json()) as Record<string, unknown>).code).toBe("unknown_condition")
+  })
+})
+
+describe("the same export in a vendor's shapes (Epic classes, UTC instants, social history as conditions, a patient without a birth date)", () => {
+  it("reads every shape: the same patients, encounters and conditions, what is no diagnosis left out and counted", () => {
+    expect(vendorSummary.rows).toEqual({ ...ehrSummary.rows })
+    expect(vendorSummary.left_out["Patient without a birth date: left out, with all that is about them (every cohort needs an age)"]).toBe(1)
+    expect(vendorSummary.left_out["Condition about a patient left out: left out"]).toBe(1)
+    expect(vendorSummary.left_out["Condition recording social history or a care situation (e.g. employment, stress, medication review due), not a diagnosis: left out"]).toBe(2)
+  })
+
+  it("the README's sample calls give the answers the EHR-style export gives", async () => {
+    for (const [path, body] of readmeCalls()) {
+      const [a, b] = await Promise.all([servers[2]!, servers[3]!].map((s) => call(s, path, { body })))
+      expect(b!.status, path).toBe(a!.status)
+      const [ja, jb] = await Promise.all([a!.json(), b!.json()]) as [Record<string, unknown>, Record<string, unknown>]
+      delete ja.request_id
+      delete jb.request_id
+      expect(jb, path).toEqual(ja)
+    }
   })
 })
