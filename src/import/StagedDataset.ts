@@ -122,7 +122,8 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
         continue
       }
       id++
-      batch.push([id, Number(r.patient) + 1, r.kind!, formatDate(Number(r.start)), formatDate(Number(r.finish))])
+      // A stay still going on (no end) lasts to as_of.
+      batch.push([id, Number(r.patient) + 1, r.kind!, formatDate(Number(r.start)), formatDate(r.finish === null ? Math.max(Number(r.start), asOfDay) : Number(r.finish))])
       sources.push(["encounters", String(id), `${String(r.type)}/${String(r.src)}`])
       if (batch.length >= ROWS_PER_CHUNK) {
         yield emit({ encounters: batch, source_ids: sources }, 0.6)

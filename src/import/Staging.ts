@@ -265,7 +265,7 @@ export class Staging {
       case "encounter": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.end)
+        this.seen(fact.end ?? fact.start)
         this.run("encounter", [origin.file, origin.line, fact.src, origin.type, p, fact.kind, fact.cls, fact.start, fact.end, fact.org])
         return
       }

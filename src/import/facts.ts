@@ -56,7 +56,8 @@ export type Fact =
     readonly kind: EncounterKind | null
     readonly cls: string
     readonly start: number
-    readonly end: number
+    /** null: still going on (an in-progress stay), so it lasts to as_of. */
+    readonly end: number | null
     readonly org: string | null
   }
   | { readonly k: "course"; readonly src: string; readonly patient: string; readonly drug: Concept; readonly start: number; readonly end: number | null; readonly adherence: number | null }

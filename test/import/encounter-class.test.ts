@@ -2,7 +2,8 @@
  * Encounter.class as EHRs send it (R4's binding is extensible): HL7 v3 ActCode under its R4 and
  * earlier URIs, HL7 v2 table 0004 patient classes (v2-based exports, Oracle Health), and a vendor's
  * own class system (Epic's `urn:oid:1.2.840.114350…`) read by its display. A class that names no
- * visit is left out and counted under its code, display and system, never dropped silently.
+ * visit is left out and counted under its code, display and system, never dropped silently. A stay
+ * still going on (in progress, no end) lasts to as_of; a finished visit without an end, a day.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -31,7 +32,10 @@ beforeAll(() => {
   mkdirSync(bulk, { recursive: true })
   writeFileSync(join(bulk, "Patient.ndjson"), JSON.stringify({ resourceType: "Patient", id: "p1", gender: "female", birthDate: "1960-04-02" }) + "\n")
   writeFileSync(join(bulk, "Encounter.ndjson"), classes.map(([id, cls], i) =>
-    JSON.stringify({ resourceType: "Encounter", id, status: "finished", class: cls, subject: { reference: "Patient/p1" }, period: { start: `2024-0${i + 1}-10`, end: `2024-0${i + 1}-10` } })).join("\n") + "\n")
+    JSON.stringify({ resourceType: "Encounter", id, status: "finished", class: cls, subject: { reference: "Patient/p1" }, period: { start: `2024-0${i + 1}-10`, end: `2024-0${i + 1}-10` } })).concat(
+      JSON.stringify({ resourceType: "Encounter", id: "stay", status: "in-progress", class: { system: "http://terminology.hl7.org/CodeSystem/v3-ActCode", code: "IMP" }, subject: { reference: "Patient/p1" }, period: { start: "2024-12-20" } }),
+      JSON.stringify({ resourceType: "Encounter", id: "visit", status: "finished", class: { system: "http://terminology.hl7.org/CodeSystem/v3-ActCode", code: "AMB" }, subject: { reference: "Patient/p1" }, period: { start: "2024-11-05" } })
+    ).join("\n") + "\n")
   const dir = tempDataDir()
   summary = JSON.parse(hcc(dir, ["data", "import", "--format", "fhir", bulk, "--as-of", "2024-12-31", "--json"]))
   t = tablesOf(dir)
@@ -46,8 +50,16 @@ describe("Encounter.class from each source", () => {
       "Encounter/e3": "outpatient",
       "Encounter/e4": "inpatient",
       "Encounter/e5": "outpatient",
-      "Encounter/e6": "emergency"
+      "Encounter/e6": "emergency",
+      "Encounter/stay": "inpatient",
+      "Encounter/visit": "outpatient"
     })
+  })
+
+  it("a stay in progress without an end lasts to as_of; a finished visit without one, its day", () => {
+    const of = (src: string) => t.encounters!.find((e) => e.id === t.source_ids!.find((r) => r.table_name === "encounters" && r.source_id === src)!.id)!
+    expect([of("Encounter/stay").start_date, of("Encounter/stay").end_date]).toEqual(["2024-12-20", "2024-12-31"])
+    expect([of("Encounter/visit").start_date, of("Encounter/visit").end_date]).toEqual(["2024-11-05", "2024-11-05"])
   })
 
   it("a class that names no visit is counted under its code, display and system; a known system's under its code", () => {

@@ -86,6 +86,9 @@ const organization = (r: fhir4.Organization, ctx: FhirContext): Mapped =>
 
 const ENCOUNTER_SKIPPED = new Set(["planned", "cancelled", "entered-in-error"])
 
+/** Encounter statuses of a visit still going on (FHIR R4 EncounterStatus). */
+const ENCOUNTER_ONGOING = new Set(["arrived", "triaged", "in-progress", "onleave"])
+
 const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
   if (r.status !== undefined && ENCOUNTER_SKIPPED.has(r.status)) return skip(`Encounter with status ${r.status}: left out`)
   const patientId = subjectOf(r.subject, "Encounter.subject")
@@ -98,6 +101,9 @@ const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
   const problems = [start, end, org].filter(isProblem)
   if (problems.length > 0) return { facts: [], problems }
   const kind = encounterKind(r.class)
+  // A visit without an end is a day's visit, unless it is still going on (R4 EncounterStatus: the
+  // patient has arrived, is being seen or is on leave): then it lasts to as_of.
+  const ongoing = end === undefined && r.status !== undefined && ENCOUNTER_ONGOING.has(r.status)
   return {
     facts: [{
       k: "encounter",
@@ -106,7 +112,7 @@ const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
       kind,
       cls: classLabel(r.class),
       start: start as number,
-      end: Math.max(start as number, (end as number | undefined) ?? (start as number)),
+      end: ongoing ? null : Math.max(start as number, (end as number | undefined) ?? (start as number)),
       org: (org as string | undefined) ?? null
     }],
     problems: []
