@@ -349,7 +349,8 @@ export class Staging {
       CREATE INDEX encounter_src ON encounter (src);
       CREATE INDEX course_detail_course ON course_detail (course);
       CREATE INDEX device_event_patient ON device_event (patient, day);
-      CREATE INDEX outcome_implant ON outcome (implant)`)
+      CREATE INDEX outcome_implant ON outcome (implant);
+      CREATE INDEX observed_patient ON observed (patient, finish)`)
   }
 
   /** Deletes the scratch file. */
