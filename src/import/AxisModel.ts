@@ -154,6 +154,11 @@ export const compileAxisModel = (file: AxisModelFile): CompiledAxisModel => {
       byDisplay: new Map(i.transform.answers.map((a) => [normal(a.display), a.score] as const))
     })
   }
+  // Each instrument's unit and conversions by their comparable form, made once (scoring runs per observation).
+  const unitIndex = new Map<Instrument, { readonly own: string; readonly from: ReadonlyMap<string, { readonly factor: number; readonly offset: number }> }>()
+  for (const i of file.instruments) {
+    if (i.unit !== undefined) unitIndex.set(i, { own: unitForm(i.unit.ucum), from: new Map(Object.entries(i.unit.from ?? {}).map(([u, c]) => [unitForm(u), c] as const)) })
+  }
   const score = (instrument: Instrument, value: ObservedValue): number | Unscored => {
     const t = instrument.transform
     if (t.type === "answers") {
@@ -173,12 +178,14 @@ export const compileAxisModel = (file: AxisModelFile): CompiledAxisModel => {
     const given = value.quantity ?? numberIn(value.text)
     if (given === undefined) return "no_value"
     let v = given
-    const unit = instrument.unit
-    if (unit !== undefined && value.unit !== undefined && value.unit.trim() !== "" && unitForm(value.unit) !== unitForm(unit.ucum)) {
+    const units = unitIndex.get(instrument)
+    if (units !== undefined && value.unit !== undefined && value.unit.trim() !== "") {
       const form = unitForm(value.unit)
-      const conversion = Object.entries(unit.from ?? {}).find(([u]) => unitForm(u) === form)?.[1]
-      if (conversion === undefined) return "unknown_unit"
-      v = given * conversion.factor + conversion.offset
+      if (form !== units.own) {
+        const conversion = units.from.get(form)
+        if (conversion === undefined) return "unknown_unit"
+        v = given * conversion.factor + conversion.offset
+      }
     }
     if (t.type === "bands") {
       for (const b of t.bands) if (v < b.below) return b.score
