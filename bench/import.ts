@@ -1,10 +1,11 @@
 /**
- * `npm run bench:import [-- --patients N] [--gzip] [--parquet] [--formats csv,fhir,omop|none] [--omop <folder>] [--athena]`:
+ * `npm run bench:import [-- --patients N] [--gzip] [--parquet] [--formats csv,fhir,omop|none] [--csv <folder>] [--omop <folder>] [--athena]`:
  * import throughput, side by side in one run. A generated dataset (50,000 patients unless given) is
  * exported as CSV, as FHIR R4 Bulk Data (gzip'd with --gzip) and as OMOP CDM 5.4 (Parquet with
  * --parquet), and each export is imported into an empty data folder by the CLI, as an operator runs it: wall
  * time, CPU time (so cores used), peak resident memory of the importing process (sampled from
- * /proc), bytes read, throughput. `--omop` adds an OMOP folder of your own;
+ * /proc), bytes read, throughput. `--csv` and `--omop` add a folder of your own (with `--formats none`,
+ * nothing is generated: at ten million, generating and exporting take longer than the import);
  * `--athena` puts beside each OMOP folder's vocabulary one of Athena's row counts (7 million
  * concepts, 50 million relationships, 80 million ancestors, none of them used by the data: what a
  * full vocabulary download costs an import), made by DuckDB. Beside each import, the floor: DuckDB
@@ -29,6 +30,7 @@ const gzip = process.argv.includes("--gzip")
 const parquet = process.argv.includes("--parquet")
 const formats = (arg("formats") ?? "csv,fhir,omop").split(",")
 const omop = arg("omop")
+const ownCsv = arg("csv")
 const athena = process.argv.includes("--athena")
 
 const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
@@ -151,9 +153,10 @@ const main = async () => {
       process.exit(signal === "SIGINT" ? 130 : 143)
     })
   }
-  console.log(`bench:import — ${patients.toLocaleString("en")} patients, ${availableParallelism()} cores, Node ${process.version}`)
+  const generating = formats.some((f) => f === "csv" || f === "fhir" || f === "omop")
+  console.log(`bench:import — ${generating ? `${patients.toLocaleString("en")} patients generated` : "folders given"}, ${availableParallelism()} cores, Node ${process.version}`)
   let t = performance.now()
-  if (formats.some((f) => f === "csv" || f === "fhir" || f === "omop")) {
+  if (generating) {
     hcc(source, ["data", "generate", "--patients", String(patients)])
     console.log(`generated in ${((performance.now() - t) / 1000).toFixed(1)} s`)
   }
@@ -180,6 +183,7 @@ const main = async () => {
     console.log(`${name}: ${r.failed ?? `${r.wall.toFixed(1)} s`}`)
   }
   if (formats.includes("csv")) await measure("CSV tables", csv, ["data", "import", csv])
+  if (ownCsv !== undefined) await measure("CSV tables (yours)", ownCsv, ["data", "import", ownCsv])
   if (formats.includes("fhir")) await measure(`FHIR Bulk NDJSON${gzip ? " (gzip)" : ""}`, fhir, ["data", "import", "--format", "fhir", fhir])
   const omopFolders = [...(formats.includes("omop") ? [[`OMOP CDM 5.4${parquet ? " Parquet" : " CSV"}`, cdm] as const] : []), ...(omop === undefined ? [] : [["OMOP (yours)", omop] as const])]
   for (const [name, given] of omopFolders) {
