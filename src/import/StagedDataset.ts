@@ -13,9 +13,30 @@ import type { Row, Rows } from "../health/healthTables.ts"
 import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { STANDARD_SYSTEM_NAMES } from "../health/codeSystems.ts"
 import { labelOf, UniqueNames } from "./concepts.ts"
-import type { Made, RowsOptions, StagedFacts } from "./Staging.ts"
+import type { StagedFacts } from "./Staging.ts"
 import { coursesOf, ROWS_PER_CHUNK } from "./courses.ts"
 import { implantsOf } from "./implants.ts"
+import type { RegionMap } from "./regions.ts"
+
+/** Options of the dataset the staged facts become. */
+export interface RowsOptions {
+  /** `--as-of`, else the latest day in the data. */
+  readonly asOf?: number | undefined
+  /** `fhir` or `omop`. */
+  readonly format: string
+  readonly axisModelVersion: string
+  readonly regions: RegionMap
+  /** Surveillance rows brought beside the import (CSV layout of docs/data.md), already checked. */
+  readonly surveillance?: Rows | undefined
+}
+
+/** What the summary reports of the dataset made. */
+export interface Made {
+  readonly asOf: string
+  readonly rows: Record<string, number>
+  readonly axisCoverage: Record<string, number>
+  readonly unmapped: ReadonlyArray<{ readonly kind: string; readonly code: string; readonly standard: string | null; readonly label: string; readonly patients: number }>
+}
 
 const known = new Set(STANDARD_SYSTEM_NAMES)
 

@@ -3,61 +3,28 @@
  * scratch SQLite file beside it (journal off; deleted at the end, and by the next import if a
  * kill left it behind). Facts arrive in any order (files are read on several threads); every row
  * keeps the file and line it came from, and ids are given in that order at the end, so the same
- * export always gives the same dataset. Memory holds only what references are resolved against
- * (patient ids, organizations, medications, concepts): the rest is on disk, so memory does not
- * grow with the size of the files.
+ * export always gives the same dataset. A resource read more than once (an incremental export
+ * beside the one it updates) is kept in its latest version (Versions.ts). Memory holds only what
+ * references are resolved against (patient ids, organizations, medications, concepts): the rest is
+ * on disk, so memory does not grow with the size of the files. The tables: stagingTables.ts.
  *
  * StagedDataset.ts then turns the staged facts (`facts()`) into the dataset's tables.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite"
-import { rmSync } from "node:fs"
 import { AXES } from "../plugin/axes.ts"
+import { rmSync } from "node:fs"
 import type { MapKind } from "../health/ConceptMaps.ts"
-import type { Rows } from "../health/healthTables.ts"
 import type { Concept, DeviceEvent, Fact } from "./facts.ts"
-import type { RegionMap } from "./regions.ts"
-import type { Place, Report } from "./Report.ts"
+import type { Report } from "./Report.ts"
+import { type Origin, PHASE_TWO_TABLES, STAGING_TABLES } from "./stagingTables.ts"
+import { Versions } from "./Versions.ts"
 
 /** Staged rows per transaction of the scratch file. */
 const ROWS_PER_COMMIT = 50_000
 
-/** Where a fact came from: a sort key of its file and part (in the import's file order), its line, its place for messages. */
-export interface Origin {
-  /** Orders files, and parts of a file, as they come in the import (file number × PARTS + part). */
-  readonly file: number
-  /** The line within the part. */
-  readonly line: number
-  readonly place: Place
-  /** The record's type (a FHIR resourceType, an OMOP table), for source ids. */
-  readonly type: string
-}
-
-/** The most parts a file is read in (the sort key of an Origin). */
-export const PARTS = 4096
-
 interface PatientRecord {
   readonly origin: Origin
   readonly fact: Extract<Fact, { k: "patient" }>
-}
-
-/** Options of the dataset the staged facts become. */
-export interface RowsOptions {
-  /** `--as-of`, else the latest day in the data. */
-  readonly asOf?: number | undefined
-  /** `fhir` or `omop`. */
-  readonly format: string
-  readonly axisModelVersion: string
-  readonly regions: RegionMap
-  /** Surveillance rows brought beside the import (CSV layout of docs/data.md), already checked. */
-  readonly surveillance?: Rows | undefined
-}
-
-/** What the summary reports of the dataset made. */
-export interface Made {
-  readonly asOf: string
-  readonly rows: Record<string, number>
-  readonly axisCoverage: Record<string, number>
-  readonly unmapped: ReadonlyArray<{ readonly kind: string; readonly code: string; readonly standard: string | null; readonly label: string; readonly patients: number }>
 }
 
 /** The scratch store of one import. */
@@ -77,6 +44,14 @@ export class Staging {
   private readonly concepts = new Map<string, number>()
   private readonly conceptList: Array<{ readonly kind: MapKind; readonly concept: Concept }> = []
   private maxDay = Number.NEGATIVE_INFINITY
+  /** The latest day (not after today) of the facts of the record being read, until `record` stores it. */
+  private recordDay = Number.NEGATIVE_INFINITY
+  /** The latest day of phase one's kept records. */
+  private phaseOneDay = Number.NEGATIVE_INFINITY
+  /** Phase one's organizations, until duplicates are resolved. */
+  private organizationRecords: Array<{ readonly origin: Origin; readonly fact: Extract<Fact, { k: "organization" }> }> = []
+  /** The resources read, for keeping the latest version of each. */
+  private readonly versions: Versions
   /** The day of the import. */
   readonly today: number
   private futureDays = 0
@@ -99,21 +74,9 @@ export class Staging {
     rmSync(path, { force: true })
     this.db = new DatabaseSync(path)
     this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;
-      CREATE TABLE patient (idx INTEGER PRIMARY KEY, src TEXT, birth_year INTEGER, sex TEXT, region TEXT, death INTEGER);
-      CREATE TABLE patient_identifier (key TEXT, idx INTEGER);
-      CREATE TABLE condition (patient INTEGER, concept INTEGER);
-      CREATE TABLE device_event (patient INTEGER, metric TEXT, devices TEXT, day INTEGER);
-      CREATE TABLE encounter (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, kind TEXT, cls TEXT, start INTEGER, finish INTEGER, org TEXT);
-      CREATE TABLE course (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, concept INTEGER, start INTEGER, finish INTEGER, adherence REAL);
-      CREATE TABLE course_detail (course TEXT, adherence REAL, ongoing INTEGER);
-      CREATE TABLE dispense (patient INTEGER, concept INTEGER, day INTEGER, days INTEGER);
-      CREATE TABLE adverse (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, drug INTEGER, event INTEGER, day INTEGER);
-      CREATE TABLE procedure (f INTEGER, l INTEGER, src TEXT, type TEXT, patient INTEGER, device TEXT, devices TEXT, day INTEGER, org TEXT, encounter TEXT);
-      CREATE TABLE device (src TEXT, patient INTEGER, device TEXT);
-      CREATE TABLE scores (patient INTEGER, month INTEGER, direct INTEGER, age_from INTEGER, age_below INTEGER, ${AXES.map((_, a) => `s${a} REAL, n${a} INTEGER`).join(", ")});
-      CREATE TABLE outcome (implant TEXT, metric TEXT, value REAL);
-      CREATE TABLE observed (patient INTEGER, finish INTEGER);
+      ${STAGING_TABLES}
       BEGIN`)
+    this.versions = new Versions(this.db, report, (values) => this.run("record", values))
   }
 
   private run(table: string, values: ReadonlyArray<string | number | null>): void {
@@ -130,9 +93,33 @@ export class Staging {
   }
 
   private seen(day: number | null): void {
-    if (day === null || day <= this.maxDay) return
-    if (day > this.today) this.futureDays++
-    else this.maxDay = day
+    if (day === null) return
+    if (day > this.today) {
+      this.futureDays++
+      return
+    }
+    if (day > this.recordDay) this.recordDay = day
+    if (day > this.maxDay) this.maxDay = day
+  }
+
+  /**
+   * A resource read, after its facts (`add`): its type and id, its `meta.lastUpdated` (epoch ms or
+   * null) and the latest day its facts hold. Records sharing type and id are resolved when the
+   * phase ends (Versions.ts).
+   */
+  record(origin: Origin, id: string, updated: number | null): void {
+    this.versions.add(origin, id, updated, Number.isFinite(this.recordDay) ? this.recordDay : null)
+    this.recordDay = Number.NEGATIVE_INFINITY
+  }
+
+  /** The latest day of the records kept once records read more than once are resolved, with phase one's. */
+  private latestKept(): number {
+    return Math.max(this.phaseOneDay, this.versions.latestKept())
+  }
+
+  /** Inserts a phase-two fact's row, led by its record's origin. */
+  private row(table: string, origin: Origin, values: ReadonlyArray<string | number | null>): void {
+    this.run(table, [origin.file, origin.line, ...values])
   }
 
   /** The id of a concept (deduplicated by kind, mapped targets and code, or text when it has no code). */
@@ -189,8 +176,7 @@ export class Staging {
         this.seen(fact.death)
         return
       case "organization":
-        this.organizations.set(fact.src, { name: fact.name, region: fact.region })
-        for (const id of fact.identifiers) if (!this.orgIdentifiers.has(id)) this.orgIdentifiers.set(id, fact.src)
+        this.organizationRecords.push({ origin, fact })
         return
       case "vocabulary":
         this.seeds.set(`${fact.kind}|${fact.code}`, { label: fact.label, system: fact.system, standard: fact.standard })
@@ -200,14 +186,33 @@ export class Staging {
     }
   }
 
-  /** Ends phase one: patients get their indexes in file order; a patient id seen twice is a problem. */
-  closePhaseOne(): void {
-    this.patientRecords.sort((a, b) => a.origin.file - b.origin.file || a.origin.line - b.origin.line)
+  /**
+   * Ends phase one: of a resource read more than once its latest version is kept (Versions.ts);
+   * patients get their indexes in file order; a patient id seen twice otherwise (OMOP: PERSON has
+   * no versions) is a problem. Returns whether a record at an origin was superseded (the reader
+   * keeps Medications itself).
+   */
+  closePhaseOne(): (origin: Origin) => boolean {
+    const superseded = this.versions.supersede()
+    const left = superseded === 0 ? new Set<string>() : this.versions.supersededOrigins()
+    const isSuperseded = (origin: Origin) => left.has(`${origin.file}:${origin.line}`)
+    const byOrigin = (a: { readonly origin: Origin }, b: { readonly origin: Origin }) => a.origin.file - b.origin.file || a.origin.line - b.origin.line
+    for (const { origin, fact } of this.organizationRecords.sort(byOrigin)) {
+      if (isSuperseded(origin)) continue
+      this.organizations.set(fact.src, { name: fact.name, region: fact.region })
+      for (const id of fact.identifiers) if (!this.orgIdentifiers.has(id)) this.orgIdentifiers.set(id, fact.src)
+    }
+    this.organizationRecords = []
+    this.patientRecords.sort(byOrigin)
     const first = new Map<string, Origin>()
+    if (superseded > 0) this.maxDay = this.latestKept()
+    this.phaseOneDay = this.maxDay
     for (const { origin, fact } of this.patientRecords) {
+      if (isSuperseded(origin)) continue
       const earlier = first.get(fact.src)
       if (earlier !== undefined) {
-        this.report.problem(origin.place, this.format === "omop" ? "person_id" : "Patient.id", `'${fact.src}' is also the id of the patient at ${this.report.render(earlier.place)}`)
+        // FHIR's were reported by `supersede` (versions that cannot be told apart).
+        if (this.format === "omop") this.report.problem(origin.place, "person_id", `'${fact.src}' is also the id of the person at ${this.report.render(earlier.place)}`)
         continue
       }
       first.set(fact.src, origin)
@@ -223,8 +228,10 @@ export class Staging {
       for (const key of fact.identifiers) this.run("patient_identifier", [key, idx])
     }
     this.patientRecords = []
+    this.versions.clear()
     this.db.exec("COMMIT; CREATE INDEX patient_identifier_key ON patient_identifier (key); BEGIN")
     this.pending = 0
+    return isSuperseded
   }
 
   /** The regions of the patients and organizations read. */
@@ -258,55 +265,55 @@ export class Staging {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
-        this.run("condition", [p, this.conceptId("condition", fact.concept)])
-        if (fact.day !== null) this.events(p, fact.events, fact.day)
+        this.row("condition", origin, [p, this.conceptId("condition", fact.concept)])
+        if (fact.day !== null) this.events(origin, p, fact.events, fact.day)
         return
       }
       case "encounter": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.end ?? fact.start)
-        this.run("encounter", [origin.file, origin.line, fact.src, origin.type, p, fact.kind, fact.cls, fact.start, fact.end, fact.org])
+        this.row("encounter", origin, [fact.src, origin.type, p, fact.kind, fact.cls, fact.start, fact.end, fact.org])
         return
       }
       case "course": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.start)
-        this.run("course", [origin.file, origin.line, src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), fact.start, fact.end, fact.adherence])
+        this.row("course", origin, [src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), fact.start, fact.end, fact.adherence])
         return
       }
       case "course_detail":
-        this.run("course_detail", [fact.course, fact.adherence, fact.ongoing ? 1 : 0])
+        this.row("course_detail", origin, [fact.course, fact.adherence, fact.ongoing ? 1 : 0])
         return
       case "dispense": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
-        this.run("dispense", [p, this.conceptId("drug", fact.drug), fact.day, fact.days])
+        this.row("dispense", origin, [p, this.conceptId("drug", fact.drug), fact.day, fact.days])
         return
       }
       case "adverse": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
-        this.run("adverse", [origin.file, origin.line, src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), this.conceptId("adverse_event", fact.event), fact.day])
+        this.row("adverse", origin, [src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), this.conceptId("adverse_event", fact.event), fact.day])
         return
       }
       case "procedure": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
-        this.events(p, fact.events, fact.day)
+        this.events(origin, p, fact.events, fact.day)
         if (fact.device !== null || fact.deviceRefs.length > 0) {
-          this.run("procedure", [origin.file, origin.line, fact.src, origin.type, p, fact.device, JSON.stringify(fact.deviceRefs), fact.day, fact.org, fact.encounter])
+          this.row("procedure", origin, [fact.src, origin.type, p, fact.device, JSON.stringify(fact.deviceRefs), fact.day, fact.org, fact.encounter])
         }
         return
       }
       case "device": {
         const p = fact.patient === null ? null : this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.run("device", [fact.src, p, fact.device])
+        this.row("device", origin, [fact.src, p, fact.device])
         return
       }
       case "scores": {
@@ -315,17 +322,17 @@ export class Staging {
         this.seen(fact.day)
         const values: Array<number | null> = [p, fact.month, fact.direct ? 1 : 0, fact.ages?.from ?? null, fact.ages?.below ?? null]
         for (let a = 0; a < AXES.length; a++) values.push(fact.counts[a]! > 0 ? fact.sums[a]! : null, fact.counts[a]!)
-        this.run("scores", values)
+        this.row("scores", origin, values)
         return
       }
       case "outcome":
-        this.run("outcome", [fact.implant, fact.metric, fact.value])
+        this.row("outcome", origin, [fact.implant, fact.metric, fact.value])
         return
       case "observed": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.end)
-        this.run("observed", [p, fact.end])
+        this.row("observed", origin, [p, fact.end])
         return
       }
       default:
@@ -333,8 +340,8 @@ export class Staging {
     }
   }
 
-  private events(patient: number, events: ReadonlyArray<DeviceEvent>, day: number): void {
-    for (const e of events) this.run("device_event", [patient, e.metric, e.devices.join(","), day])
+  private events(origin: Origin, patient: number, events: ReadonlyArray<DeviceEvent>, day: number): void {
+    for (const e of events) this.row("device_event", origin, [patient, e.metric, e.devices.join(","), day])
   }
 
   /** The latest day in the data (as_of unless given), or undefined when there is none. */
@@ -344,6 +351,10 @@ export class Staging {
 
   /** Ends the writes: everything is on disk and indexed for the reads of `rows()`. */
   closePhaseTwo(): void {
+    if (this.versions.supersede() > 0) {
+      for (const [table] of PHASE_TWO_TABLES) this.db.exec(`DELETE FROM ${table} WHERE (f, l) IN (SELECT f, l FROM superseded)`)
+      this.maxDay = this.latestKept()
+    }
     if (this.futureDays > 0) this.report.note("dates after the day of the import (an end of time such as 2099-12-31, a mistyped year): not taken for as_of", this.futureDays)
     this.db.exec(`COMMIT;
       CREATE INDEX encounter_src ON encounter (src);

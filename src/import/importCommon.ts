@@ -161,9 +161,11 @@ export const finishImport = (
 ) =>
   Effect.gen(function*() {
     yield* setup.progress("staging", 0)
+    yield* Effect.try({ try: () => setup.staging.closePhaseTwo(), catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1) })
+    // Closing resolves records read more than once; one that cannot be resolved is a problem.
+    if (setup.report.problemCount > 0) return yield* Effect.fail(new ImportRejected(setup.report.problems, setup.report.problemCount))
     const { chunks, made } = yield* Effect.try({
       try: () => {
-        setup.staging.closePhaseTwo()
         return datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance })
       },
       catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1)

@@ -18,7 +18,7 @@ import { parsePool } from "./fhir/parsePool.ts"
 import { type MedicationCode, PHASE_ONE, PHASE_TWO, READ_TYPES } from "./fhir/resources.ts"
 import type { PhaseProgress } from "../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
-import { PARTS } from "./Staging.ts"
+import { type Origin, PARTS } from "./stagingTables.ts"
 
 /** Options of a FHIR import. */
 export interface FhirImportOptions {
@@ -87,24 +87,25 @@ export const importFhir = (options: FhirImportOptions) =>
             for (const b of readBytes.values()) done += b
             return setup.progress("reading", Math.min(1, done / total))
           }
-          const medications = new Map<string, MedicationCode>()
+          // Medications until phase one ends (a Medication read again in a later version replaces the older).
+          const medicationRecords: Array<{ readonly origin: Origin; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly code: MedicationCode }> = []
           // Every file in parts (a large uncompressed one in several, read on several threads).
           const tasks = files.flatMap((file, number) => partsOf(file).map((part) => ({ file, number, part })))
 
-          /** Stages what a piece of a part gave. */
+          /** Stages what a piece of a part gave: each record's facts, then the record (its id and version). */
           const take = (fileName: string, number: number, part: number, type: string) => (batch: LinesBatch) => {
             report.count(type, batch.read)
             for (const p of batch.problems) report.problem({ name: fileName, part, line: p.line }, p.path, p.reason)
             for (const [note, n] of Object.entries(batch.notes)) report.note(note, n)
-            for (const [line, fact] of batch.facts) {
-              const f = fact as Fact
-              if (f.k === "medication") {
-                const code = { codings: f.codings, text: f.text ?? undefined }
-                medications.set(f.src, code)
-                for (const id of f.identifiers) if (!medications.has(id)) medications.set(id, code)
-              } else {
-                staging.add({ file: number * PARTS + part, line, place: { name: fileName, part, line }, type }, f)
+            const origin = (line: number): Origin => ({ file: number * PARTS + part, line, place: { name: fileName, part, line }, type })
+            let next = 0
+            for (const [line, id, updated] of batch.records) {
+              for (; next < batch.facts.length && batch.facts[next]![0] <= line; next++) {
+                const f = batch.facts[next]![1] as Fact
+                if (f.k === "medication") medicationRecords.push({ origin: origin(line), src: f.src, identifiers: f.identifiers, code: { codings: f.codings, text: f.text ?? undefined } })
+                else staging.add(origin(line), f)
               }
+              staging.record(origin(line), id, updated)
             }
           }
           const readAll = (selected: typeof tasks) =>
@@ -125,7 +126,14 @@ export const importFhir = (options: FhirImportOptions) =>
             Effect.map(pool.run(file, number, part, true, () => {}, () => {}), ({ counted }) => report.skip(file.type!, counted)), { concurrency: threads, discard: true })
           // Phase one (patients get their ids in the order of the export, whatever order its parts are read in).
           yield* readAll(ofTypes(PHASE_ONE))
-          staging.closePhaseOne()
+          const superseded = staging.closePhaseOne()
+          const medications = new Map<string, MedicationCode>()
+          for (const m of medicationRecords.sort((a, b) => a.origin.file - b.origin.file || a.origin.line - b.origin.line)) {
+            if (superseded(m.origin)) continue
+            medications.set(m.src, m.code)
+            for (const id of m.identifiers) if (!medications.has(id)) medications.set(id, m.code)
+          }
+          medicationRecords.length = 0
           pool.setMedications([...medications])
           yield* readAll(ofTypes(PHASE_TWO))
           if (report.read.get("Patient") === undefined && report.problemCount === 0) report.problem(options.paths.join(", "), "", "no Patient resources (a Patient file is required)")

@@ -23,7 +23,7 @@ import { HCC_REGION_PREFIX, HCC_STUDY_PREFIX } from "./omop/ownTerms.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
 import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./omop/tables.ts"
 import { col, loadVocabulary, relationOf } from "./omop/vocabularyTables.ts"
-import { type Origin, PARTS } from "./Staging.ts"
+import { type Origin, PARTS } from "./stagingTables.ts"
 
 /** Options of an OMOP import. */
 export interface OmopImportOptions {

@@ -208,7 +208,7 @@ describe("FHIR import: bad input imports nothing", () => {
     ["an unparseable date", "Procedure.ndjson", (l: Array<object | string>) => (l[1] = { ...(l[1] as object), performedDateTime: "2024-13-01" }), /Procedure\.ndjson:2: Procedure\.performedDateTime: '2024-13-01' is not a FHIR date or dateTime/],
     ["an unparseable quantity", "Observation.1.ndjson", (l: Array<object | string>) => (l[0] = { ...(l[0] as object), valueQuantity: { value: "nine" } }), /Observation\.1\.ndjson:1: Observation\.valueQuantity\.value: "nine" is not a number/],
     ["a resource of another type than its file", "Encounter.ndjson", (l: Array<object | string>) => l.push({ resourceType: "Patient", id: "x" }), /Encounter\.ndjson:7: resourceType: 'Patient' in a file of Encounter resources/],
-    ["two patients with one id", "Patient.ndjson", (l: Array<object | string>) => l.push({ ...(l[0] as object) }), /Patient\.ndjson:6: Patient\.id: 'p1' is also the id of the patient at Patient\.ndjson:1/]
+    ["two patients with one id", "Patient.ndjson", (l: Array<object | string>) => l.push({ ...(l[0] as object) }), /Patient\.ndjson:6: Patient\.id: 'p1' is also the id of the Patient at Patient\.ndjson:1; without meta\.lastUpdated/]
   ])("%s", (_, file, edit, message) => {
     const r = runHcc(target, ["data", "import", "--format", "fhir", variant(file, edit)])
     expect(r.status).toBe(1)

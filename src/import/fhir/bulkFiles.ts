@@ -46,7 +46,7 @@ const typeFromFirstLine = (path: string, gzip: boolean): string | undefined => {
 
 /**
  * The bulk files among `paths` (folders are listed, files taken as they are), in a stable order:
- * by type, then by name. Paths that do not exist are returned apart.
+ * by type, then by name (a name several folders hold: in the order of the paths, named by path). Paths that do not exist are returned apart.
  */
 export const findBulkFiles = (paths: ReadonlyArray<string>): { readonly files: ReadonlyArray<BulkFile>; readonly missing: ReadonlyArray<string> } => {
   const files: Array<BulkFile> = []
@@ -66,8 +66,12 @@ export const findBulkFiles = (paths: ReadonlyArray<string>): { readonly files: R
       take(p, basename(p))
     }
   }
+  // A stable sort: files of one name keep the order of the paths given.
   files.sort((a, b) => ((a.type ?? "") < (b.type ?? "") ? -1 : (a.type ?? "") > (b.type ?? "") ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return { files, missing }
+  // Files of one name in several folders (an export and its increment) are named by their paths, so a message tells them apart.
+  const names = new Map<string, number>()
+  for (const f of files) names.set(f.name, (names.get(f.name) ?? 0) + 1)
+  return { files: files.map((f) => (names.get(f.name)! > 1 ? { ...f, name: f.path } : f)), missing }
 }
 
 /** The largest file read as a possible manifest (a manifest lists files; it is never large). */

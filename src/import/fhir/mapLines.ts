@@ -11,6 +11,12 @@ import { type FhirContext, mapResource } from "./resources.ts"
 export interface LinesBatch {
   /** Facts with the line each came from. */
   readonly facts: Array<readonly [number, Fact]>
+  /**
+   * Every resource read with its id, as line, id and `meta.lastUpdated` (epoch milliseconds, or
+   * null when absent or not an instant): a resource read again (an incremental export beside the
+   * one it updates) is resolved by its versions (Staging.ts), in line order.
+   */
+  readonly records: Array<readonly [number, string, number | null]>
   readonly problems: Array<{ readonly line: number; readonly path: string; readonly reason: string }>
   /** Records left out, by reason. */
   readonly notes: Record<string, number>
@@ -27,9 +33,17 @@ const parseJson = (text: string): unknown => {
   }
 }
 
+/** `meta.lastUpdated` in epoch milliseconds (FHIR R4 instant: always with a time zone), or null. */
+const lastUpdatedOf = (resource: fhir4.FhirResource): number | null => {
+  const text = resource.meta?.lastUpdated
+  if (typeof text !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return null
+  const ms = Date.parse(text)
+  return Number.isNaN(ms) ? null : ms
+}
+
 /** Maps the lines of a file of `type` resources, the first being line `first`. */
 export const mapLines = (lines: ReadonlyArray<string>, first: number, type: string, ctx: FhirContext): LinesBatch => {
-  const batch: LinesBatch = { facts: [], problems: [], notes: {}, read: 0 }
+  const batch: LinesBatch = { facts: [], records: [], problems: [], notes: {}, read: 0 }
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!
     if (text.trim() === "") continue
@@ -49,6 +63,7 @@ export const mapLines = (lines: ReadonlyArray<string>, first: number, type: stri
       continue
     }
     batch.read++
+    if (typeof resource.id === "string" && resource.id !== "") batch.records.push([line, resource.id, lastUpdatedOf(resource)])
     const mapped = mapResource(resource, ctx)
     for (const p of mapped.problems) batch.problems.push({ line, path: p.path, reason: p.reason })
     for (const n of mapped.notes ?? []) batch.notes[n] = (batch.notes[n] ?? 0) + 1
