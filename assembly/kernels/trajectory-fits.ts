@@ -1,6 +1,6 @@
 // The least-squares fits of the trajectory models (trajectory.ts): each model's SSE given its
 // nonlinear parameters (the linear ones solved exactly), the golden-section refinement of k and the
-// logistic's Nelder–Mead search. Twin: src/kernels/reference/trajectoryFits.ts (same order of sums).
+// logistic's Levenberg–Marquardt refinement. Twin: src/kernels/reference/trajectoryFits.ts (same order of sums).
 import { expK, expK2, expK2neg, getF, hsum, setF } from "./common"
 
 const GOLDEN: f64 = 0.6180339887498949
@@ -113,8 +113,23 @@ export function plateauSse(v: usize, t: usize, m: i32, k: f64, basis: usize): f6
   return basisSse(v, basis, m)
 }
 
+// Set by logisticSse: the basis it left in `basis` is 1 − b when t0 lies past the middle of the
+// series (lgFlip), and lgC, lgA are the fit on that basis (y ≈ lgC + lgA·basis).
+export let lgFlip: bool = false
+export let lgC: f64 = 0.0
+export let lgA: f64 = 0.0
+
+/**
+ * The logistic's SSE at (k, t0) with its best d and B (written to out0, out1). The fit is the same
+ * on the basis b = 1/(1 + e^(k(t − t0))) or on 1 − b = 1/(1 + e^(−k(t − t0))) (an intercept is
+ * fitted): when t0 lies past the middle of the series most b are near 1, where b − mean(b) cancels
+ * catastrophically (b = 1 − 10⁻¹⁵ keeps one digit), so the basis used there is 1 − b, which is
+ * near 0 with full relative precision; then d = c + A and B = −A.
+ */
 export function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize): f64 {
-  const vk = f64x2.splat(k)
+  const flip = t0 > 0.5 * (getF(t, 0) + getF(t, m - 1))
+  const kk = flip ? -k : k
+  const vk = f64x2.splat(kk)
   const vt0 = f64x2.splat(t0)
   const one = f64x2.splat(1.0)
   let i = 0
@@ -122,21 +137,25 @@ export function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: 
     const e = expK2(f64x2.mul(vk, f64x2.sub(v128.load(t + (<usize>i << 3)), vt0)))
     v128.store(basis + (<usize>i << 3), f64x2.div(one, f64x2.add(one, e)))
   }
-  if (i < m) setF(basis, i, 1.0 / (1.0 + expK(k * (getF(t, i) - t0))))
-  return basisSse(v, basis, m)
+  if (i < m) setF(basis, i, 1.0 / (1.0 + expK(kk * (getF(t, i) - t0))))
+  const sse = basisSse(v, basis, m)
+  lgFlip = flip
+  lgC = out0
+  lgA = out1
+  if (flip) {
+    out0 = lgC + lgA
+    out1 = -lgA
+  }
+  return sse
 }
 
 @inline export function kindSse(kind: i32, v: usize, t: usize, m: i32, k: f64, basis: usize): f64 {
   return kind == 2 ? decaySse(v, t, m, k, basis) : plateauSse(v, t, m, k, basis)
 }
 
-// The logistic's Nelder–Mead search (see logisticNelderMead): its domain and stopping rule.
+// The logistic's domain: 0 < k ≤ LOGISTIC_K_MAX (t0's bounds are the caller's).
 export const LOGISTIC_K_MAX: f64 = 20.0
 const LOGISTIC_K_MIN: f64 = 1e-4
-const NM_MAX_STEPS: i32 = 500
-const NM_MAX_RESTARTS: i32 = 5
-const NM_SSE_TOLERANCE: f64 = 1e-12
-const NM_SIZE_TOLERANCE: f64 = 1e-9
 
 @inline function clampK(k: f64): f64 {
   return k < LOGISTIC_K_MIN ? LOGISTIC_K_MIN : k > LOGISTIC_K_MAX ? LOGISTIC_K_MAX : k
@@ -146,101 +165,120 @@ const NM_SIZE_TOLERANCE: f64 = 1e-9
   return t0 < tLo ? tLo : t0 > tHi ? tHi : t0
 }
 
-// Result of logisticNelderMead: k, t0 and the SSE.
-export let nmK: f64 = 0.0
-export let nmT: f64 = 0.0
-export let nmF: f64 = 0.0
+// Result of logisticRefine: k, t0 and the SSE.
+export let lmK: f64 = 0.0
+export let lmT: f64 = 0.0
+export let lmF: f64 = 0.0
+
+// The logistic's Levenberg–Marquardt refinement (see logisticRefine): its stopping rule.
+const LM_MAX_STEPS: i32 = 200
+const LM_LAMBDA_START: f64 = 1e-3
+const LM_LAMBDA_MAX: f64 = 1e12
+const LM_SSE_TOLERANCE: f64 = 1e-13
 
 /**
- * Nelder–Mead minimisation of the logistic's SSE over (k, t0) (Lagarias, Reeds, Wright & Wright,
- * SIAM J Optim 1998;9:112: reflection 1, expansion 2, contractions ½, shrink ½), from (k, t0) with
- * the simplex (k, t0), (k + dk, t0), (k, t0 + dt); a vertex outside the domain takes the SSE of
- * its nearest point inside. A run stops when the vertices' SSEs agree to NM_SSE_TOLERANCE
- * (relative, plus 1e-20) and the simplex is within NM_SIZE_TOLERANCE (relative to 1 + |coordinate|)
- * of its best vertex, or after NM_MAX_STEPS steps; it is restarted from its best vertex with the
- * first simplex's size while a run lowers the SSE by more than NM_SSE_TOLERANCE (relative), at most
- * NM_MAX_RESTARTS times. The twin runs the same arithmetic in the same order.
+ * Levenberg–Marquardt minimisation of the logistic's SSE over (k, t0) by variable projection
+ * (Golub & Pereyra, SIAM J Numer Anal 1973;10:413): d and B are solved exactly at every (k, t0)
+ * (logisticSse), and the step for (k, t0) comes from the residual's derivatives with d and B held,
+ * projected off the span of [1, b] (Kaufman's approximation, BIT 1975;15:49), damped by λ on the
+ * diagonal (Marquardt's scaling). A trial point outside the domain is clamped into it; a trial
+ * that does not lower the SSE raises λ tenfold, one that does lowers it tenfold. Stops when an
+ * accepted step lowers the SSE by no more than LM_SSE_TOLERANCE (relative, plus 1e-20), when λ
+ * passes LM_LAMBDA_MAX, or after LM_MAX_STEPS steps. Sums run point by point in index order; the
+ * twin runs the same arithmetic in the same order. Writes (k, t0, SSE) to lmK, lmT, lmF; leaves
+ * `basis` at an unspecified point.
  */
-export function logisticNelderMead(v: usize, t: usize, m: i32, k: f64, t0: f64, dk: f64, dt: f64, tLo: f64, tHi: f64, basis: usize): void {
-  let bk = k
-  let bt = t0
-  let bf = logisticSse(v, t, m, clampK(k), clampT(t0, tLo, tHi), basis)
-  for (let run = 0; run <= NM_MAX_RESTARTS; run++) {
-    let ak = bk
-    let at = bt
-    let af = bf
-    let ck = bk + dk
-    let ct = bt
-    let cf = logisticSse(v, t, m, clampK(ck), clampT(ct, tLo, tHi), basis)
-    let ek = bk
-    let et = bt + dt
-    let ef = logisticSse(v, t, m, clampK(ek), clampT(et, tLo, tHi), basis)
-    for (let step = 0; step < NM_MAX_STEPS; step++) {
-      if (cf < af) {
-        let x = ak; ak = ck; ck = x
-        x = at; at = ct; ct = x
-        x = af; af = cf; cf = x
-      }
-      if (ef < cf) {
-        let x = ck; ck = ek; ek = x
-        x = ct; ct = et; et = x
-        x = cf; cf = ef; ef = x
-        if (cf < af) {
-          x = ak; ak = ck; ck = x
-          x = at; at = ct; ct = x
-          x = af; af = cf; cf = x
-        }
-      }
-      const flat = ef - af <= NM_SSE_TOLERANCE * af + 1e-20
-      const small = Math.abs(ck - ak) <= NM_SIZE_TOLERANCE * (1 + ak) && Math.abs(ek - ak) <= NM_SIZE_TOLERANCE * (1 + ak) &&
-        Math.abs(ct - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at)) && Math.abs(et - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at))
-      if (flat || small) break
-      const ok = 0.5 * (ak + ck)
-      const ot = 0.5 * (at + ct)
-      const rk = ok + (ok - ek)
-      const rt = ot + (ot - et)
-      const rf = logisticSse(v, t, m, clampK(rk), clampT(rt, tLo, tHi), basis)
-      if (rf < af) {
-        const xk = ok + 2 * (ok - ek)
-        const xt = ot + 2 * (ot - et)
-        const xf = logisticSse(v, t, m, clampK(xk), clampT(xt, tLo, tHi), basis)
-        if (xf < rf) {
-          ek = xk; et = xt; ef = xf
-        } else {
-          ek = rk; et = rt; ef = rf
-        }
-        continue
-      }
-      if (rf < cf) {
-        ek = rk; et = rt; ef = rf
-        continue
-      }
-      const outside = rf < ef
-      const qk = outside ? ok + 0.5 * (rk - ok) : ok + 0.5 * (ek - ok)
-      const qt = outside ? ot + 0.5 * (rt - ot) : ot + 0.5 * (et - ot)
-      const qf = logisticSse(v, t, m, clampK(qk), clampT(qt, tLo, tHi), basis)
-      if (outside ? qf <= rf : qf < ef) {
-        ek = qk; et = qt; ef = qf
-        continue
-      }
-      ck = ak + 0.5 * (ck - ak); ct = at + 0.5 * (ct - at); cf = logisticSse(v, t, m, clampK(ck), clampT(ct, tLo, tHi), basis)
-      ek = ak + 0.5 * (ek - ak); et = at + 0.5 * (et - at); ef = logisticSse(v, t, m, clampK(ek), clampT(et, tLo, tHi), basis)
+export function logisticRefine(v: usize, t: usize, m: i32, k: f64, t0: f64, tLo: f64, tHi: f64, basis: usize): void {
+  let ck = clampK(k)
+  let ct = clampT(t0, tLo, tHi)
+  let f = logisticSse(v, t, m, ck, ct, basis)
+  let lambda = LM_LAMBDA_START
+  for (let step = 0; step < LM_MAX_STEPS && f < Infinity; step++) {
+    const c = lgC
+    const a = lgA
+    const bb = out1
+    let sb: f64 = 0.0
+    for (let i = 0; i < m; i++) sb += getF(basis, i)
+    const mb = sb / <f64>m
+    // Columns of the residual's derivatives: ∂r/∂k = B·b(1−b)·(t − t0), ∂r/∂t0 = −B·b(1−b)·k
+    // (the basis left is b or 1 − b: b(1−b) is the same, and so is the span projected off).
+    let sk: f64 = 0.0
+    let st: f64 = 0.0
+    let skb: f64 = 0.0
+    let stb: f64 = 0.0
+    let sbb: f64 = 0.0
+    for (let i = 0; i < m; i++) {
+      const b = getF(basis, i)
+      const w = bb * b * (1.0 - b)
+      const gk = w * (getF(t, i) - ct)
+      const gt = -w * ck
+      const db = b - mb
+      sk += gk
+      st += gt
+      skb += gk * db
+      stb += gt * db
+      sbb += db * db
     }
-    if (cf < af) {
-      ak = ck; at = ct; af = cf
+    const mk = sk / <f64>m
+    const mt = st / <f64>m
+    const pk = sbb > 1e-300 ? skb / sbb : 0.0
+    const pt = sbb > 1e-300 ? stb / sbb : 0.0
+    let a11: f64 = 0.0
+    let a12: f64 = 0.0
+    let a22: f64 = 0.0
+    let g1: f64 = 0.0
+    let g2: f64 = 0.0
+    for (let i = 0; i < m; i++) {
+      const b = getF(basis, i)
+      const w = bb * b * (1.0 - b)
+      const db = b - mb
+      const jk = w * (getF(t, i) - ct) - mk - pk * db
+      const jt = -w * ck - mt - pt * db
+      const r = getF(v, i) - c - a * b
+      a11 += jk * jk
+      a12 += jk * jt
+      a22 += jt * jt
+      g1 += jk * r
+      g2 += jt * r
     }
-    if (ef < af) {
-      ak = ek; at = et; af = ef
+    // A parameter on a bound of the domain that the descent would push across is held there
+    // (an active set): the step is taken in the other alone; both held is a constrained minimum.
+    const holdK = (ck <= LOGISTIC_K_MIN && g1 > 0.0) || (ck >= LOGISTIC_K_MAX && g1 < 0.0)
+    const holdT = (ct <= tLo && g2 > 0.0) || (ct >= tHi && g2 < 0.0)
+    if (holdK && holdT) break
+    // Trials at rising λ until one lowers the SSE (the derivatives above stay those of (ck, ct)).
+    let accepted = false
+    let converged = false
+    while (lambda <= LM_LAMBDA_MAX) {
+      const h11 = a11 + lambda * (a11 > 1e-300 ? a11 : 1e-300)
+      const h22 = a22 + lambda * (a22 > 1e-300 ? a22 : 1e-300)
+      const det = h11 * h22 - a12 * a12
+      // The step δ solves (JᵀJ + λ·diag) δ = −Jᵀr; r decreases along −J δ, so δ = −H⁻¹ Jᵀ r.
+      const dk = holdK ? 0.0 : holdT ? -g1 / h11 : det > 0.0 ? -(h22 * g1 - a12 * g2) / det : 0.0
+      const dt = holdT ? 0.0 : holdK ? -g2 / h22 : det > 0.0 ? -(h11 * g2 - a12 * g1) / det : 0.0
+      const nk = clampK(ck + dk)
+      const nt = clampT(ct + dt, tLo, tHi)
+      if (nk == ck && nt == ct) {
+        converged = true
+        break
+      }
+      const nf = logisticSse(v, t, m, nk, nt, basis)
+      if (nf < f) {
+        converged = f - nf <= LM_SSE_TOLERANCE * f + 1e-20
+        ck = nk
+        ct = nt
+        f = nf
+        lambda = lambda * 0.1 < 1e-12 ? 1e-12 : lambda * 0.1
+        accepted = true
+        break
+      }
+      lambda *= 10.0
     }
-    const improved = af < bf - NM_SSE_TOLERANCE * bf
-    if (af < bf) {
-      bk = ak; bt = at; bf = af
-    }
-    if (!improved) break
+    if (converged || !accepted) break
   }
-  nmK = clampK(bk)
-  nmT = clampT(bt, tLo, tHi)
-  nmF = bf
+  lmK = ck
+  lmT = ct
+  lmF = f
 }
 
 /** Golden-section minimum of {@link kindSse} (decay or plateau, k = x) on [lo, hi] in `steps` steps. */

@@ -7,11 +7,11 @@
 //   4 logistic             y = d + B / (1 + e^(k·(t − t0)))       (4)
 // Given k (and t0) the exponential models are linear in their other parameters, so each is solved
 // exactly by least squares on a geometric k grid, then k is refined by golden-section search
-// around the best grid point (logistic: a grid over k and t0, then Nelder–Mead). Missing points (NaN) are skipped; t is
+// around the best grid point (logistic: a grid over k and t0, then Levenberg–Marquardt). Missing points (NaN) are skipped; t is
 // the point's index. AICc = m·ln(max(SSE, m·1e-10)/m) + 2p + 2p(p+1)/(m−p−1), defined for m ≥ p+2.
 // The fits themselves (each model's SSE, the refinements) are in trajectory-fits.ts.
 import { compact, expK, getF, setF } from "./common"
-import { goldenMin, kindSse, LOGISTIC_K_MAX, logisticNelderMead, logisticSse, nmF, nmK, nmT, out0, out1 } from "./trajectory-fits"
+import { goldenMin, kindSse, LOGISTIC_K_MAX, logisticRefine, logisticSse, lmF, lmK, lmT, out0, out1 } from "./trajectory-fits"
 
 const K_GRID_START: f64 = 0.01
 const K_GRID_RATIO: f64 = 1.1193298485718235
@@ -138,9 +138,9 @@ export function fitTrajectories(
         setF(sses, kind, Infinity)
       }
     }
-    // logistic: grid over k and t0; then Nelder–Mead from the best grid point of each k row, one
-    // grid cell wide, and from the best step between consecutive points (k = LOGISTIC_K_MAX, t0
-    // midway), over the domain with t0 within the span ± the span; the lowest SSE wins.
+    // logistic: grid over k and t0; then Levenberg–Marquardt from the best grid point of each k
+    // row and from the best step between consecutive points (k = LOGISTIC_K_MAX, t0 midway), over
+    // the domain with t0 within the span ± the span; the lowest SSE wins.
     const span = getF(t, m - 1) - getF(t, 0)
     const t0Start = getF(t, 0) - 0.25 * span
     const t0Step = (1.5 * span) / <f64>(LT_N - 1)
@@ -160,11 +160,11 @@ export function fitTrajectories(
         }
       }
       if (rowBest < Infinity) {
-        logisticNelderMead(v, t, m, lk, rowT0, lk * (LK_RATIO - 1), t0Step, tLo, tHi, basis)
-        if (nmF < bestL) {
-          bestL = nmF
-          setF(params, 18, nmK)
-          setF(params, 19, nmT)
+        logisticRefine(v, t, m, lk, rowT0, tLo, tHi, basis)
+        if (lmF < bestL) {
+          bestL = lmF
+          setF(params, 18, lmK)
+          setF(params, 19, lmT)
         }
       }
       lk = lk * LK_RATIO
@@ -180,11 +180,11 @@ export function fitTrajectories(
       }
     }
     if (stepBest < Infinity) {
-      logisticNelderMead(v, t, m, LOGISTIC_K_MAX, stepT0, LOGISTIC_K_MAX * (1 / LK_RATIO - 1), t0Step, tLo, tHi, basis)
-      if (nmF < bestL) {
-        bestL = nmF
-        setF(params, 18, nmK)
-        setF(params, 19, nmT)
+      logisticRefine(v, t, m, LOGISTIC_K_MAX, stepT0, tLo, tHi, basis)
+      if (lmF < bestL) {
+        bestL = lmF
+        setF(params, 18, lmK)
+        setF(params, 19, lmT)
       }
     }
     if (bestL < Infinity) {

@@ -14,10 +14,16 @@ import { instantiateCore } from "../../src/kernels/WasmModule.ts"
 const wasm = makeWasm(new Arena(instantiateCore()))
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
 
-/** The logistic's SSE with its best d and B (least squares on [1, basis]), computed apart from the kernels. */
+/**
+ * The logistic's SSE with its best d and B (least squares on [1, basis]), computed apart from the
+ * kernels. The basis is 1/(1 + e^(−k(t − t0))) (= 1 − b, the same fit with an intercept) when t0
+ * lies past the middle of the series: there b is near 1 and b − mean(b) keeps too few digits to
+ * compare fits (at t0 eight points past the end and k = 3, b = 1 − 10⁻¹²).
+ */
 const logisticSse = (y: ReadonlyArray<number>, k: number, t0: number): number => {
   const m = y.length
-  const b = y.map((_, t) => 1 / (1 + Math.exp(k * (t - t0))))
+  const sign = t0 > (m - 1) / 2 ? -1 : 1
+  const b = y.map((_, t) => 1 / (1 + Math.exp(sign * k * (t - t0))))
   const mb = b.reduce((a, x) => a + x, 0) / m
   const my = y.reduce((a, x) => a + x, 0) / m
   let sbb = 0

@@ -11,7 +11,7 @@
  * themselves (each model's SSE, the refinements) are in trajectoryFits.ts, as the core's are.
  */
 import { compact, expK } from "./common.ts"
-import { decaySse, goldenMin, LOGISTIC_K_MAX, logisticNelderMead, logisticSse, plateauSse } from "./trajectoryFits.ts"
+import { decaySse, goldenMin, LOGISTIC_K_MAX, logisticRefine, logisticSse, plateauSse } from "./trajectoryFits.ts"
 
 export { MODEL_NAMES } from "../names.ts"
 
@@ -70,7 +70,7 @@ export const fitTrajectories = (
   const v = new Float64Array(nPoints)
   const t = new Float64Array(nPoints)
   const basis = new Float64Array(nPoints)
-  const tmp = new Float64Array(2)
+  const tmp = new Float64Array(4)
   const found = new Float64Array(3)
   const params = new Float64Array(20)
   const sses = new Float64Array(5)
@@ -151,8 +151,8 @@ export const fitTrajectories = (
         }
       } else sses[kind] = Infinity
     }
-    // logistic: grid over k and t0; then (as in the WASM kernel) Nelder–Mead from the best grid point
-    // of each k row, one grid cell wide, over 0 < k ≤ LOGISTIC_K_MAX and t0 within the span ± the span.
+    // logistic: grid over k and t0; then (as in the WASM kernel) Levenberg–Marquardt from the best
+    // grid point of each k row, over 0 < k ≤ LOGISTIC_K_MAX and t0 within the span ± the span.
     const span = t[m - 1]! - t[0]!
     const t0Start = t[0]! - 0.25 * span
     const t0Step = (1.5 * span) / (LT_N - 1)
@@ -170,7 +170,7 @@ export const fitTrajectories = (
         }
       }
       if (rowBest < Infinity) {
-        logisticNelderMead(v, t, m, lk, rowT0, lk * (LK_RATIO - 1), t0Step, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
+        logisticRefine(v, t, m, lk, rowT0, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
         if (found[2]! < bestL) {
           bestL = found[2]!
           params[18] = found[0]!
@@ -192,7 +192,7 @@ export const fitTrajectories = (
       }
     }
     if (stepBest < Infinity) {
-      logisticNelderMead(v, t, m, LOGISTIC_K_MAX, stepT0, LOGISTIC_K_MAX * (1 / LK_RATIO - 1), t0Step, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
+      logisticRefine(v, t, m, LOGISTIC_K_MAX, stepT0, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
       if (found[2]! < bestL) {
         bestL = found[2]!
         params[18] = found[0]!

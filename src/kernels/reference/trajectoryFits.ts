@@ -1,7 +1,7 @@
 /**
  * Twin of assembly/kernels/trajectory-fits.ts: the least-squares fits of the trajectory models
  * (trajectory.ts), each model's SSE given its nonlinear parameters (the linear ones solved
- * exactly), the golden-section refinement of k and the logistic's Nelder–Mead search.
+ * exactly), the golden-section refinement of k and the logistic's Levenberg–Marquardt refinement.
  */
 import { expK } from "./common.ts"
 
@@ -120,18 +120,29 @@ export const plateauSse = (v: Float64Array, t: Float64Array, m: number, k: numbe
   return basisSse(v, basis, m, out)
 }
 
+/**
+ * The logistic's SSE at (k, t0) with its best d and B (out[0], out[1]; as the WASM kernel's): on
+ * the basis 1 − b = 1/(1 + e^(−k(t − t0))) when t0 lies past the middle of the series (b near 1
+ * cancels catastrophically), then d = c + A and B = −A; out[2], out[3] keep the fit on the basis
+ * used (c, A).
+ */
 export const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number => {
-  for (let i = 0; i < m; i++) basis[i] = 1 / (1 + expK(k * (t[i]! - t0)))
-  return basisSse(v, basis, m, out)
+  const flip = t0 > 0.5 * (t[0]! + t[m - 1]!)
+  const kk = flip ? -k : k
+  for (let i = 0; i < m; i++) basis[i] = 1 / (1 + expK(kk * (t[i]! - t0)))
+  const sse = basisSse(v, basis, m, out)
+  out[2] = out[0]!
+  out[3] = out[1]!
+  if (flip) {
+    out[0] = out[2]! + out[3]!
+    out[1] = -out[3]!
+  }
+  return sse
 }
 
-/** The logistic's Nelder–Mead search: the largest k tried, and its stopping rule (as the WASM kernel's). */
+/** The logistic's domain: 0 < k ≤ LOGISTIC_K_MAX (t0's bounds are the caller's), as the WASM kernel's. */
 export const LOGISTIC_K_MAX = 20
 const LOGISTIC_K_MIN = 1e-4
-const NM_MAX_STEPS = 500
-const NM_MAX_RESTARTS = 5
-const NM_SSE_TOLERANCE = 1e-12
-const NM_SIZE_TOLERANCE = 1e-9
 
 /** The SSE of decay (2) or plateau (3) with k = x (as the WASM kernel's kindSse). */
 export const kindSse = (kind: number, v: Float64Array, t: Float64Array, m: number, x: number, basis: Float64Array, out: Float64Array): number =>
@@ -141,103 +152,108 @@ export const kindSse = (kind: number, v: Float64Array, t: Float64Array, m: numbe
 const clampK = (k: number): number => (k < LOGISTIC_K_MIN ? LOGISTIC_K_MIN : k > LOGISTIC_K_MAX ? LOGISTIC_K_MAX : k)
 const clampT = (t0: number, tLo: number, tHi: number): number => (t0 < tLo ? tLo : t0 > tHi ? tHi : t0)
 
+/** The logistic's Levenberg–Marquardt refinement: its stopping rule (as the WASM kernel's). */
+const LM_MAX_STEPS = 200
+const LM_LAMBDA_START = 1e-3
+const LM_LAMBDA_MAX = 1e12
+const LM_SSE_TOLERANCE = 1e-13
+
 /**
- * Nelder–Mead minimisation of the logistic's SSE over (k, t0) (Lagarias, Reeds, Wright & Wright,
- * SIAM J Optim 1998;9:112: reflection 1, expansion 2, contractions ½, shrink ½), from (k, t0) with
- * the simplex (k, t0), (k + dk, t0), (k, t0 + dt). A run stops when the vertices' SSEs agree to
- * NM_SSE_TOLERANCE (relative, plus 1e-20) and the simplex is within NM_SIZE_TOLERANCE (relative to
- * 1 + |coordinate|) of its best vertex, or after NM_MAX_STEPS steps; it is restarted from its best
- * vertex with the first simplex's size while a run lowers the SSE by more than NM_SSE_TOLERANCE
- * (relative), at most NM_MAX_RESTARTS times — restarting is the usual remedy for a simplex that
- * collapsed early. Writes the best (k, t0, SSE) to best.
+ * Levenberg–Marquardt minimisation of the logistic's SSE over (k, t0) by variable projection
+ * (Golub & Pereyra, SIAM J Numer Anal 1973;10:413), as the WASM kernel's logisticRefine: d and B
+ * solved exactly at every (k, t0); the step from the residual's derivatives with d and B held,
+ * projected off the span of [1, b] (Kaufman, BIT 1975;15:49), damped by λ on the diagonal; trials
+ * clamped into the domain; λ tenfold down on a lower SSE, up otherwise. Same arithmetic, same
+ * order. Writes the best (k, t0, SSE) to best.
  */
-export const logisticNelderMead = (
-  v: Float64Array, t: Float64Array, m: number, k: number, t0: number, dk: number, dt: number, tLo: number, tHi: number,
+export const logisticRefine = (
+  v: Float64Array, t: Float64Array, m: number, k: number, t0: number, tLo: number, tHi: number,
   basis: Float64Array, out: Float64Array, best: Float64Array
 ): void => {
-  // Outside the domain a vertex takes the SSE of its nearest point inside (projection), so the
-  // simplex can settle on a bound.
-  const f = (kk: number, tt: number) => logisticSse(v, t, m, clampK(kk), clampT(tt, tLo, tHi), basis, out)
-  let bk = k
-  let bt = t0
-  let bf = f(k, t0)
-  for (let run = 0; run <= NM_MAX_RESTARTS; run++) {
-    // Vertices a (best), c, e (worst) after each ordering.
-    let ak = bk
-    let at = bt
-    let af = bf
-    let ck = bk + dk
-    let ct = bt
-    let cf = f(ck, ct)
-    let ek = bk
-    let et = bt + dt
-    let ef = f(ek, et)
-    for (let step = 0; step < NM_MAX_STEPS; step++) {
-      if (cf < af) {
-        let x = ak; ak = ck; ck = x
-        x = at; at = ct; ct = x
-        x = af; af = cf; cf = x
-      }
-      if (ef < cf) {
-        let x = ck; ck = ek; ek = x
-        x = ct; ct = et; et = x
-        x = cf; cf = ef; ef = x
-        if (cf < af) {
-          x = ak; ak = ck; ck = x
-          x = at; at = ct; ct = x
-          x = af; af = cf; cf = x
-        }
-      }
-      const flat = ef - af <= NM_SSE_TOLERANCE * af + 1e-20
-      const small = Math.abs(ck - ak) <= NM_SIZE_TOLERANCE * (1 + ak) && Math.abs(ek - ak) <= NM_SIZE_TOLERANCE * (1 + ak) &&
-        Math.abs(ct - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at)) && Math.abs(et - at) <= NM_SIZE_TOLERANCE * (1 + Math.abs(at))
-      if (flat || small) break
-      const ok = 0.5 * (ak + ck)
-      const ot = 0.5 * (at + ct)
-      const rk = ok + (ok - ek)
-      const rt = ot + (ot - et)
-      const rf = f(rk, rt)
-      if (rf < af) {
-        const xk = ok + 2 * (ok - ek)
-        const xt = ot + 2 * (ot - et)
-        const xf = f(xk, xt)
-        if (xf < rf) {
-          ek = xk; et = xt; ef = xf
-        } else {
-          ek = rk; et = rt; ef = rf
-        }
-        continue
-      }
-      if (rf < cf) {
-        ek = rk; et = rt; ef = rf
-        continue
-      }
-      const outside = rf < ef
-      const qk = outside ? ok + 0.5 * (rk - ok) : ok + 0.5 * (ek - ok)
-      const qt = outside ? ot + 0.5 * (rt - ot) : ot + 0.5 * (et - ot)
-      const qf = f(qk, qt)
-      if (outside ? qf <= rf : qf < ef) {
-        ek = qk; et = qt; ef = qf
-        continue
-      }
-      ck = ak + 0.5 * (ck - ak); ct = at + 0.5 * (ct - at); cf = f(ck, ct)
-      ek = ak + 0.5 * (ek - ak); et = at + 0.5 * (et - at); ef = f(ek, et)
+  let ck = clampK(k)
+  let ct = clampT(t0, tLo, tHi)
+  let f = logisticSse(v, t, m, ck, ct, basis, out)
+  let lambda = LM_LAMBDA_START
+  for (let step = 0; step < LM_MAX_STEPS && f < Infinity; step++) {
+    const c = out[2]!
+    const a = out[3]!
+    const bb = out[1]!
+    let sb = 0
+    for (let i = 0; i < m; i++) sb += basis[i]!
+    const mb = sb / m
+    let sk = 0
+    let st = 0
+    let skb = 0
+    let stb = 0
+    let sbb = 0
+    for (let i = 0; i < m; i++) {
+      const b = basis[i]!
+      const w = bb * b * (1 - b)
+      const gk = w * (t[i]! - ct)
+      const gt = -w * ck
+      const db = b - mb
+      sk += gk
+      st += gt
+      skb += gk * db
+      stb += gt * db
+      sbb += db * db
     }
-    if (cf < af) {
-      ak = ck; at = ct; af = cf
+    const mk = sk / m
+    const mt = st / m
+    const pk = sbb > 1e-300 ? skb / sbb : 0
+    const pt = sbb > 1e-300 ? stb / sbb : 0
+    let a11 = 0
+    let a12 = 0
+    let a22 = 0
+    let g1 = 0
+    let g2 = 0
+    for (let i = 0; i < m; i++) {
+      const b = basis[i]!
+      const w = bb * b * (1 - b)
+      const db = b - mb
+      const jk = w * (t[i]! - ct) - mk - pk * db
+      const jt = -w * ck - mt - pt * db
+      const r = v[i]! - c - a * b
+      a11 += jk * jk
+      a12 += jk * jt
+      a22 += jt * jt
+      g1 += jk * r
+      g2 += jt * r
     }
-    if (ef < af) {
-      ak = ek; at = et; af = ef
+    const holdK = (ck <= LOGISTIC_K_MIN && g1 > 0) || (ck >= LOGISTIC_K_MAX && g1 < 0)
+    const holdT = (ct <= tLo && g2 > 0) || (ct >= tHi && g2 < 0)
+    if (holdK && holdT) break
+    let accepted = false
+    let converged = false
+    while (lambda <= LM_LAMBDA_MAX) {
+      const h11 = a11 + lambda * (a11 > 1e-300 ? a11 : 1e-300)
+      const h22 = a22 + lambda * (a22 > 1e-300 ? a22 : 1e-300)
+      const det = h11 * h22 - a12 * a12
+      const dk = holdK ? 0 : holdT ? -g1 / h11 : det > 0 ? -(h22 * g1 - a12 * g2) / det : 0
+      const dt = holdT ? 0 : holdK ? -g2 / h22 : det > 0 ? -(h11 * g2 - a12 * g1) / det : 0
+      const nk = clampK(ck + dk)
+      const nt = clampT(ct + dt, tLo, tHi)
+      if (nk === ck && nt === ct) {
+        converged = true
+        break
+      }
+      const nf = logisticSse(v, t, m, nk, nt, basis, out)
+      if (nf < f) {
+        converged = f - nf <= LM_SSE_TOLERANCE * f + 1e-20
+        ck = nk
+        ct = nt
+        f = nf
+        lambda = lambda * 0.1 < 1e-12 ? 1e-12 : lambda * 0.1
+        accepted = true
+        break
+      }
+      lambda *= 10
     }
-    const improved = af < bf - NM_SSE_TOLERANCE * bf
-    if (af < bf) {
-      bk = ak; bt = at; bf = af
-    }
-    if (!improved) break
+    if (converged || !accepted) break
   }
-  best[0] = clampK(bk)
-  best[1] = clampT(bt, tLo, tHi)
-  best[2] = bf
+  best[0] = ck
+  best[1] = ct
+  best[2] = f
 }
 
 /** Golden-section minimum of {@link kindSse} on [lo, hi] in `steps` steps (as the WASM kernel's goldenMin). */
