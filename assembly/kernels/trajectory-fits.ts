@@ -202,45 +202,41 @@ export function logisticRefine(v: usize, t: usize, m: i32, k: f64, t0: f64, tLo:
     const mb = sb / <f64>m
     // Columns of the residual's derivatives: ∂r/∂k = B·b(1−b)·(t − t0), ∂r/∂t0 = −B·b(1−b)·k
     // (the basis left is b or 1 − b: b(1−b) is the same, and so is the span projected off).
+    // One pass: the columns' sums, cross products with the centred basis and with the residual;
+    // the projection off [1, b] then follows in closed form (Σ(g − ḡ − p·db)² = Σg² − m·ḡ² − p·Σg·db).
     let sk: f64 = 0.0
     let st: f64 = 0.0
     let skb: f64 = 0.0
     let stb: f64 = 0.0
     let sbb: f64 = 0.0
+    let skk: f64 = 0.0
+    let skt: f64 = 0.0
+    let stt: f64 = 0.0
+    let g1: f64 = 0.0
+    let g2: f64 = 0.0
     for (let i = 0; i < m; i++) {
       const b = getF(basis, i)
       const w = bb * b * (1.0 - b)
       const gk = w * (getF(t, i) - ct)
       const gt = -w * ck
       const db = b - mb
+      const r = getF(v, i) - c - a * b
       sk += gk
       st += gt
       skb += gk * db
       stb += gt * db
       sbb += db * db
+      skk += gk * gk
+      skt += gk * gt
+      stt += gt * gt
+      g1 += gk * r
+      g2 += gt * r
     }
-    const mk = sk / <f64>m
-    const mt = st / <f64>m
     const pk = sbb > 1e-300 ? skb / sbb : 0.0
     const pt = sbb > 1e-300 ? stb / sbb : 0.0
-    let a11: f64 = 0.0
-    let a12: f64 = 0.0
-    let a22: f64 = 0.0
-    let g1: f64 = 0.0
-    let g2: f64 = 0.0
-    for (let i = 0; i < m; i++) {
-      const b = getF(basis, i)
-      const w = bb * b * (1.0 - b)
-      const db = b - mb
-      const jk = w * (getF(t, i) - ct) - mk - pk * db
-      const jt = -w * ck - mt - pt * db
-      const r = getF(v, i) - c - a * b
-      a11 += jk * jk
-      a12 += jk * jt
-      a22 += jt * jt
-      g1 += jk * r
-      g2 += jt * r
-    }
+    const a11 = skk - sk * sk / <f64>m - pk * skb
+    const a12 = skt - sk * st / <f64>m - pk * stb
+    const a22 = stt - st * st / <f64>m - pt * stb
     // A parameter on a bound of the domain that the descent would push across is held there
     // (an active set): the step is taken in the other alone; both held is a constrained minimum.
     const holdK = (ck <= LOGISTIC_K_MIN && g1 > 0.0) || (ck >= LOGISTIC_K_MAX && g1 < 0.0)

@@ -181,45 +181,40 @@ export const logisticRefine = (
     let sb = 0
     for (let i = 0; i < m; i++) sb += basis[i]!
     const mb = sb / m
+    // One pass, then the projection off [1, b] in closed form (as the WASM kernel's).
     let sk = 0
     let st = 0
     let skb = 0
     let stb = 0
     let sbb = 0
+    let skk = 0
+    let skt = 0
+    let stt = 0
+    let g1 = 0
+    let g2 = 0
     for (let i = 0; i < m; i++) {
       const b = basis[i]!
       const w = bb * b * (1 - b)
       const gk = w * (t[i]! - ct)
       const gt = -w * ck
       const db = b - mb
+      const r = v[i]! - c - a * b
       sk += gk
       st += gt
       skb += gk * db
       stb += gt * db
       sbb += db * db
+      skk += gk * gk
+      skt += gk * gt
+      stt += gt * gt
+      g1 += gk * r
+      g2 += gt * r
     }
-    const mk = sk / m
-    const mt = st / m
     const pk = sbb > 1e-300 ? skb / sbb : 0
     const pt = sbb > 1e-300 ? stb / sbb : 0
-    let a11 = 0
-    let a12 = 0
-    let a22 = 0
-    let g1 = 0
-    let g2 = 0
-    for (let i = 0; i < m; i++) {
-      const b = basis[i]!
-      const w = bb * b * (1 - b)
-      const db = b - mb
-      const jk = w * (t[i]! - ct) - mk - pk * db
-      const jt = -w * ck - mt - pt * db
-      const r = v[i]! - c - a * b
-      a11 += jk * jk
-      a12 += jk * jt
-      a22 += jt * jt
-      g1 += jk * r
-      g2 += jt * r
-    }
+    const a11 = skk - sk * sk / m - pk * skb
+    const a12 = skt - sk * st / m - pk * stb
+    const a22 = stt - st * st / m - pt * stb
     const holdK = (ck <= LOGISTIC_K_MIN && g1 > 0) || (ck >= LOGISTIC_K_MAX && g1 < 0)
     const holdT = (ct <= tLo && g2 > 0) || (ct >= tHi && g2 < 0)
     if (holdK && holdT) break
