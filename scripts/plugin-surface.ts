@@ -4,8 +4,9 @@
  * every exported name with its kind and the text of its type as TypeScript states it. The snapshot
  * (test/plugin/plugin-surface.json) pins it: test/plugin/surface.test.ts fails when the surface
  * differs from the snapshot, and `npm run plugin:surface` writes a new snapshot only once
- * `PLUGIN_API_VERSION` has moved as semver asks (a removed or changed name of the stable entry: a
- * new major; an added one: a new minor; the experimental entry: any new version).
+ * `PLUGIN_API_VERSION` has moved as semver asks (a removed or changed name of the stable entry, or
+ * a required member added to an interface: a new major; an added name or optional member: a new
+ * minor; the experimental entry: any new version). Interfaces are listed member by member.
  */
 import { createHash } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -36,6 +37,19 @@ export interface Snapshot {
 
 const show = (checker: ts.TypeChecker, type: ts.Type): string => checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation)
 
+/**
+ * Whether a type is listed member by member: an interface, a class, or an alias of an object type
+ * literal or of Omit, Pick, Partial, Required or Readonly of one (its members move with the type
+ * it is made from).
+ */
+const memberwise = (target: ts.Symbol): boolean => {
+  if (target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class)) return true
+  const decl = target.declarations?.[0]
+  if (decl === undefined || !ts.isTypeAliasDeclaration(decl)) return false
+  return ts.isTypeLiteralNode(decl.type) ||
+    (ts.isTypeReferenceNode(decl.type) && ["Omit", "Pick", "Partial", "Required", "Readonly"].includes(decl.type.typeName.getText()))
+}
+
 const typeText = (checker: ts.TypeChecker, symbol: ts.Symbol, at: ts.Node): string => {
   const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
   const kinds: Array<string> = []
@@ -46,18 +60,31 @@ const typeText = (checker: ts.TypeChecker, symbol: ts.Symbol, at: ts.Node): stri
   }
   if (target.flags & ts.SymbolFlags.Type) {
     kinds.push("type")
-    const declared = checker.getDeclaredTypeOfSymbol(target)
-    // An interface or class by its members (its name alone would not change when they do).
+    // An interface, class or object alias is listed by its members (`Name.member`, membersOf), so
+    // an optional member added reads as an added name; another type alias by its text.
     texts.push(
-      target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class)
-        ? `{ ${checker.getPropertiesOfType(declared).map((p) => `${p.name}: ${show(checker, checker.getTypeOfSymbolAtLocation(p, at))}`).sort().join("; ")} }`
-        : checker.typeToString(declared, undefined, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias)
+      memberwise(target)
+        ? "interface"
+        : checker.typeToString(checker.getDeclaredTypeOfSymbol(target), undefined, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias)
     )
   }
   // A well-known symbol's member prints with the checker's id for it (`__@iterator@221`), which
   // moves whenever the program loads files in another order: the name alone is the surface.
   const text = texts.join(" & ").replace(/(__@\w+)@\d+/g, "$1")
   return `${kinds.join("+")}: ${text.length <= 200 ? text : `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`}`
+}
+
+/** The members of an exported interface or class: `Name.member` → "member: type" (`member?:` when optional). */
+const membersOf = (checker: ts.TypeChecker, symbol: ts.Symbol, at: ts.Node): Record<string, string> => {
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
+  if (!(target.flags & ts.SymbolFlags.Type) || !memberwise(target)) return {}
+  const out: Record<string, string> = {}
+  for (const p of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target))) {
+    const text = show(checker, checker.getTypeOfSymbolAtLocation(p, at)).replace(/(__@\w+)@\d+/g, "$1")
+    const optional = p.flags & ts.SymbolFlags.Optional ? "?" : ""
+    out[`${symbol.name}.${p.name.replace(/@\d+$/, "")}`] = `member${optional}: ${text.length <= 200 ? text : `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`}`
+  }
+  return out
 }
 
 /** The current surface of every entry. */
@@ -72,6 +99,7 @@ export const pluginSurface = (): Surface => {
     const names: Record<string, string> = {}
     for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).sort((a, b) => a.name.localeCompare(b.name))) {
       names[symbol.name] = typeText(checker, symbol, source)
+      Object.assign(names, membersOf(checker, symbol, source))
     }
     out[entry] = names
   }
@@ -85,7 +113,11 @@ export const bumpNeeded = (before: Surface, after: Surface): "none" | "minor" | 
   const removedOrChanged = stableEntries.some((entry) =>
     Object.entries(before[entry] ?? {}).some(([name, type]) => name !== "PLUGIN_API_VERSION" && after[entry]?.[name] !== type)
   )
-  if (removedOrChanged) return "major"
+  // A required member added to an interface breaks a plugin that implements it.
+  const requiredAdded = stableEntries.some((entry) =>
+    Object.entries(after[entry] ?? {}).some(([name, type]) => before[entry]?.[name] === undefined && type.startsWith("member:") && before[entry]?.[name.split(".")[0]!] !== undefined)
+  )
+  if (removedOrChanged || requiredAdded) return "major"
   const added = stableEntries.some((entry) => Object.keys(after[entry] ?? {}).some((name) => before[entry]?.[name] === undefined))
   const experimental = JSON.stringify(before["./plugin/experimental"]) !== JSON.stringify(after["./plugin/experimental"])
   return added || experimental ? "minor" : "none"

@@ -1,12 +1,13 @@
 /** The clinical domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
+import { view } from "./view.ts"
 import { ClinicalRequest, ClinicalResponse, DIRECTIONS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "clinical",
   version: "1.0.0",
-  engine: "^2.1.0",
+  engine: "^2.4.0",
   path: "/v1/clinical",
   summary: "A clinical question in plain English answered with a reasoning chain of computed facts: similar patients, axis trends, drug interactions",
   description:
@@ -24,6 +25,7 @@ export const contract = withAnswers(answers, defineContract({
   ],
   vocabularies: { direction: DIRECTIONS },
   disclosure: { counts: ["/contributing_data/encounters"], statistics: ["/contributing_data/axis_correlations/*"] },
+  view,
   examples: [
     {
       name: "sample",

@@ -1,12 +1,13 @@
 /** The device-outcomes domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
+import { view } from "./view.ts"
 import { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "device-outcomes",
   version: "1.0.0",
-  engine: "^2.1.0",
+  engine: "^2.4.0",
   path: "/v1/device-outcomes",
   summary: "Outcomes of a device category pooled across studies (random effects: binomial-normal for rates, DerSimonian–Laird for scores)",
   description:
@@ -23,6 +24,7 @@ export const contract = withAnswers(answers, defineContract({
     { code: "cohort_too_small", status: 422, description: "Fewer implants of the device in the period than the minimum cell size (`context.minimum`), or too few to estimate; widen time_period." }
   ],
   disclosure: { cohort: "/sample_size", statistics: ["/outcomes/*"] },
+  view,
   examples: [
     {
       name: "knee",

@@ -1,12 +1,13 @@
 /** The population domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
 import { AXES, defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
+import { view } from "./view.ts"
 import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PopulationRequest, PopulationResponse } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "population",
   version: "1.0.0",
-  engine: "^2.2.0",
+  engine: "^2.4.0",
   path: "/v1/population",
   summary: "Axis trends of a cohort over time: per-period averages and the significance of the trend",
   description:
@@ -28,6 +29,7 @@ export const contract = withAnswers(answers, defineContract({
   ],
   vocabularies: { analysis_type: ANALYSIS_TYPES, granularity: GRANULARITIES },
   disclosure: { cohort: "/cohort_size", statistics: [...AXES.map((axis) => `/periods/*/avg_${axis}`), "/statistical_significance"] },
+  view,
   examples: [
     {
       name: "sample",

@@ -1,12 +1,13 @@
 /** The risk-model domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
+import { view } from "./view.ts"
 import { RISK_TYPES, RiskModelRequest, RiskModelResponse } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "risk-model",
   version: "1.0.0",
-  engine: "^2.2.0",
+  engine: "^2.4.0",
   path: "/v1/risk-model",
   summary: "Probability of hospitalization, readmission or health decline within a horizon for a patient profile, with its largest contributing factors",
   description:
@@ -24,6 +25,7 @@ export const contract = withAnswers(answers, defineContract({
   ],
   vocabularies: { risk_type: RISK_TYPES },
   disclosure: { statistics: ["/probability", "/contributing_factors/*/weight"] },
+  view,
   examples: [
     {
       name: "sample",

@@ -1,12 +1,13 @@
 /** The temporal domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
 import { defineContract, MODEL_NAMES, RULE_NAMES, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
+import { view } from "./view.ts"
 import { INTERVALS, TemporalRequest, TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "temporal",
   version: "1.0.0",
-  engine: "^2.1.0",
+  engine: "^2.4.0",
   path: "/v1/temporal",
   summary: "How health behaviour decays over time: the 28 decay rules, the best-fitting trajectory model and its prediction",
   description:
@@ -22,6 +23,7 @@ export const contract = withAnswers(answers, defineContract({
     decay_model: MODEL_NAMES,
     decay_rule: RULE_NAMES
   },
+  view,
   examples: [
     {
       name: "plateau",

@@ -11,6 +11,8 @@ import { AppConfig } from "../config/AppConfig.ts"
 import { catalogedError } from "../http/errorCatalog.ts"
 import { DOMAIN_ERROR_STATUSES, type Plugin, PLUGIN_API_VERSION } from "./spec.ts"
 import { PluginRejected, type PluginRule } from "./PluginRejected.ts"
+import { type JsonSchema, jsonSchemaDocument, schemasAt } from "./jsonSchemaAt.ts"
+import { checkView } from "./viewCheck.ts"
 
 /** Paths the platform serves itself; no plugin may take them. */
 export const RESERVED_PATHS: ReadonlyArray<string> = ["/v1/catalog", "/v1/usage", "/v1/openapi.json"]
@@ -77,6 +79,8 @@ export const validatePlugin = (
     }
     const disclosureProblem = p.disclosure === undefined ? undefined : checkDisclosure(p.disclosure, p.response as Schema.Top)
     if (disclosureProblem !== undefined) return reject("disclosure_invalid", disclosureProblem)
+    const viewProblem = p.view === undefined ? undefined : checkView(p.view, p.request as Schema.Top, p.response as Schema.Top)
+    if (viewProblem !== undefined) return reject("view_invalid", viewProblem)
     const examples = p.examples === undefined ? [] : p.examples
     if (!Array.isArray(examples)) return reject("example_invalid", "examples is not an array")
     const decode = Schema.decodeUnknownExit(p.request as Schema.Codec<unknown, unknown>)
@@ -88,34 +92,6 @@ export const validatePlugin = (
     return Effect.succeed(candidate as Plugin)
   })
 
-type JsonSchema = Readonly<Record<string, unknown>>
-
-/** The sub-schemas a JSON pointer pattern reaches in a response's JSON Schema (through $ref, anyOf, properties, items). */
-const schemasAt = (doc: { readonly schema: JsonSchema; readonly definitions: Readonly<Record<string, JsonSchema>> }, pattern: string): Array<JsonSchema> => {
-  const resolve = (s: JsonSchema): Array<JsonSchema> => {
-    const ref = s["$ref"]
-    if (typeof ref === "string") {
-      const target = doc.definitions[decodeURIComponent(ref.split("/").at(-1)!)]
-      return target === undefined ? [] : resolve(target)
-    }
-    const anyOf = s["anyOf"]
-    return Array.isArray(anyOf) ? [s, ...(anyOf as Array<JsonSchema>).flatMap(resolve)] : [s]
-  }
-  let here = resolve(doc.schema)
-  for (const segment of pattern.slice(1).split("/")) {
-    here = here.flatMap((s) => {
-      const properties = (s["properties"] ?? {}) as Readonly<Record<string, JsonSchema>>
-      const next: Array<JsonSchema> = []
-      if (segment === "*") next.push(...Object.values(properties))
-      else if (properties[segment] !== undefined) next.push(properties[segment])
-      if (typeof s["additionalProperties"] === "object") next.push(s["additionalProperties"] as JsonSchema)
-      if (typeof s["items"] === "object" && (segment === "*" || /^\d+$/.test(segment))) next.push(s["items"] as JsonSchema)
-      return next.flatMap(resolve)
-    })
-  }
-  return here
-}
-
 /** Whether the field reached may be null (one of its schemas is the null type). */
 const allowsNull = (schemas: ReadonlyArray<JsonSchema>) => schemas.some((s) => s["type"] === "null")
 
@@ -123,7 +99,7 @@ const allowsNull = (schemas: ReadonlyArray<JsonSchema>) => schemas.some((s) => s
 const checkDisclosure = (declaration: unknown, response: Schema.Top): string | undefined => {
   if (typeof declaration !== "object" || declaration === null) return "disclosure is not an object"
   const d = declaration as Record<string, unknown>
-  const doc = Schema.toJsonSchemaDocument(response) as unknown as { schema: JsonSchema; definitions: Record<string, JsonSchema> }
+  const doc = jsonSchemaDocument(response)
   const pointer = (x: unknown) => typeof x === "string" && x.startsWith("/") && x.length > 1
   if (d.cohort !== undefined) {
     if (!pointer(d.cohort)) return `disclosure.cohort ${JSON.stringify(d.cohort)} is not a JSON pointer`

@@ -9,10 +9,11 @@ import type { PatientData } from "../health/PatientData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"
 import type { Disclosure, DisclosureSpec } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
+import type { PluginView } from "./view.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "2.3.0"
+export const PLUGIN_API_VERSION = "2.4.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -94,6 +95,11 @@ export interface PluginSpec<
    */
   readonly disclosure?: DisclosureSpec
   /**
+   * How an answer is drawn (view.ts): a Vega-Lite specification over tables made from the request
+   * and the answer, checked against the schemas when the plugin loads (rule `view_invalid`).
+   */
+  readonly view?: PluginView
+  /**
    * Work done once per loaded dataset, before the service reports ready (e.g. fitting a model), so
    * no request pays for it. Keep the result with {@link preparedPerDataset} and read it back in the
    * handler. A failure is logged; the plugin then answers 503 `unavailable`, other domains are served.
@@ -143,6 +149,7 @@ export interface Plugin {
   readonly examples?: ReadonlyArray<PluginExample<unknown>>
   readonly experimental?: boolean
   readonly disclosure?: DisclosureSpec
+  readonly view?: PluginView
   readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
   readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
 }

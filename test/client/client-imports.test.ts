@@ -14,8 +14,8 @@ const REPORTER = join(ROOT, "test/fixtures/harness/report-modules.ts")
 /** What the client may load, each with why it is part of the contract. */
 const ALLOWED: ReadonlyArray<readonly [RegExp, string]> = [
   [/^src\/client\/index\.ts$/, "the client"],
-  [/^plugins\/[a-z0-9-]+\/(contract\.ts|schema\.ts|example-answers\.json)$/, "a built-in plugin's contract, schemas and recorded answers"],
-  [/^src\/plugin\/(contract|spec|axes|shapes|vocabularies)\.ts$/, "the plugin contract's contract-only entry (./plugin/contract) and what it re-exports"],
+  [/^plugins\/[a-z0-9-]+\/(contract\.ts|schema\.ts|view\.ts|example-answers\.json)$/, "a built-in plugin's contract, schemas, view (the chart, as data) and recorded answers"],
+  [/^src\/plugin\/(contract|spec|axes|shapes|vocabularies|view)\.ts$/, "the plugin contract's contract-only entry (./plugin/contract) and what it re-exports"],
   [/^src\/kernels\/names\.ts$/, "the names of the decay rules and trajectory models, a response vocabulary"],
   [/^src\/health\/codeSystems\.ts$/, "the standard code notation a request may use (snomed:44054006)"],
   [/^src\/http\/(ApiContract|Problems|errorCatalog)\.ts$/, "the HTTP contract: groups, endpoints, problem schemas, error codes"],

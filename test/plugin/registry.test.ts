@@ -24,6 +24,13 @@ const good = {
   handler: ({ x }: { x: number }) => Effect.succeed({ y: x })
 }
 
+/** A view of the good plugin: its answer's y as a bar, with the request's x in the title. */
+const goodView = {
+  version: 1,
+  data: { answer: { from: "/answer", rows: "object" }, asked: { from: "/request", rows: "object" } },
+  spec: { title: { text: { expr: "'x = ' + asked.x" } }, data: { name: "answer" }, mark: "bar", encoding: { x: { field: "y", type: "quantitative" } } }
+} as const
+
 const ruleOf = (candidate: unknown, loaded: ReadonlyArray<any> = []): string | "accepted" => {
   const exit = Effect.runSyncExit(validatePlugin(candidate, "test", loaded))
   if (Exit.isSuccess(exit)) return "accepted"
@@ -58,7 +65,15 @@ const cases: ReadonlyArray<readonly [PluginRule, unknown]> = [
   ["disclosure_invalid", { ...good, disclosure: { cohort: "y" } }],
   ["disclosure_invalid", { ...good, disclosure: { cohort: "/z" } }],
   ["disclosure_invalid", { ...good, disclosure: { counts: ["/y"] } }],
-  ["disclosure_invalid", { ...good, response: Schema.Struct({ y: Schema.NullOr(Schema.Finite) }), disclosure: { statistics: ["/missing"] } }]
+  ["disclosure_invalid", { ...good, response: Schema.Struct({ y: Schema.NullOr(Schema.Finite) }), disclosure: { statistics: ["/missing"] } }],
+  ["view_invalid", { ...good, view: { ...goodView, version: 2 } }],
+  ["view_invalid", { ...good, view: { ...goodView, data: { answer: { from: "/answer/z", rows: "object" } } } }],
+  ["view_invalid", { ...good, view: { ...goodView, data: { answer: { from: "/answer/y", rows: "items" } } } }],
+  ["view_invalid", { ...good, view: { ...goodView, data: { answer: { from: "/elsewhere", rows: "object" } } } }],
+  ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, encoding: { x: { field: "z", type: "quantitative" } } } } }],
+  ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, data: { name: "other" } } } }],
+  ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, data: { values: [{ y: 1 }] } } } }],
+  ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, mark: "no-such-mark" } } }]
 ]
 
 describe("validatePlugin", () => {
@@ -66,6 +81,7 @@ describe("validatePlugin", () => {
     expect(ruleOf(good)).toBe("accepted")
     expect(ruleOf({ ...good, errors: [{ code: "unknown_drug", status: 422, description: "d" }] })).toBe("accepted")
     expect(ruleOf({ ...good, hcc_cost: 0 })).toBe("accepted")
+    expect(ruleOf({ ...good, view: goodView })).toBe("accepted")
     const nullable = Schema.Struct({ n: Schema.Int, y: Schema.NullOr(Schema.Finite), rows: Schema.Array(Schema.Struct({ k: Schema.NullOr(Schema.Int) })) })
     expect(ruleOf({ ...good, response: nullable, disclosure: { cohort: "/n", counts: ["/rows/*/k"], statistics: ["/y"] } })).toBe("accepted")
   })

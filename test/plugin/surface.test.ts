@@ -35,6 +35,13 @@ describe("the plugin API surface", () => {
     expect(bumpNeeded(base, { ...base, "./plugin/experimental": {} })).toBe("minor")
     expect(bumpNeeded(base, { ...base, "./plugin/contract": {} })).toBe("major")
     expect(bumpNeeded(base, { ...base, "./plugin/contract": { a: "value: number", c: "value: C" } })).toBe("minor")
+    // An interface is listed member by member: an optional member added is a minor change, a
+    // required one (every implementation must now supply it) a major one, as is a member changed.
+    const spec: Surface = { ...base, "./plugin": { ...base["./plugin"], Spec: "type: interface", "Spec.name": "member: string" } }
+    expect(bumpNeeded(spec, { ...spec, "./plugin": { ...spec["./plugin"], "Spec.view": "member?: View" } })).toBe("minor")
+    expect(bumpNeeded(spec, { ...spec, "./plugin": { ...spec["./plugin"], "Spec.view": "member: View" } })).toBe("major")
+    expect(bumpNeeded(spec, { ...spec, "./plugin": { ...spec["./plugin"], "Spec.name": "member?: string" } })).toBe("major")
+    expect(bumpNeeded(spec, { ...spec, "./plugin": { ...spec["./plugin"], View: "type: interface", "View.spec": "member: object" } })).toBe("minor")
     const versioned: Surface = { ...base, "./plugin": { ...base["./plugin"], PLUGIN_API_VERSION: 'value: "1.5.0"' } }
     expect(bumpNeeded(versioned, { ...versioned, "./plugin": { ...versioned["./plugin"], PLUGIN_API_VERSION: 'value: "1.6.0"' }, "./plugin/experimental": {} })).toBe("minor")
     expect(bumpedEnough("1.5.0", "2.0.0", "major")).toBe(true)

@@ -1,0 +1,35 @@
+/** How a population answer is drawn (src/plugin/view.ts): one line per axis over the periods; a withheld mean is a gap, labelled. */
+import { AXES, type PluginView } from "../../src/plugin/contract.ts"
+
+export const view: PluginView = {
+  version: 1,
+  data: { periods: { from: "/answer/periods", rows: "items" }, summary: { from: "/answer", rows: "object" } },
+  spec: {
+    title: { text: { expr: "'Axis means by period: a cohort of ' + format(summary.cohort_size, ',') + ' patients'" } },
+    width: 480,
+    height: 260,
+    data: { name: "periods" },
+    transform: [
+      { calculate: "datum.quarter || datum.month || datum.year", as: "period" },
+      { fold: AXES.map((a) => `avg_${a}`), as: ["field", "mean"] },
+      // An axis the question did not ask for is absent; a withheld mean (small cell) is null.
+      { filter: "isDefined(datum.mean)" },
+      { calculate: "replace(datum.field, 'avg_', '')", as: "axis" }
+    ],
+    encoding: {
+      x: { field: "period", type: "ordinal", sort: null, title: "Period" },
+      color: { field: "axis", type: "nominal", title: "Axis" }
+    },
+    layer: [
+      {
+        mark: { type: "line", point: true, invalid: "break-paths-show-domains" },
+        encoding: { y: { field: "mean", type: "quantitative", title: "Mean score (0–10)", scale: { domain: [0, 10] } } }
+      },
+      {
+        transform: [{ filter: "datum.mean === null" }],
+        mark: { type: "text", text: "withheld", angle: -90, align: "left", dy: 4 },
+        encoding: { y: { datum: 0.3, type: "quantitative" } }
+      }
+    ]
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * How a temporal answer is drawn (src/plugin/view.ts): per axis, the points given in the request
+ * and the selected model's predictions after them; the model, the urgency and the decay rules that
+ * fired in the title.
+ */
+import type { PluginView } from "../../src/plugin/contract.ts"
+
+export const view: PluginView = {
+  version: 1,
+  data: {
+    given: { from: "/request/patient_axes", rows: "series" },
+    predicted: { from: "/answer/predicted_trajectory", rows: "series" },
+    rules: { from: "/answer/decay_rules_triggered", rows: "values" },
+    summary: { from: "/answer", rows: "object" }
+  },
+  spec: {
+    title: {
+      text: { expr: "'Trajectory: ' + replace(summary.decay_model, '_', ' ') + ', urgency ' + summary.intervention_urgency" },
+      subtitle: { expr: "length(rules) + ' decay rules fired: ' + join(pluck(rules, 'value'), ', ')" }
+    },
+    width: 480,
+    height: 260,
+    encoding: {
+      x: { field: "step", type: "quantitative", title: "Interval (0 = the first point given)" },
+      y: { field: "value", type: "quantitative", title: "Axis score (0–10)", scale: { domain: [0, 10] } },
+      color: { field: "key", type: "nominal", title: "Axis" }
+    },
+    layer: [
+      {
+        data: { name: "given" },
+        transform: [{ calculate: "datum.index", as: "step" }, { calculate: "'given'", as: "part" }],
+        mark: { type: "line", point: true }
+      },
+      {
+        data: { name: "predicted" },
+        transform: [
+          { lookup: "key", from: { data: { name: "given" }, key: "key", fields: ["length"] }, as: ["given_length"] },
+          { calculate: "datum.given_length + datum.index", as: "step" },
+          { calculate: "'predicted'", as: "part" }
+        ],
+        mark: { type: "line", point: { shape: "diamond" }, strokeDash: [4, 3] }
+      }
+    ]
+  }
+}
