@@ -38,8 +38,8 @@ beforeAll(() => {
   files["MedicationRequest.ndjson"] = [...files["MedicationRequest.ndjson"]!, order("mr9", { reference: "Medication/gone", display: "lisinopril 10 MG Oral Tablet" }), order("mr10", { reference: "Medication/gone-too" })]
   // A patient without a birth date, with a condition and an encounter, named by id and by identifier.
   files["Patient.ndjson"] = [...files["Patient.ndjson"]!, { resourceType: "Patient", id: "p6", identifier: [{ system: "urn:example:mrn", value: "6" }], gender: "female" }]
-  files["Condition.ndjson"] = [...files["Condition.ndjson"]!, { resourceType: "Condition", id: "c6", subject: { reference: "Patient/p6" }, code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] }, onsetDateTime: "2020-01-01" }]
-  files["Encounter.ndjson"] = [...files["Encounter.ndjson"]!, { resourceType: "Encounter", id: "e6", status: "finished", class: { system: "http://terminology.hl7.org/CodeSystem/v3-ActCode", code: "AMB" }, subject: { reference: "Patient?identifier=urn:example:mrn|6" }, period: { start: "2024-03-01" } }]
+  files["Condition.ndjson"] = [...files["Condition.ndjson"]!, { resourceType: "Condition", id: "c-p6", subject: { reference: "Patient/p6" }, code: { coding: [{ system: "http://snomed.info/sct", code: "44054006" }] }, onsetDateTime: "2020-01-01" }]
+  files["Encounter.ndjson"] = [...files["Encounter.ndjson"]!, { resourceType: "Encounter", id: "e-p6", status: "finished", class: { system: "http://terminology.hl7.org/CodeSystem/v3-ActCode", code: "AMB" }, subject: { reference: "Patient?identifier=urn:example:mrn|6" }, period: { start: "2024-03-01" } }]
   const dir = tempDataDir()
   summary = JSON.parse(hcc(dir, ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"), files), "--as-of", "2024-12-31", "--json"]))
   t = tablesOf(dir)
