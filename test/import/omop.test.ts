@@ -3,6 +3,7 @@
  * (test/fixtures/omop/cdm.ts), bad input that imports nothing, and a whole population in OMOP
  * form answering all seven endpoints.
  */
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
@@ -106,20 +107,54 @@ describe("OMOP import: bad input imports nothing", () => {
   })
 })
 
+/**
+ * The same folder as OHDSI's ETL-Synthea writes its facts: every drug row a pharmacy claim (type
+ * 32869) whose days_supply is its own span, outpatient visits as Office Visit 581477 (below
+ * Outpatient Visit in CONCEPT_ANCESTOR), one person observed until the ETL's end of time
+ * (2099-12-31), social-history findings as conditions.
+ */
+const asEtlSynthea = (from: string): string => {
+  const to = join(tempDataDir(), "etl-synthea")
+  mkdirSync(to)
+  for (const file of readdirSync(from)) copyFileSync(join(from, file), join(to, file))
+  const rows = (file: string) => readFileSync(join(from, file), "utf8").trim().split("\n").map((l) => l.split(","))
+  const write = (file: string, table: ReadonlyArray<ReadonlyArray<string | number>>) => writeFileSync(join(to, file), table.map((r) => r.join(",")).join("\n") + "\n")
+  const day = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000
+  const [drugHeader, ...drugs] = rows("drug_exposure.csv")
+  write("drug_exposure.csv", [[...drugHeader!.slice(0, 5), "drug_type_concept_id", "days_supply"], ...drugs.map((d) => [...d.slice(0, 5), 32869, d[4] === "" ? 0 : day(d[4]!) - day(d[3]!)])])
+  const [visitHeader, ...visits] = rows("visit_occurrence.csv")
+  write("visit_occurrence.csv", [visitHeader!, ...visits.map((v) => (v[2] === "9202" ? [v[0]!, v[1]!, 581477, v[3]!, v[4]!] : v))])
+  writeFileSync(join(to, "concept.tsv"), readFileSync(join(from, "concept.tsv"), "utf8") +
+    ["581477\tOffice Visit\tVisit\tVisit\tVisit\tS\tOV\t19700101\t20991231\t", "4115276\tEmployment (finding)\tObservation\tSNOMED\tClinical Finding\tS\t160903007\t19700101\t20991231\t"].join("\n") + "\n")
+  write("concept_ancestor.csv", [["ancestor_concept_id", "descendant_concept_id", "min_levels_of_separation", "max_levels_of_separation"], [9202, 581477, 1, 1]])
+  const [, ...persons] = rows("person.csv")
+  write("observation_period.csv", [["observation_period_id", "person_id", "observation_period_start_date", "observation_period_end_date"], [1, persons[0]![0]!, "2020-01-01", "2099-12-31"]])
+  const [conditionHeader, ...conditions] = rows("condition_occurrence.csv")
+  write("condition_occurrence.csv", [conditionHeader!, ...conditions, [conditions.length + 1, persons[1]![0]!, 4115276, "2025-01-06"], [conditions.length + 2, persons[2]![0]!, 4115276, "2025-02-06"]])
+  return to
+}
+
 describe("OMOP import: a whole population", () => {
   let server: TestServer
+  let etl: TestServer
+  let etlSummary: Record<string, any>
   beforeAll(async () => {
     const generated = tempDataDir()
     hcc(generated, ["data", "generate", "--patients", "3000", "--seed", "13"])
     const csv = join(tempDataDir(), "csv")
     hcc(generated, ["data", "export", csv])
     const dataDir = tempDataDir()
-    hcc(dataDir, ["data", "import", "--format", "omop", omopFromExport(csv, join(tempDataDir(), "omop")), "--as-of", "2026-09-30"])
-    server = await startServer({ dataDir })
-    await waitReady(server)
-  }, 240_000)
+    const omop = omopFromExport(csv, join(tempDataDir(), "omop"))
+    hcc(dataDir, ["data", "import", "--format", "omop", omop, "--as-of", "2026-09-30"])
+    const etlDir = tempDataDir()
+    etlSummary = JSON.parse(hcc(etlDir, ["data", "import", "--format", "omop", asEtlSynthea(omop), "--json"]))
+    const started = await Promise.all([dataDir, etlDir].map((d) => startServer({ dataDir: d })))
+    server = started[0]!
+    etl = started[1]!
+    await Promise.all(started.map((s) => waitReady(s)))
+  }, 420_000)
   afterAll(async () => {
-    await server.stop()
+    await Promise.all([server, etl].map((s) => s?.stop()))
   })
   it("answers all seven endpoints from the imported data", async () => {
     for (const [path, body] of readmeCalls()) {
@@ -138,5 +173,16 @@ describe("OMOP import: a whole population", () => {
     expect(byCode.cohort_size).toBeGreaterThan(100)
     expect(await ask("snomed:38341003")).toEqual(byCode)
     expect(await ask("icd10cm:I10")).toEqual(byCode)
+  })
+  it("written as ETL-Synthea writes it: the same answers to the README's calls; the end of time and social history counted, not taken", async () => {
+    expect(etlSummary.as_of).toBe("2026-09-30")
+    expect(etlSummary.read.drug_exposure).toBeGreaterThan(0)
+    expect(Object.entries(etlSummary.left_out).find(([k]) => k.startsWith("dates after the day of the import"))?.[1]).toBe(1)
+    expect(Object.entries(etlSummary.left_out).filter(([k]) => /social history/i.test(k)).map(([, n]) => n)).toEqual([2])
+    for (const [path, body] of readmeCalls()) {
+      const sent = path === "/v1/drug-outcomes" ? { ...(body as object), population_size: "minimum_50" } : body
+      const [a, b] = await Promise.all([server, etl].map(async (s) => (await call(s, path, { body: sent })).json()))
+      expect(b, path).toEqual(a)
+    }
   })
 })
