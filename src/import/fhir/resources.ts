@@ -123,7 +123,19 @@ const REFUTED = new Set(["refuted", "entered-in-error"])
 /** condition-ver-status codes of a condition not (yet) established: `unconfirmed` and its children. */
 const UNCONFIRMED = new Set(["unconfirmed", "provisional", "differential"])
 
+/**
+ * Condition categories that say a condition is a diagnosis (R4's condition-category:
+ * problem-list-item, encounter-diagnosis) and those that say it is not one (US Core's
+ * health-concern — a worry of the patient or a carer — and sdoh, a social determinant of health).
+ */
+const DIAGNOSIS_CATEGORIES: ReadonlySet<string> = new Set(["problem-list-item", "encounter-diagnosis"])
+const NOT_DIAGNOSIS_CATEGORIES: ReadonlySet<string> = new Set(["health-concern", "sdoh"])
+
 const condition = (r: fhir4.Condition, ctx: FhirContext): Mapped => {
+  const categories = (Array.isArray(r.category) ? r.category : []).flatMap((c) => codingsOf(c).map((x) => x.code)).filter((c): c is string => typeof c === "string")
+  if (categories.some((c) => NOT_DIAGNOSIS_CATEGORIES.has(c)) && !categories.some((c) => DIAGNOSIS_CATEGORIES.has(c))) {
+    return skip("Condition of category health-concern or sdoh only (a concern or a social determinant, not a diagnosis): left out")
+  }
   const verification = codingsOf(r.verificationStatus).map((c) => c.code)
   if (verification.some((v) => v !== undefined && REFUTED.has(v))) return skip("Condition refuted or entered in error: left out")
   // A working or differential diagnosis is not a diagnosis the analytics may count (R4 Condition,
