@@ -113,9 +113,8 @@ export function plateauSse(v: usize, t: usize, m: i32, k: f64, basis: usize): f6
   return basisSse(v, basis, m)
 }
 
-// Set by logisticSse: the basis it left in `basis` is 1 − b when t0 lies past the middle of the
-// series (lgFlip), and lgC, lgA are the fit on that basis (y ≈ lgC + lgA·basis).
-export let lgFlip: bool = false
+// Set by logisticSse: the fit on the basis it left in `basis` (b, or 1 − b when t0 lies past the
+// middle of the series): y ≈ lgC + lgA·basis.
 export let lgC: f64 = 0.0
 export let lgA: f64 = 0.0
 
@@ -139,7 +138,6 @@ export function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: 
   }
   if (i < m) setF(basis, i, 1.0 / (1.0 + expK(kk * (getF(t, i) - t0))))
   const sse = basisSse(v, basis, m)
-  lgFlip = flip
   lgC = out0
   lgA = out1
   if (flip) {

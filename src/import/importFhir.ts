@@ -99,14 +99,20 @@ export const importFhir = (options: FhirImportOptions) =>
             for (const [note, n] of Object.entries(batch.notes)) report.note(note, n)
             const origin = (line: number): Origin => ({ file: number * PARTS + part, line, place: { name: fileName, part, line }, type })
             let next = 0
-            for (const [line, id, updated] of batch.records) {
-              for (; next < batch.facts.length && batch.facts[next]![0] <= line; next++) {
-                const f = batch.facts[next]![1] as Fact
+            const stageFacts = (upTo: number) => {
+              for (; next < batch.facts.length && batch.facts[next]![0] <= upTo; next++) {
+                const [line, fact] = batch.facts[next]!
+                const f = fact as Fact
                 if (f.k === "medication") medicationRecords.push({ origin: origin(line), src: f.src, identifiers: f.identifiers, code: { codings: f.codings, text: f.text ?? undefined } })
                 else staging.add(origin(line), f)
               }
+            }
+            for (const [line, id, updated] of batch.records) {
+              stageFacts(line)
               staging.record(origin(line), id, updated)
             }
+            // Facts of no record would be of a resource without an id, which mapResource refuses; none is dropped if one comes.
+            stageFacts(Number.POSITIVE_INFINITY)
           }
           const readAll = (selected: typeof tasks) =>
             Effect.forEach(selected, ({ file, number, part }) =>
