@@ -38,9 +38,9 @@ export const MIN_COHORT = 11
 export const CohortDefinition = Schema.Struct({
   age_range: Schema.optionalKey(AgeRange),
   axes_threshold: Schema.optionalKey(Schema.Struct(thresholdFields).annotate({ description: "Axis code → { min?, max? } on the patient's mean score over the data window" })),
-  conditions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Condition codes (or standard codes, e.g. snomed:44054006, icd10cm:E11.9); a patient must have all of them" })),
-  drugs: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Drug codes (or standard codes, e.g. rxnorm:6809); a patient must have a course of each within the data window" })),
-  regions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Region codes; a patient must live in one of them" })),
+  conditions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Condition codes (catalog vocabulary `condition`) or standard codes, e.g. snomed:44054006, icd10cm:E11.9; a patient must have all of them" })),
+  drugs: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Drug codes (catalog vocabulary `drug`) or standard codes, e.g. rxnorm:6809; a patient must have a course of each within the data window" })),
+  regions: Schema.optionalKey(distinctNonEmpty(Code).annotate({ description: "Region codes (catalog vocabulary `region`); a patient must live in one of them" })),
   sex: Schema.optionalKey(Schema.Literals(SEXES).annotate({ description: "Sex recorded at registration (FHIR AdministrativeGender): female, male, other or unknown" }))
 })
 

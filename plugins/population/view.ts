@@ -10,20 +10,29 @@ export const view: PluginView = {
     height: 260,
     data: { name: "periods" },
     transform: [
+      { window: [{ op: "row_number", as: "order" }] },
       { calculate: "datum.quarter || datum.month || datum.year", as: "period" },
       { fold: AXES.map((a) => `avg_${a}`), as: ["field", "mean"] },
       // An axis the question did not ask for is absent; a withheld mean (small cell) is null.
       { filter: "isDefined(datum.mean)" },
-      { calculate: "replace(datum.field, 'avg_', '')", as: "axis" }
+      { calculate: "replace(datum.field, 'avg_', '')", as: "axis" },
+      // Each withheld mean starts a new stretch of its axis's line: the line breaks there rather
+      // than joining across (said without Vega-Lite 6's `invalid` modes, so Vega-Lite 5 draws it too).
+      { calculate: "datum.mean === null ? 1 : 0", as: "gap" },
+      { window: [{ op: "sum", field: "gap", as: "stretch" }], groupby: ["axis"], sort: [{ field: "order" }] }
     ],
     encoding: {
-      x: { field: "period", type: "ordinal", sort: null, title: "Period" },
+      x: { field: "period", type: "ordinal", sort: { field: "order" }, title: "Period" },
       color: { field: "axis", type: "nominal", title: "Axis" }
     },
     layer: [
       {
-        mark: { type: "line", point: true, invalid: "break-paths-show-domains" },
-        encoding: { y: { field: "mean", type: "quantitative", title: "Mean score (0–10)", scale: { domain: [0, 10] } } }
+        transform: [{ filter: "datum.mean !== null" }],
+        mark: { type: "line", point: true },
+        encoding: {
+          y: { field: "mean", type: "quantitative", title: "Mean score (0–10)", scale: { domain: [0, 10] } },
+          detail: { field: "stretch", type: "nominal" }
+        }
       },
       {
         transform: [{ filter: "datum.mean === null" }],

@@ -5,6 +5,17 @@
  */
 import type { PluginView } from "../../src/plugin/contract.ts"
 
+/** Rules per subtitle line, and the lines the 28 rules can fill. */
+const PER_LINE = 4
+const LINES = 7
+/**
+ * The subtitle: how many rules fired, then their names four to a line (one line would run past the
+ * chart), as many lines as there are rules for.
+ */
+const RULE_LINES = `slice([length(rules) + ' decay rules fired:', ${
+  Array.from({ length: LINES }, (_, i) => `join(slice(pluck(rules, 'value'), ${i * PER_LINE}, ${(i + 1) * PER_LINE}), ', ')`).join(", ")
+}], 0, 1 + ceil(length(rules) / ${PER_LINE}))`
+
 export const view: PluginView = {
   version: 1,
   data: {
@@ -16,7 +27,7 @@ export const view: PluginView = {
   spec: {
     title: {
       text: { expr: "'Trajectory: ' + replace(summary.decay_model, '_', ' ') + ', urgency ' + summary.intervention_urgency" },
-      subtitle: { expr: "length(rules) + ' decay rules fired: ' + join(pluck(rules, 'value'), ', ')" }
+      subtitle: { expr: RULE_LINES }
     },
     width: 480,
     height: 260,

@@ -30,8 +30,9 @@ export const makeApi = (plugins: ReadonlyArray<Plugin>, info: { readonly version
         "a diagnosis or a treatment recommendation for anyone. **The default dataset is synthetic**: generated patients with " +
         "planted effects, no real person's data. GET /v1/catalog (`dataset`) and the `HCC-Dataset-As-Of` / `HCC-Dataset-Source` " +
         "headers of every data answer say which dataset an answer comes from.\n\n" +
+        "**[Explorer](/docs/explore):** ask any endpoint with a form and see the answer drawn (each operation's `x-hcc-view`).\n\n" +
         "**Guides:** " + GUIDES.map((g) => `[${g.title}](${guidePath(g.page)})`).join(" · ") + ". A problem answer's `type` links to its code in [Errors](/docs/errors).",
-      transform: (spec) => polishForGenerators(addIdempotencyKey(addExamples(spec, plugins), plugins), plugins)
+      transform: (spec) => polishForGenerators(addViews(addIdempotencyKey(addExamples(spec, plugins), plugins), plugins), plugins)
     })
   )
 }
@@ -53,6 +54,18 @@ const addIdempotencyKey = (spec: Record<string, any>, plugins: ReadonlyArray<Plu
         schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" }
       }
     ]
+  }
+  return spec
+}
+
+/**
+ * Publishes each plugin's view (src/plugin/view.ts) on its operation as the extension `x-hcc-view`
+ * (OpenAPI 3.1 allows `x-` members on an operation): how the explorer and the clients draw its answers.
+ */
+const addViews = (spec: Record<string, any>, plugins: ReadonlyArray<Plugin>): Record<string, any> => {
+  for (const plugin of plugins) {
+    const op = spec.paths?.[plugin.path]?.post
+    if (op !== undefined && plugin.view !== undefined) op["x-hcc-view"] = plugin.view
   }
   return spec
 }

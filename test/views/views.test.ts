@@ -49,10 +49,13 @@ describe("built-in views", () => {
     const expected = answer.periods.flatMap((p: Record<string, unknown>) => AXES.flatMap((a) => (typeof p[`avg_${a}`] === "number" ? [[p.quarter, a, p[`avg_${a}`]]] : [])))
     expect(points.map((s) => [s.datum!.period, s.datum!.axis, s.datum!.mean])).toEqual(expected)
     expect(points.some((s) => s.datum!.period === withheld.quarter && s.datum!.axis === "NM")).toBe(false)
-    // The NM line has no position at the withheld period (a break, never a zero)…
+    // The NM line has no point at the withheld period and breaks there: two stretches, one before
+    // and one after (never a zero, never a line joined across)…
     const nm = marks(items, "line").filter((l) => l.datum!.axis === "NM")
-    expect(nm.find((l) => l.datum!.period === withheld.quarter)!.y).toBeUndefined()
-    expect(nm.filter((l) => l.y !== undefined)).toHaveLength(answer.periods.length - 1)
+    expect(nm.some((l) => l.datum!.period === withheld.quarter)).toBe(false)
+    expect(nm).toHaveLength(answer.periods.length - 1)
+    const stretches = new Map(nm.map((l) => [l.datum!.period, l.datum!.stretch]))
+    expect(answer.periods.filter((p: any) => p !== withheld).map((p: any) => stretches.get(p.quarter))).toEqual(answer.periods.slice(1).map((_: unknown, i: number) => (i === 0 ? 0 : 1)))
     // …and a label says so there.
     expect(marks(items, "text").map((t) => [t.text, t.datum!.period, t.datum!.axis])).toEqual([["withheld", withheld.quarter, "NM"]])
     expect(titles(items)).toContain(`cohort of ${answer.cohort_size.toLocaleString("en")} patients`)
@@ -79,6 +82,15 @@ describe("built-in views", () => {
     const { items } = await drawView(e.view, e.request, e.answer)
     expect(marks(items, "rect").map((r) => [r.datum!.key, r.datum!.value])).toEqual(Object.entries(e.answer.outcomes).filter(([, v]) => v !== null))
     expect(titles(items)).toContain(`${e.answer.studies_analyzed} studies, ${e.answer.sample_size.toLocaleString("en")} implants`)
+  })
+
+  it("device-outcomes: a withheld estimate is labelled at its metric, never drawn as a bar", async () => {
+    const e = await example("device-outcomes")
+    const [first, ...rest] = Object.keys(e.answer.outcomes)
+    const answer = { ...e.answer, outcomes: { ...e.answer.outcomes, [first!]: null }, suppressed: [`/outcomes/${first}`] }
+    const { items } = await drawView(e.view, e.request, answer)
+    expect(marks(items, "rect").map((r) => r.datum!.key)).toEqual(rest)
+    expect(marks(items, "text").map((t) => [t.datum!.key, t.text])).toEqual([[first, "withheld (small cell)"]])
   })
 
   it("one-health: the correlation at the best lag, the lag and the alert in the title", async () => {
