@@ -2,7 +2,7 @@
  * Compression and validation caching of answers (docs/api.md, "Compression and caching"):
  * - a body over 1 KiB is sent with `Content-Encoding: br` or `gzip` when the request's
  *   `Accept-Encoding` allows it (br preferred), with `Vary: Accept-Encoding`;
- * - the catalog, the OpenAPI document and the /docs page carry a strong `ETag` and a
+ * - the catalog, the OpenAPI document, the /docs pages and the explorer's assets carry a strong `ETag` and a
  *   `Cache-Control`, and `If-None-Match` with that tag is answered 304 without a body.
  * The static bodies (served as the same bytes every time) keep their tag and compressed forms
  * beside them, so each is hashed and compressed once per process.
@@ -10,6 +10,7 @@
 import { HttpBody, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+import { EXPLORE_ASSETS, EXPLORE_PATH } from "./Explorer.ts"
 import { GUIDES, guidePath } from "./Guides.ts"
 
 /** Bodies smaller than this go as they are. */
@@ -21,7 +22,10 @@ export const CACHEABLE: ReadonlyMap<string, string> = new Map([
   ["/v1/catalog", "private, no-cache"],
   ["/v1/openapi.json", "public, max-age=300"],
   ["/docs", "public, max-age=300"],
-  ...GUIDES.map((g) => [guidePath(g.page), "public, max-age=300"] as const)
+  ...GUIDES.map((g) => [guidePath(g.page), "public, max-age=300"] as const),
+  // The explorer and its bundle: kept, asked again after five minutes (a rebuild changes the tag).
+  [EXPLORE_PATH, "public, max-age=300"],
+  ...EXPLORE_ASSETS.map(([path]) => [path, "public, max-age=300"] as const)
 ])
 
 interface Derived {

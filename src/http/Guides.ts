@@ -49,7 +49,7 @@ export const renderGuide = (markdown: string, title: string): string => {
   body = body.replace(/<tr>\s*<td><code>([a-z_]+)<\/code><\/td>/g, (m, code: string) => (codes.has(code) ? m.replace("<td>", `<td id="${code}">`) : m))
   // Links between the guides go to their pages.
   for (const g of GUIDES) body = body.replaceAll(`href="${g.file}`, `href="${guidePath(g.page)}`)
-  const nav = [`<a href="/docs">API reference</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")
+  const nav = [`<a href="/docs">API reference</a>`, `<a href="/docs/explore">Explorer</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -1,7 +1,8 @@
 /**
  * Response headers every answer carries, and CORS (docs/api.md, "Browsers: security headers and
  * CORS"): nosniff, no referrer, no framing, a Content-Security-Policy (on /docs one that allows
- * exactly its own inline script and style, by hash, and nothing from elsewhere), `no-store` on
+ * exactly its own inline script and style, by hash, and nothing from elsewhere; a /docs page that
+ * states its own policy, the explorer, keeps it), `no-store` on
  * answers to an authenticated request, and CORS for the origins in HCC_CORS_ORIGINS (none by default).
  */
 import { HttpServerResponse } from "effect/http"
@@ -52,7 +53,10 @@ const docsPolicies = new Map<string, string>()
 /** The security headers for one answer (to set together with the others: one copy of the headers per request). */
 export const securityHeaders = (res: HttpServerResponse.HttpServerResponse, docsPage: string | undefined, authenticated: boolean): Record<string, string> => {
   let csp = API_CSP
-  if (docsPage !== undefined && res.status === 200 && res.body._tag === "Uint8Array") {
+  const own = res.headers["content-security-policy"]
+  // A page that states its own policy (the explorer's) keeps it.
+  if (docsPage !== undefined && own !== undefined) csp = own
+  else if (docsPage !== undefined && res.status === 200 && res.body._tag === "Uint8Array" && res.body.contentType.startsWith("text/html")) {
     let policy = docsPolicies.get(docsPage)
     if (policy === undefined) docsPolicies.set(docsPage, policy = docsCsp(new TextDecoder().decode(res.body.body)))
     csp = policy

@@ -17,6 +17,7 @@ import { makeApi } from "./Api.ts"
 import { compileRoutes, doorLayer, type Implementations } from "./Door.ts"
 import type { InvokeServices } from "../plugin/invoke.ts"
 import { callServices, pluginCall } from "./DomainHandlers.ts"
+import { explorePages } from "./Explorer.ts"
 import { escapeHtml, guidePages } from "./Guides.ts"
 import { healthzAnswer, makeCatalogAnswer, makeReadyzAnswer, makeUsageAnswer } from "./PlatformHandlers.ts"
 
@@ -95,7 +96,7 @@ export const httpLayer = Layer.unwrap(
       Effect.promise(() => import(DOCS_ASSETS_URL) as Promise<{ readonly css: string; readonly javascript: string }>),
       (assets) => (docs ??= HttpServerResponse.html(docsPage(spec, assets)))
     )
-    const routes = compileRoutes(api, implementations, [[OPENAPI_PATH, openapi], [DOCS_PATH, docsAnswer], ...guidePages()], makeAuthorize(yield* Accounts, yield* Metering))
+    const routes = compileRoutes(api, implementations, [[OPENAPI_PATH, openapi], [DOCS_PATH, docsAnswer], ...guidePages(), ...explorePages()], makeAuthorize(yield* Accounts, yield* Metering))
     return doorLayer(routes)
   })
 )

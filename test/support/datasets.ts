@@ -24,14 +24,7 @@ export const datasetDigest = (dataDir: string): string => {
   return h.digest("hex")
 }
 
-/** The README's sample calls: every `-d '{…}'` body of its curl lines, with the path it is sent to. */
-export const readmeCalls = (): ReadonlyArray<readonly [string, unknown]> => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8")
-  const calls: Array<readonly [string, unknown]> = []
-  const re = /curl -s localhost:8080(\/v1\/[a-z-]+)[^\n]*\\\n\s*-d '([^']+)'/g
-  for (let m = re.exec(readme); m !== null; m = re.exec(readme)) calls.push([m[1]!, JSON.parse(m[2]!)])
-  return calls
-}
+export { readmeCalls } from "../../scripts/readme-calls.ts"
 
 /** The dataset a server started on a data folder serves, as its catalog says. */
 export const servedDataset = async (dataDir: string): Promise<Record<string, unknown>> => {

@@ -1,0 +1,122 @@
+/**
+ * The explorer (docs/explore.md) under /docs — the one human-facing path that answers without a
+ * token — so a person can open it, then paste a token the page keeps in the tab: the page at
+ * /docs/explore and its script and stylesheet, bundled by `npm run build` (scripts/build-explore.ts)
+ * into build/explore. Its Content-Security-Policy allows scripts and styles from this origin only:
+ * no inline script, no eval (charts are drawn by Vega's interpreter), calls to this origin only.
+ */
+import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { escapeHtml, GUIDES, guidePath } from "./Guides.ts"
+
+export const EXPLORE_PATH = "/docs/explore"
+const BUILT = resolve(import.meta.dirname, "../../build/explore")
+
+/** The assets: path, file in build/explore, media type. */
+export const EXPLORE_ASSETS: ReadonlyArray<readonly [string, string, string]> = [
+  [`${EXPLORE_PATH}/app.js`, "app.js", "text/javascript; charset=utf-8"],
+  [`${EXPLORE_PATH}/style.css`, "style.css", "text/css; charset=utf-8"]
+]
+
+/**
+ * The page's policy. Vega's SVG renderer sets a few style attributes on the elements it draws
+ * (cursor, font), so style attributes are allowed (`style-src-attr`); style elements and
+ * stylesheets only from this origin.
+ */
+export const EXPLORE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "style-src-attr 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'"
+].join("; ")
+
+const page = (): string => {
+  const nav = [`<a href="/docs">API reference</a>`, `<a href="${EXPLORE_PATH}" aria-current="page">Explorer</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Explorer — HCC Medical Intelligence API</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${EXPLORE_PATH}/style.css">
+<script type="module" src="${EXPLORE_PATH}/app.js"></script>
+</head>
+<body>
+<nav aria-label="Documentation">${nav}</nav>
+<main>
+<h1>Explorer</h1>
+<p>Ask any endpoint and see its answer drawn. Answers are statistics over the service's dataset, not medical advice.</p>
+<noscript><p class="problem">The explorer needs JavaScript; the API reference at /docs does not.</p></noscript>
+<section aria-labelledby="token-heading">
+<h2 id="token-heading">Token</h2>
+<form id="token-form" autocomplete="off">
+<label for="token">Bearer token</label>
+<input id="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-help token-problem">
+<button type="submit">Use this token</button>
+<button type="button" id="sign-out">Forget the token</button>
+<p id="token-help"><small>Kept in this browser tab only (session storage): never in the address, a cookie or a log. A token comes from <code>hcc tokens issue</code>; the demo token is in <code>$HCC_DATA_DIR/demo.token</code>.</small></p>
+<p id="token-problem" class="problem" role="alert"></p>
+<p id="token-state" role="status"></p>
+</form>
+</section>
+<section id="ask" aria-labelledby="ask-heading" hidden>
+<h2 id="ask-heading">Question</h2>
+<div class="field"><label for="domain">Endpoint</label><select id="domain"></select><small id="domain-summary"></small></div>
+<div class="field"><label for="example">Example</label><select id="example"></select><span><button type="button" id="fill-example">Fill the form with it</button></span></div>
+<form id="request-form" novalidate>
+<div id="fields"></div>
+<details><summary>The request as JSON</summary>
+<label for="request-json" class="visually-hidden">Request body as JSON</label>
+<textarea id="request-json" rows="10" spellcheck="false"></textarea>
+<button type="button" id="use-json">Fill the form from this JSON</button>
+</details>
+<button type="submit" id="ask-button">Ask</button> <span id="ask-state" role="status"></span>
+<p id="ask-problem" class="problem" role="alert"></p>
+</form>
+<div id="vocabularies"></div>
+</section>
+<section id="answer" aria-labelledby="answer-heading" hidden>
+<h2 id="answer-heading" tabindex="-1">Answer</h2>
+<p id="answer-cost"></p>
+<figure><div id="chart"></div><figcaption><details><summary>The chart's numbers as tables</summary><div id="chart-tables"></div></details></figcaption></figure>
+<h3>JSON</h3>
+<pre id="answer-json" tabindex="0"></pre>
+<h3>The same call</h3>
+<h4>curl</h4><pre id="snippet-curl" tabindex="0"></pre>
+<h4>Python client</h4><pre id="snippet-python" tabindex="0"></pre>
+<h4>TypeScript client</h4><pre id="snippet-typescript" tabindex="0"></pre>
+</section>
+</main>
+</body>
+</html>`
+}
+
+/** Reads one built asset once; a missing build is said plainly (run npm run build). */
+const asset = (file: string, type: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  let answer: HttpServerResponse.HttpServerResponse | undefined
+  return Effect.sync(() => {
+    if (answer !== undefined) return answer
+    try {
+      return (answer = HttpServerResponse.uint8Array(readFileSync(join(BUILT, file)), { contentType: type }))
+    } catch {
+      return HttpServerResponse.text(`The explorer is not built: run npm run build (build/explore/${file} is missing).`, { status: 503 })
+    }
+  })
+}
+
+/** The explorer's routes: path → answer (GET, no token). */
+export const explorePages = (): ReadonlyArray<readonly [string, Effect.Effect<HttpServerResponse.HttpServerResponse>]> => {
+  let html: HttpServerResponse.HttpServerResponse | undefined
+  return [
+    [EXPLORE_PATH, Effect.sync(() => (html ??= HttpServerResponse.setHeader(HttpServerResponse.html(page()), "content-security-policy", EXPLORE_CSP)))],
+    ...EXPLORE_ASSETS.map(([path, file, type]) => [path, asset(file, type)] as const)
+  ]
+}
