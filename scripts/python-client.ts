@@ -227,7 +227,7 @@ export const generatePython = (document: Json): string => {
         ...described,
         `        """`,
         `        body = _body({${ordered.map(([k]) => `${JSON.stringify(k)}: ${k}`).join(", ")}})`,
-        `        return ${response}(self._request("POST", ${JSON.stringify(path)}, body, idempotency_key=idempotency_key, timeout=timeout))`
+        `        return ${response}(self._request("POST", ${JSON.stringify(path)}, body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, ${JSON.stringify(path)}, body)`
       ].join("\n"))
     }
   }

@@ -22,6 +22,7 @@ import { contract as population } from "../../plugins/population/contract.ts"
 import { contract as riskModel } from "../../plugins/risk-model/contract.ts"
 import { contract as temporal } from "../../plugins/temporal/contract.ts"
 import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "../http/ApiContract.ts"
+import { type PluginView, viewSpec } from "../plugin/view.ts"
 
 /** The API as the client sees it: the platform's endpoints and every built-in domain, fully typed. */
 export const ClientApi = HttpApi.make("hcc")
@@ -166,7 +167,19 @@ export interface Client {
   readonly population: (body: Payload<Effects["domains"]["population"]>) => Promise<Answer<Effects["domains"]["population"]>>
   readonly oneHealth: (body: Payload<Effects["domains"]["one-health"]>) => Promise<Answer<Effects["domains"]["one-health"]>>
   readonly temporal: (body: Payload<Effects["domains"]["temporal"]>) => Promise<Answer<Effects["domains"]["temporal"]>>
+  /**
+   * The chart of an answer: the self-contained Vega-Lite specification the endpoint's view draws
+   * from this request and answer (docs/explore.md) — for vega-embed, a notebook or `vega` — or
+   * undefined when the endpoint declares no view. A built-in endpoint's view comes with the client;
+   * another's (a third-party plugin's) from the service's OpenAPI document (`x-hcc-view`), read once.
+   */
+  readonly view: (path: string, request: unknown, answer: unknown) => Promise<Record<string, unknown> | undefined>
 }
+
+/** The built-in endpoints' views, by path. */
+const BUILT_IN_VIEWS: ReadonlyMap<string, PluginView | undefined> = new Map(
+  [clinical, drugOutcomes, riskModel, deviceOutcomes, population, oneHealth, temporal].map((c) => [c.path, c.view] as const)
+)
 
 /** A failure as the Promise client rejects with it: problems as {@link HccProblemError}, the rest as they are. */
 const toRejection = (e: unknown): unknown => {
@@ -183,7 +196,23 @@ export const createClient = (options: ClientOptions): Client => {
   // The methods need nothing more once the client is built (FetchHttpClient is provided above).
   const run = <A>(effect: Effect.Effect<A, unknown, unknown>): Promise<A> =>
     Effect.runPromise(Effect.mapError(effect as Effect.Effect<A, unknown, never>, toRejection))
+  let published: Promise<Record<string, any>> | undefined
+  const viewOf = async (path: string): Promise<PluginView | undefined> => {
+    if (BUILT_IN_VIEWS.has(path)) return BUILT_IN_VIEWS.get(path)
+    published ??= fetch(new URL("/v1/openapi.json", options.baseUrl)).then((r) => {
+      if (!r.ok) throw new Error(`GET /v1/openapi.json: ${r.status}`)
+      return r.json() as Promise<Record<string, any>>
+    })
+    return (await published.catch((e) => {
+      published = undefined
+      throw e
+    }))["paths"]?.[path]?.["post"]?.["x-hcc-view"]
+  }
   return {
+    view: async (path, request, answer) => {
+      const view = await viewOf(path)
+      return view === undefined ? undefined : viewSpec(view, request, answer)
+    },
     healthz: () => run(client.system.healthz()),
     readyz: () => run(client.system.readyz()),
     catalog: () => run(client.platform.catalog()),

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import { createClient, HccClient, HccProblemError, layer, retryAfterMs } from "../../src/client/index.ts"
+import { viewSpec } from "../../src/plugin/view.ts"
 import { fixtureDataDir, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 const example = (name: string) => builtins.find((p) => p.name === name)!.examples![0]!.request as any
@@ -160,5 +161,32 @@ describe("retries", () => {
     expect(retryAfterMs(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(10_000)
     expect(retryAfterMs("soon")).toBeUndefined()
     expect(retryAfterMs(undefined)).toBeUndefined()
+  })
+})
+
+describe("views", () => {
+  const population = builtins.find((p) => p.name === "population")!
+  const thirdParty = {
+    version: 1,
+    data: { values: { from: "/request/values", rows: "values" } },
+    spec: { data: { name: "values" }, mark: "bar", encoding: { x: { field: "index", type: "ordinal" }, y: { field: "value", type: "quantitative" } } }
+  }
+
+  it("gives a built-in answer's chart from the contract, and a third party's from the OpenAPI document, read once", async () => {
+    const stub = await scripted([{ status: 200, body: { paths: { "/v1/series-chart": { post: { "x-hcc-view": thirdParty } } } } }])
+    try {
+      const client = createClient({ baseUrl: stub.url, token: "t" })
+      const ex = population.examples![0]!
+      const spec = await client.view("/v1/population", ex.request, ex.answer)
+      expect(spec).toEqual(viewSpec(population.view!, ex.request, ex.answer))
+      expect((spec!["datasets"] as Record<string, unknown>)["periods"]).toEqual((ex.answer as { periods: unknown }).periods)
+      expect(stub.seen).toHaveLength(0)
+      const drawn = await client.view("/v1/series-chart", { values: [4, 5] }, { count: 2 })
+      expect(drawn!["datasets"]).toEqual({ values: [{ index: 0, value: 4 }, { index: 1, value: 5 }] })
+      expect(await client.view("/v1/nowhere", {}, {})).toBeUndefined()
+      expect(stub.seen.map((s) => s.method)).toEqual(["GET"])
+    } finally {
+      await stub.close()
+    }
   })
 })

@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import builtins from "../../plugins/index.ts"
 import { builtinDocument, GENERATED_PATH, generatePython } from "../../scripts/python-client.ts"
+import { viewSpec } from "../../src/plugin/view.ts"
 import { fixtureDataDir, fixturePlugin, newAccount, ROOT, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 const PACKAGE = join(ROOT, "clients/python")
@@ -48,6 +50,25 @@ describe("the Python client", () => {
     const ran = Number(/Ran (\d+) tests/.exec(r.stderr)?.[1])
     expect(ran).toBeGreaterThanOrEqual(21)
   }, 300_000)
+
+  it("makes each built-in view's chart exactly as the service's view code does (its twin in Python)", () => {
+    const cases = builtins.flatMap((p) => (p.view === undefined ? [] : (p.examples ?? []).map((ex) => ({ path: p.path, view: p.view, request: ex.request, answer: ex.answer }))))
+    expect(cases.length).toBeGreaterThanOrEqual(7)
+    // Withheld values and empty tables too: a null mean, an empty series.
+    const population = cases.find((c) => c.path === "/v1/population")!
+    const withheld = structuredClone(population.answer) as { periods: Array<Record<string, unknown>> }
+    withheld.periods[0]!["avg_NM"] = null
+    cases.push({ ...population, answer: withheld }, { ...population, answer: { hcc_cost: 10 } })
+    const script = [
+      "import json, sys",
+      "from hcc_client._view import view_spec",
+      "cases = json.load(sys.stdin)",
+      "print(json.dumps([view_spec(c['view'], c['request'], c['answer']) for c in cases]))"
+    ].join("\n")
+    const r = spawnSync("python3", ["-c", script], { input: JSON.stringify(cases), encoding: "utf8", env: { ...process.env, PYTHONPATH: join(PACKAGE, "src"), PYTHONDONTWRITEBYTECODE: "1" } })
+    expect(r.status, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual(cases.map((c) => viewSpec(c.view!, c.request, c.answer)))
+  })
 
   it("its generated module is what the generator makes of the current OpenAPI document", () => {
     expect(readFileSync(GENERATED_PATH, "utf8"), "run npm run client:python").toBe(generatePython(builtinDocument()))

@@ -113,6 +113,33 @@ class Endpoints(unittest.TestCase):
         self.assertEqual(usage.limits.daily, None)
         self.assertEqual(self.client.healthz().status, "ok")
 
+    def test_answers_display_as_their_chart_in_jupyter(self) -> None:
+        answer = self.client.population(analysis_type="trend", cohort_definition={"conditions": ["type_2_diabetes"]}, granularity="yearly", axes=["PO", "NM"])
+        bundle = answer._repr_mimebundle_()
+        self.assertEqual(bundle["text/plain"], repr(answer))
+        spec = bundle["application/vnd.vegalite.v5+json"]
+        self.assertEqual(spec["$schema"], "https://vega.github.io/schema/vega-lite/v5.json")
+        # The endpoint's view, as the service publishes it, over this answer's rows.
+        view = self.doc["paths"]["/v1/population"]["post"]["x-hcc-view"]
+        self.assertEqual(spec["layer"], view["spec"]["layer"])
+        self.assertEqual(spec["datasets"]["periods"], answer["periods"])
+        summary = next(p for p in spec["params"] if p["name"] == "summary")
+        self.assertEqual(summary["value"]["cohort_size"], answer.cohort_size)
+        self.assertEqual(answer.chart()["$schema"], "https://vega.github.io/schema/vega-lite/v6.json")
+        # A series given in the request is a table too (temporal's points).
+        temporal = self.client.temporal(patient_axes={"NM": [8, 7, 6.5, 6, 5.8, 5.5]}, predict_ahead=2)
+        given = temporal.chart()["datasets"]["given"]
+        self.assertEqual([r["value"] for r in given], [8, 7, 6.5, 6, 5.8, 5.5])
+        # The view is read from the OpenAPI document once per client.
+        self.assertIsNotNone(self.client._views)
+
+    def test_an_answer_without_a_view_displays_as_text(self) -> None:
+        answer = self.client.call("/v1/slow-echo", {"tag": "hello", "ms": 0})
+        self.assertIsNone(answer.chart())
+        self.assertEqual(set(answer._repr_mimebundle_()), {"text/plain"})
+        # An answer made by hand (not returned by a call) has no chart either.
+        self.assertEqual(set(Answer({"a": 1})._repr_mimebundle_()), {"text/plain"})
+
     def test_third_party_plugins_through_call(self) -> None:
         answer = self.client.call("/v1/slow-echo", {"tag": "hello", "ms": 0})
         self.assertEqual(answer["tag"], "hello")

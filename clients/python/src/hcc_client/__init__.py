@@ -8,7 +8,7 @@
 See docs/client-python.md.
 """
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 from ._answer import Answer  # noqa: E402
 from ._client import Client, RateLimit, Response, retry_after_seconds  # noqa: E402

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Type, TypeVar
+from typing import Any, Dict, List, Optional, Tuple, Type, TypeVar
+
+from ._view import view_spec
 
 A = TypeVar("A", bound="Answer")
+
+#: The media type JupyterLab draws a Vega-Lite specification from (its renderer is Vega-Lite 5;
+#: the service's views use nothing Vega-Lite 6 added, so they draw the same there).
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"
+VEGALITE_5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 
 #: The members of an answer that are tables, in the order they are looked for.
 TABLES = ("periods", "predicted_trajectory", "axis_breakdown", "contributing_factors")
@@ -13,6 +20,36 @@ TABLES = ("periods", "predicted_trajectory", "axis_breakdown", "contributing_fac
 class Answer(Dict[str, Any]):
     """A JSON object from the service. It is the mapping as it came (index it, iterate it, dump it
     with json.dumps); the generated subclasses add a typed property per documented field."""
+
+    _asked_as: Optional[Tuple[Any, str, Any]] = None
+
+    def _asked(self: A, client: Any, path: str, request: Any) -> A:
+        """Notes the call this answer answers (the client, the path, the request), for `chart`."""
+        self._asked_as = (client, path, request)
+        return self
+
+    def chart(self) -> Optional[Dict[str, Any]]:
+        """The answer's chart: the self-contained Vega-Lite specification its endpoint's view draws
+        from the request and this answer (docs/explore.md), or None when the endpoint declares no
+        view or the answer was not returned by a client call. The view is read once per client from
+        the service's OpenAPI document."""
+        if self._asked_as is None:
+            return None
+        client, path, request = self._asked_as
+        view = client._view_of(path)
+        return None if view is None else view_spec(view, request, dict(self))
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Dict[str, Any]:
+        """How Jupyter shows the answer: its chart (JupyterLab's Vega-Lite renderer) and, for
+        every other frontend, its text. Showing never raises: without a chart, the text alone."""
+        bundle: Dict[str, Any] = {"text/plain": repr(self)}
+        try:
+            spec = self.chart()
+        except Exception:  # noqa: BLE001 - the service unreachable while displaying: text only
+            spec = None
+        if spec is not None:
+            bundle[VEGALITE_MIME] = {**spec, "$schema": VEGALITE_5_SCHEMA}
+        return bundle
 
     def rows(self, member: Optional[str] = None) -> List[Dict[str, Any]]:
         """The answer's table as a list of flat rows: a population's `periods`, a temporal answer's

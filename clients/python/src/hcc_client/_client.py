@@ -124,10 +124,23 @@ class Client(Endpoints):
         self.backoff = backoff
         self._sleep = sleep
         self.last_response: Optional[Response] = None
+        self._views: Optional[Dict[str, Any]] = None
 
     def call(self, path: str, body: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Answer:
         """POST `body` to any endpoint (a third-party plugin's, say) and return its answer."""
-        return Answer(self._request("POST", path, dict(body or {}), idempotency_key=idempotency_key, timeout=timeout))
+        request = dict(body or {})
+        return Answer(self._request("POST", path, request, idempotency_key=idempotency_key, timeout=timeout))._asked(self, path, request)
+
+    def _view_of(self, path: str) -> Optional[Dict[str, Any]]:
+        """The view an endpoint declares (`x-hcc-view` in /v1/openapi.json), read once per client."""
+        if self._views is None:
+            document = self._request("GET", "/v1/openapi.json", None)
+            self._views = {
+                p: ops["post"]["x-hcc-view"]
+                for p, ops in document.get("paths", {}).items()
+                if isinstance(ops, dict) and isinstance(ops.get("post"), dict) and "x-hcc-view" in ops["post"]
+            }
+        return self._views.get(path)
 
     def _request(
         self,

@@ -733,7 +733,7 @@ class Endpoints:
             response_format: see the API reference
         """
         body = _body({"query": query, "axes": axes, "time_range": time_range, "response_format": response_format})
-        return ClinicalResponse(self._request("POST", "/v1/clinical", body, idempotency_key=idempotency_key, timeout=timeout))
+        return ClinicalResponse(self._request("POST", "/v1/clinical", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/clinical", body)
 
     def drug_outcomes(
         self,
@@ -754,7 +754,7 @@ class Endpoints:
             population_size: `minimum_<n>`, n ≥ 1
         """
         body = _body({"drug": drug, "outcome_type": outcome_type, "axes_filter": axes_filter, "population_size": population_size})
-        return DrugOutcomesResponse(self._request("POST", "/v1/drug-outcomes", body, idempotency_key=idempotency_key, timeout=timeout))
+        return DrugOutcomesResponse(self._request("POST", "/v1/drug-outcomes", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/drug-outcomes", body)
 
     def risk_model(
         self,
@@ -773,7 +773,7 @@ class Endpoints:
             horizon: `<n>_days`, n from 1 to 3650
         """
         body = _body({"patient_profile": patient_profile, "risk_type": risk_type, "horizon": horizon})
-        return RiskModelResponse(self._request("POST", "/v1/risk-model", body, idempotency_key=idempotency_key, timeout=timeout))
+        return RiskModelResponse(self._request("POST", "/v1/risk-model", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/risk-model", body)
 
     def device_outcomes(
         self,
@@ -792,7 +792,7 @@ class Endpoints:
             time_period: `<n>_months`, n from 1 to 120
         """
         body = _body({"device_category": device_category, "outcome_metrics": outcome_metrics, "time_period": time_period})
-        return DeviceOutcomesResponse(self._request("POST", "/v1/device-outcomes", body, idempotency_key=idempotency_key, timeout=timeout))
+        return DeviceOutcomesResponse(self._request("POST", "/v1/device-outcomes", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/device-outcomes", body)
 
     def population(
         self,
@@ -813,7 +813,7 @@ class Endpoints:
             axes: Axes to report (default all 8), listed in canonical order
         """
         body = _body({"analysis_type": analysis_type, "cohort_definition": cohort_definition, "granularity": granularity, "axes": axes})
-        return PopulationResponse(self._request("POST", "/v1/population", body, idempotency_key=idempotency_key, timeout=timeout))
+        return PopulationResponse(self._request("POST", "/v1/population", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/population", body)
 
     def one_health(
         self,
@@ -834,7 +834,7 @@ class Endpoints:
             query_type: see the API reference
         """
         body = _body({"human_condition": human_condition, "animal_species": animal_species, "geographic_scope": geographic_scope, "query_type": query_type})
-        return OneHealthResponse(self._request("POST", "/v1/one-health", body, idempotency_key=idempotency_key, timeout=timeout))
+        return OneHealthResponse(self._request("POST", "/v1/one-health", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/one-health", body)
 
     def temporal(
         self,
@@ -853,7 +853,7 @@ class Endpoints:
             predict_ahead: see the API reference
         """
         body = _body({"patient_axes": patient_axes, "interval": interval, "predict_ahead": predict_ahead})
-        return TemporalResponse(self._request("POST", "/v1/temporal", body, idempotency_key=idempotency_key, timeout=timeout))
+        return TemporalResponse(self._request("POST", "/v1/temporal", body, idempotency_key=idempotency_key, timeout=timeout))._asked(self, "/v1/temporal", body)
 
 
 ANSWER_CLASSES = (HealthzResponseChecksValue, HealthzResponse, CatalogResponseAxisDetailsItem, CatalogResponseEndpointsItem, CatalogResponseTiersItem, CatalogResponseDataset, CatalogResponseDisclosure, CatalogResponse, UsageResponseLimitsBurst, UsageResponseLimits, UsageResponse, ClinicalResponseContributingData, ClinicalResponse, DrugOutcomesResponseAxisBreakdownValue, DrugOutcomesResponse, RiskModelResponseContributingFactorsItem, RiskModelResponse, DeviceOutcomesResponse, PopulationResponsePeriodsItem, PopulationResponse, OneHealthResponse, TemporalResponse,)
