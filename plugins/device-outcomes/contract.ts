@@ -2,12 +2,12 @@
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
+import { DeviceOutcomesRequest, DeviceOutcomesResponse, DeviceOutcomesViewData } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "device-outcomes",
   version: "1.0.0",
-  engine: "^2.4.0",
+  engine: "^2.5.0",
   path: "/v1/device-outcomes",
   summary: "Outcomes of a device category pooled across studies (random effects: binomial-normal for rates, DerSimonian–Laird for scores)",
   description:
@@ -23,8 +23,13 @@ export const contract = withAnswers(answers, defineContract({
     { code: "unknown_device", status: 422, description: "The device category is not in the dataset's vocabulary; see suggestions and the catalog." },
     { code: "cohort_too_small", status: 422, description: "Fewer implants of the device in the period than the minimum cell size (`context.minimum`), or too few to estimate; widen time_period." }
   ],
-  disclosure: { cohort: "/sample_size", statistics: ["/outcomes/*"] },
+  disclosure: {
+    cohort: "/sample_size",
+    counts: ["/view_data/forest/*/n"],
+    statistics: ["/outcomes/*", ...["estimate", "ci_low", "ci_high", "tau2", "i2"].map((f) => `/view_data/forest/*/${f}`)]
+  },
   view,
+  viewData: DeviceOutcomesViewData,
   examples: [
     {
       name: "knee",

@@ -4,23 +4,27 @@
  * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
-import { closest, Disclosure, fail, parseMonths, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, parseMonths, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
+import { forestRows } from "./forest.ts"
 import { implantsInPeriod, isProportion, poolMetric, studyEstimates } from "./pooling.ts"
-import type { DeviceOutcomesRequest, DeviceOutcomesResponse } from "./schema.ts"
+import type { DeviceOutcomesRequest, DeviceOutcomesResponse, DeviceOutcomesViewData } from "./schema.ts"
 
-/** Answers kept per dataset, keyed by the decoded request (the pooling is deterministic). */
-const answers = datasetCache<typeof DeviceOutcomesResponse.Type>(256)
+type Answer = typeof DeviceOutcomesResponse.Type & { readonly view_data?: typeof DeviceOutcomesViewData.Type }
+
+/** Answers kept per dataset, keyed by the decoded request and whether the forest was asked for (the pooling is deterministic). */
+const answers = datasetCache<Answer>(256)
 
 /** Answers one request (a repeated one from the cache). */
 export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
   Effect.gen(function*() {
     const data = yield* (yield* HealthData).dataset
-    return yield* answers(data, JSON.stringify(request), compute(request))
+    const view = yield* ViewWanted
+    return yield* answers(data, `${view ? "view " : ""}${JSON.stringify(request)}`, compute(request, view))
   })
 
-/** Computes one answer. */
-const compute = (request: typeof DeviceOutcomesRequest.Type) =>
+/** Computes one answer (with the forest plot's rows when `view`). */
+const compute = (request: typeof DeviceOutcomesRequest.Type, view: boolean) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset
@@ -47,6 +51,7 @@ const compute = (request: typeof DeviceOutcomesRequest.Type) =>
       })
     }
     const outcomes: Record<string, number | null> = {}
+    const forest: Array<typeof DeviceOutcomesViewData.Type.forest[number]> = []
     for (const metric of request.outcome_metrics) {
       const studies = yield* Effect.orDie(studyEstimates(kernels, data, selected.prepared, selected.mask, metric))
       if (studies.length === 0) {
@@ -57,16 +62,26 @@ const compute = (request: typeof DeviceOutcomesRequest.Type) =>
       outcomes[metric] = roundTo(poolMetric(metric, studies, false).estimate, 4)
       // A rate rests on its implants, those with the event and those without; a mean on its values.
       const n = studies.reduce((a, s) => a + s.n, 0)
-      if (isProportion(metric)) {
-        const events = studies.reduce((a, s) => a + s.events, 0)
-        disclosure.rests(`/outcomes/${metric}`, n, events, n - events)
-      } else disclosure.rests(`/outcomes/${metric}`, n)
+      const events = studies.reduce((a, s) => a + s.events, 0)
+      const basis = isProportion(metric) ? [n, events, n - events] : [n]
+      disclosure.rests(`/outcomes/${metric}`, ...basis)
+      if (view) {
+        // Each study's row rests on its own implants (and events); the pooled row on the metric's.
+        for (const row of forestRows(metric, studies)) {
+          const at = `/view_data/forest/${forest.length}`
+          const study = studies.find((s) => s.study === row.label)
+          const rests = row.kind === "pooled" ? basis : isProportion(metric) ? [study!.n, study!.events, study!.n - study!.events] : [study!.n]
+          for (const field of ["estimate", "ci_low", "ci_high", "tau2", "i2"]) disclosure.rests(`${at}/${field}`, ...rests)
+          forest.push(row)
+        }
+      }
     }
-    const response: typeof DeviceOutcomesResponse.Type = {
+    const response: Answer = {
       device_category: request.device_category,
       studies_analyzed: selected.studies,
       outcomes,
-      sample_size: selected.size
+      sample_size: selected.size,
+      ...(view ? { view_data: { forest } } : {})
     }
     return response
   })

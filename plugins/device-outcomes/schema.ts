@@ -23,3 +23,25 @@ export const DeviceOutcomesResponse = Schema.Struct({
   }),
   sample_size: Schema.Int.annotate({ description: "Implants of the device placed in the period (rounded when the service rounds counts)" })
 })
+
+const Estimate = Schema.NullOr(Schema.Finite)
+
+/** One row of the forest: a study, or the pooled estimate of its metric (last of the metric's rows). */
+export const ForestRow = Schema.Struct({
+  metric: Schema.String,
+  kind: Schema.Literals(["study", "pooled"]),
+  /** The study's id, or "pooled". */
+  label: Schema.String,
+  n: Schema.NullOr(Schema.Int).annotate({ description: "Implants behind the row (null when it would be a small cell)" }),
+  estimate: Estimate,
+  ci_low: Estimate,
+  ci_high: Estimate,
+  tau2: Estimate.annotate({ description: "Between-study variance (pooled rows; a rate's on the logit scale)" }),
+  i2: Estimate.annotate({ description: "Share of the variation across studies beyond chance, 0–1 (pooled rows)" }),
+  k: Schema.NullOr(Schema.Int).annotate({ description: "Studies pooled (pooled rows)" })
+})
+
+/** The view representation's `view_data` (src/plugin/viewData.ts): the forest plot's rows (forest.ts). */
+export const DeviceOutcomesViewData = Schema.Struct({
+  forest: Schema.Array(ForestRow).annotate({ description: "Per metric: each study, then the pooled estimate" })
+})

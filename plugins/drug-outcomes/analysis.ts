@@ -25,6 +25,8 @@ export interface AxisEffect {
   readonly se: number
   /** difference ÷ the axis's reference SD (PerDataset.referenceSd): Cohen's d on one scale for every drug. */
   readonly standardized: number
+  /** se ÷ the reference SD: the standard error of `standardized` (the reference SD is the dataset's, not estimated per drug). */
+  readonly standardizedSe: number
   /** NaN when fewer than 3 patients have a known adherence and a score before and during the drug. */
   readonly correlation: number
   /** Patients with a known adherence and a before and an on-drug score (the correlation's n). */
@@ -115,6 +117,7 @@ export const analyzeDrug = (
         difference: used > 0 ? difference : Number.NaN,
         se: used > 0 ? Math.sqrt(v) : Number.NaN,
         standardized: used > 0 && sd > 0 ? difference / sd : Number.NaN,
+        standardizedSe: used > 0 && sd > 0 ? Math.sqrt(v) / sd : Number.NaN,
         correlation: corr,
         correlationN: pairs,
         exposedN: used,

@@ -2,12 +2,12 @@
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { DrugOutcomesRequest, DrugOutcomesResponse, OUTCOME_TYPES, TRENDS } from "./schema.ts"
+import { DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData, OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "drug-outcomes",
   version: "1.0.0",
-  engine: "^2.4.0",
+  engine: "^2.5.0",
   path: "/v1/drug-outcomes",
   summary: "Outcomes of patients on a drug: standardized effect on the target axes, adverse-event rate, per-axis correlation with adherence and trend",
   description:
@@ -27,9 +27,19 @@ export const contract = withAnswers(answers, defineContract({
   vocabularies: { outcome_type: OUTCOME_TYPES, trend: TRENDS },
   disclosure: {
     cohort: "/cohort_size",
-    statistics: ["/efficacy_score", "/adverse_event_rate", "/axis_breakdown/*/correlation", "/axis_breakdown/*/trend"]
+    counts: ["/view_data/effects/*/exposed", "/view_data/effects/*/comparators"],
+    statistics: [
+      "/efficacy_score",
+      "/adverse_event_rate",
+      "/axis_breakdown/*/correlation",
+      "/axis_breakdown/*/trend",
+      "/view_data/effects/*/d",
+      "/view_data/effects/*/ci_low",
+      "/view_data/effects/*/ci_high"
+    ]
   },
   view,
+  viewData: DrugOutcomesViewData,
   examples: [
     {
       name: "sample",

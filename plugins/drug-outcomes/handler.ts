@@ -1,9 +1,12 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, Disclosure, fail, parseMinimum, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, canonicalOrder, closest, Disclosure, fail, parseMinimum, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
-import type { DrugOutcomesRequest, DrugOutcomesResponse } from "./schema.ts"
+import type { DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData } from "./schema.ts"
+
+/** z of a two-sided 95 % interval. */
+const Z95 = 1.959963984540054
 
 /**
  * Analyses by drug and outcome type, for all 8 axes (each axis is computed on its own, so a
@@ -50,7 +53,18 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
       disclosure.rests(`/axis_breakdown/${axis}/correlation`, e.correlationN)
       disclosure.rests(`/axis_breakdown/${axis}/trend`, e.slopeN)
     }
-    const response: typeof DrugOutcomesResponse.Type = {
+    const viewData: typeof DrugOutcomesViewData.Type | undefined = (yield* ViewWanted)
+      ? {
+        effects: axes.filter((axis) => Number.isFinite(a.axes.get(axis)!.standardized)).map((axis, i) => {
+          const e = a.axes.get(axis)!
+          // Each axis's effect rests on its own exposed and comparator patients.
+          for (const field of ["d", "ci_low", "ci_high"]) disclosure.rests(`/view_data/effects/${i}/${field}`, e.exposedN, e.comparatorN)
+          const half = Z95 * e.standardizedSe
+          return { axis, d: roundTo(e.standardized, 3), ci_low: roundTo(e.standardized - half, 3), ci_high: roundTo(e.standardized + half, 3), exposed: e.exposedN, comparators: e.comparatorN }
+        })
+      }
+      : undefined
+    const response: typeof DrugOutcomesResponse.Type & { view_data?: typeof DrugOutcomesViewData.Type } = {
       drug: request.drug,
       outcome_type: request.outcome_type,
       cohort_size: a.cohortSize,
@@ -59,7 +73,8 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
       axis_breakdown: Object.fromEntries(axes.map((axis) => {
         const e = a.axes.get(axis)!
         return [axis, { correlation: Number.isNaN(e.correlation) ? null : roundTo(e.correlation, 3), trend: e.trend }]
-      }))
+      })),
+      ...(viewData === undefined ? {} : { view_data: viewData })
     }
     return response
   })

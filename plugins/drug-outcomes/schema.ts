@@ -35,3 +35,18 @@ export const DrugOutcomesResponse = Schema.Struct({
   adverse_event_rate: Schema.NullOr(Schema.Finite).annotate({ description: "Adverse events of the drug per cohort patient in the data window (4 decimals); null when the events are fewer than the minimum cell size (but not zero; listed in `suppressed`)" }),
   axis_breakdown: Schema.Record(Schema.String, AxisOutcome).annotate({ description: "Per target axis, canonical order" })
 })
+
+/**
+ * The view representation's `view_data` (src/plugin/viewData.ts): per target axis, the
+ * standardized effect (Cohen's d) the efficacy score averages, with its 95 % interval.
+ */
+export const DrugOutcomesViewData = Schema.Struct({
+  effects: Schema.Array(Schema.Struct({
+    axis: Schema.String,
+    d: Schema.NullOr(Schema.Finite).annotate({ description: "The axis's Cohen's d, exposed − comparable unexposed (3 decimals; null when a small cell)" }),
+    ci_low: Schema.NullOr(Schema.Finite).annotate({ description: "d − 1.96 × its standard error (the stratified difference's, over the dataset's reference SD)" }),
+    ci_high: Schema.NullOr(Schema.Finite),
+    exposed: Schema.NullOr(Schema.Int).annotate({ description: "Cohort patients compared on the axis" }),
+    comparators: Schema.NullOr(Schema.Int).annotate({ description: "Comparable unexposed patients" })
+  }))
+})

@@ -1,25 +1,67 @@
-/** How a drug-outcomes answer is drawn (src/plugin/view.ts): per axis, adherence's correlation with the axis change, coloured by the trend on the drug. */
+/**
+ * How a drug-outcomes answer is drawn (src/plugin/view.ts): per target axis, the standardized
+ * effect (Cohen's d) with its 95 % interval, from the view representation's `view_data`; below it,
+ * adherence's correlation with the axis change, coloured by the trend on the drug; the efficacy
+ * score (the effects' mean) and the adverse-event rate in the title.
+ */
 import type { PluginView } from "../../src/plugin/contract.ts"
+
+/** One row per axis, in the answer's order. */
+const AXIS_ROW = { field: "axis", type: "nominal", sort: null, title: "Axis" } as const
 
 export const view: PluginView = {
   version: 1,
-  data: { axes: { from: "/answer/axis_breakdown", rows: "entries" }, summary: { from: "/answer", rows: "object" } },
+  data: {
+    effects: { from: "/answer/view_data/effects", rows: "items" },
+    axes: { from: "/answer/axis_breakdown", rows: "entries" },
+    summary: { from: "/answer", rows: "object" }
+  },
   spec: {
     title: {
       text: { expr: "summary.drug + ': ' + summary.outcome_type + ' in a cohort of ' + format(summary.cohort_size, ',')" },
       subtitle: {
-        expr: "'Efficacy (Cohen\\'s d): ' + (isValid(summary.efficacy_score) ? format(summary.efficacy_score, '.2f') : 'withheld') + '; adverse events per patient: ' + (isValid(summary.adverse_event_rate) ? format(summary.adverse_event_rate, '.4f') : 'withheld')"
+        expr: "'Efficacy (Cohen\\'s d, mean over the axes): ' + (isValid(summary.efficacy_score) ? format(summary.efficacy_score, '.2f') : 'withheld') + '; adverse events per patient: ' + (isValid(summary.adverse_event_rate) ? format(summary.adverse_event_rate, '.4f') : 'withheld')"
       }
     },
-    width: 420,
-    data: { name: "axes" },
-    transform: [{ filter: "isValid(datum.correlation)" }],
-    mark: "bar",
-    encoding: {
-      y: { field: "key", type: "nominal", sort: null, title: "Axis" },
-      x: { field: "correlation", type: "quantitative", title: "Correlation of adherence with the axis change (r)", scale: { domain: [-1, 1] } },
-      color: { field: "trend", type: "nominal", title: "Trend on the drug" },
-      tooltip: [{ field: "key", type: "nominal", title: "axis" }, { field: "correlation", type: "quantitative", format: ".3f" }, { field: "trend", type: "nominal" }]
-    }
+    vconcat: [
+      {
+        title: { text: "Effect on each axis against comparable unexposed patients", fontSize: 12 },
+        data: { name: "effects" },
+        width: 420,
+        layer: [
+          {
+            mark: "rule",
+            encoding: {
+              y: AXIS_ROW,
+              x: { field: "ci_low", type: "quantitative", title: "Cohen's d with its 95 % interval (exposed − unexposed)" },
+              x2: { field: "ci_high" }
+            }
+          },
+          {
+            mark: { type: "point", filled: true, size: 70 },
+            encoding: {
+              y: AXIS_ROW,
+              x: { field: "d", type: "quantitative" },
+              tooltip: [{ field: "axis", type: "nominal" }, { field: "d", type: "quantitative", format: ".3f" }, { field: "exposed", type: "quantitative" }, { field: "comparators", type: "quantitative" }]
+            }
+          },
+          // No effect: a line at d = 0 across the panel (one row, so one line).
+          { data: { name: "summary" }, mark: { type: "rule", color: "gray", strokeDash: [3, 3] }, encoding: { x: { datum: 0, type: "quantitative" } } }
+        ]
+      },
+      {
+        title: { text: "Adherence's correlation with the change on the drug", fontSize: 12 },
+        data: { name: "axes" },
+        width: 420,
+        transform: [{ filter: "isValid(datum.correlation)" }],
+        mark: "bar",
+        encoding: {
+          y: { field: "key", type: "nominal", sort: null, title: "Axis" },
+          x: { field: "correlation", type: "quantitative", title: "Correlation of adherence with the axis change (r)", scale: { domain: [-1, 1] } },
+          color: { field: "trend", type: "nominal", title: "Trend on the drug" },
+          tooltip: [{ field: "key", type: "nominal", title: "axis" }, { field: "correlation", type: "quantitative", format: ".3f" }, { field: "trend", type: "nominal" }]
+        }
+      }
+    ]
   }
 }

@@ -123,7 +123,30 @@ const permutationP = (kernels: KernelsService, x: Float64Array, y: Float64Array,
     const res = yield* kernels.laggedXcorr(xs, ys, PERMUTATIONS, n, MAX_LAG_WEEKS)
     let atLeast = 0
     for (let b = 0; b < PERMUTATIONS; b++) if (res.r[b]! >= observed) atLeast++
-    return (atLeast + 1) / (PERMUTATIONS + 1)
+    // The smallest r the test calls a lead: p < α needs fewer than α(B + 1) − 1 permutation maxima
+    // at or above it, so a maximum above the (α(B + 1) − 1)-th largest one (the 49th of 999) is one.
+    const maxima = Array.from(res.r.subarray(0, PERMUTATIONS)).filter((r) => !Number.isNaN(r)).sort((a, b) => b - a)
+    const rank = Math.round(ALPHA * (PERMUTATIONS + 1)) - 1
+    return { p: (atLeast + 1) / (PERMUTATIONS + 1), threshold: maxima[rank - 1] ?? Number.NaN }
+  })
+
+/**
+ * The correlation at each lag 0…MAX_LAG_WEEKS of x leading y — the values whose largest is the
+ * lead found — each from the same kernel and pairs (both weeks present) as the search: lag L as
+ * lag 0 of x[0, n − L) against y[L, n).
+ */
+export const correlationByLag = (kernels: KernelsService, x: Float64Array, y: Float64Array) =>
+  Effect.gen(function*() {
+    const n = x.length
+    const lags = MAX_LAG_WEEKS + 1
+    const xs = new Float64Array(lags * n).fill(Number.NaN)
+    const ys = new Float64Array(lags * n).fill(Number.NaN)
+    for (let lag = 0; lag < lags && lag < n; lag++) {
+      xs.set(x.subarray(0, n - lag), lag * n)
+      ys.set(y.subarray(lag), lag * n)
+    }
+    const res = yield* kernels.laggedXcorr(xs, ys, lags, n, 0)
+    return Array.from({ length: lags }, (_, lag) => ({ lag, r: res.r[lag]!, pairs: res.n[lag]! }))
   })
 
 /** Type-7 quantile of the present values. */
@@ -139,6 +162,11 @@ const quantile = (values: ReadonlyArray<number>, q: number): number => {
 export interface LeadAnalysis {
   /** The AR filter of the animal series (its order is the length). */
   readonly ar: ReadonlyArray<number>
+  /** The prewhitened log-scale animal and human series the lead is searched on. */
+  readonly x: Float64Array
+  readonly y: Float64Array
+  /** The smallest largest-correlation the permutation test calls a lead (NaN when untested). */
+  readonly threshold: number
   readonly lagWeeks: number
   readonly r: number
   readonly p: number
@@ -160,10 +188,14 @@ export const analyzeLead = (kernels: KernelsService, animal: Float64Array, human
     const res = yield* kernels.laggedXcorr(x, y, 1, x.length, MAX_LAG_WEEKS)
     const lagWeeks = res.lag[0]!
     const r = res.r[0]!
-    const p = lagWeeks < 0 || Number.isNaN(r) ? Number.NaN : yield* permutationP(kernels, x, y, r)
+    const test = lagWeeks < 0 || Number.isNaN(r) ? { p: Number.NaN, threshold: Number.NaN } : yield* permutationP(kernels, x, y, r)
+    const p = test.p
     const recent = Array.from(animal.subarray(Math.max(0, animal.length - RECENT_WEEKS))).filter((v) => !Number.isNaN(v))
     const analysis: LeadAnalysis = {
       ar,
+      x,
+      y,
+      threshold: test.threshold,
       lagWeeks,
       r,
       p,

@@ -2,12 +2,12 @@
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { ALERT_LEVELS, ONE_HEALTH_QUERY_TYPES, OneHealthRequest, OneHealthResponse, RISK_LEVELS } from "./schema.ts"
+import { ALERT_LEVELS, ONE_HEALTH_QUERY_TYPES, OneHealthRequest, OneHealthResponse, OneHealthViewData, RISK_LEVELS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "one-health",
   version: "1.0.0",
-  engine: "^2.4.0",
+  engine: "^2.5.0",
   path: "/v1/one-health",
   summary: "Zoonotic signals: whether animal cases lead human cases, by how many days, with an alert level, a risk level and a recommendation",
   description:
@@ -28,8 +28,10 @@ export const contract = withAnswers(answers, defineContract({
   ],
   vocabularies: { one_health_query_type: ONE_HEALTH_QUERY_TYPES, alert_level: ALERT_LEVELS, zoonotic_risk: RISK_LEVELS },
   // Only the human cases are people; the answer publishes no count of them.
-  disclosure: {},
+  // Weekly human counts are counts of people: a week with 1 to 10 cases is withheld.
+  disclosure: { counts: ["/view_data/weeks/*/human"] },
   view,
+  viewData: OneHealthViewData,
   examples: [
     {
       name: "sample",

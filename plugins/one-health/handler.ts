@@ -1,25 +1,29 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
 import { Effect } from "effect"
-import { closest, Disclosure, fail, resolveCode } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, formatDate, resolveCode, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
-import { alertLevel, analyzeLead, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
-import type { OneHealthRequest, OneHealthResponse } from "./schema.ts"
+import { alertLevel, analyzeLead, correlationByLag, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"
+import type { OneHealthRequest, OneHealthResponse, OneHealthViewData } from "./schema.ts"
 
 /** A permutation p-value: a multiple of 1/1000, so the smallest reads "p ≤ 0.001". */
 const fmtP = (p: number) => (p <= 1 / (PERMUTATIONS + 1) ? "permutation p ≤ 0.001" : `permutation p = ${p.toFixed(3)}`)
 
 /** Answers kept per dataset, keyed by the decoded request: the analysis is deterministic (seeded permutations). */
-const answers = datasetCache<typeof OneHealthResponse.Type>(256)
+const answers = datasetCache<typeof OneHealthResponse.Type & { readonly view_data?: typeof OneHealthViewData.Type }>(256)
 
 /** Answers one request (a repeated one from the cache). */
 export const oneHealth = (request: typeof OneHealthRequest.Type) =>
   Effect.gen(function*() {
     const data = yield* (yield* HealthData).dataset
-    return yield* answers(data, JSON.stringify(request), compute(request))
+    const view = yield* ViewWanted
+    return yield* answers(data, `${view ? "view " : ""}${JSON.stringify(request)}`, compute(request, view))
   })
 
-/** Computes one answer. */
-const compute = (request: typeof OneHealthRequest.Type) =>
+const finiteOrNull = (x: number) => (Number.isNaN(x) ? null : x)
+const round3 = (x: number) => (Number.isNaN(x) ? null : Math.round(x * 1000) / 1000)
+
+/** Computes one answer (with the weekly series and the correlation by lag when `view`). */
+const compute = (request: typeof OneHealthRequest.Type, view: boolean) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const data = yield* (yield* HealthData).dataset
@@ -58,13 +62,27 @@ const compute = (request: typeof OneHealthRequest.Type) =>
         ? `watch ${species} ${condition} reports in ${region} as an early warning of human cases ${lagDays} days later`
         : `investigate the rise in ${species} ${condition} cases in ${region}; it does not yet predict human cases`
       : `keep routine surveillance`
-    const response: typeof OneHealthResponse.Type = {
+    const animal = series.animal
+    const viewData: typeof OneHealthViewData.Type | undefined = view
+      ? {
+        lag_weeks: a.lagWeeks < 0 ? null : a.lagWeeks,
+        weeks: Array.from(series.human, (human, i) => ({
+          week: formatDate(data.surveillance.firstWeek + 7 * i),
+          animal: finiteOrNull(animal[i]!),
+          human: finiteOrNull(human)
+        })),
+        correlation: (yield* Effect.orDie(correlationByLag(kernels, a.x, a.y))).map((c) => ({ lag_days: c.lag * 7, r: round3(c.r), pairs: c.pairs })),
+        threshold: round3(a.threshold)
+      }
+      : undefined
+    const response: typeof OneHealthResponse.Type & { view_data?: typeof OneHealthViewData.Type } = {
       correlation_found: a.found,
       correlation_strength: Number.isNaN(a.r) ? 0 : Math.round(a.r * 1000) / 1000,
       temporal_lag: `${lagDays}_days`,
       alert_level: alert,
       zoonotic_risk: risk,
-      recommendation: `${evidence[0]!.toUpperCase()}${evidence.slice(1)}; ${recent}; ${species} are a ${hostPotential}-potential source of human ${condition}. Alert ${alert}, zoonotic risk ${risk}: ${action}.`
+      recommendation: `${evidence[0]!.toUpperCase()}${evidence.slice(1)}; ${recent}; ${species} are a ${hostPotential}-potential source of human ${condition}. Alert ${alert}, zoonotic risk ${risk}: ${action}.`,
+      ...(viewData === undefined ? {} : { view_data: viewData })
     }
     return response
   })

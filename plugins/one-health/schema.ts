@@ -28,3 +28,24 @@ export const OneHealthResponse = Schema.Struct({
   zoonotic_risk: Schema.Literals(RISK_LEVELS),
   recommendation: Schema.String
 })
+
+/**
+ * The view representation's `view_data` (src/plugin/viewData.ts): both weekly series on one time
+ * axis, and the correlation the lead search saw at each lag with the permutation test's threshold.
+ */
+export const OneHealthViewData = Schema.Struct({
+  lag_weeks: Schema.NullOr(Schema.Int).annotate({ description: "The best lag in weeks (null when no lag could be computed)" }),
+  weeks: Schema.Array(Schema.Struct({
+    week: Schema.String.annotate({ description: "The week's Monday, YYYY-MM-DD" }),
+    animal: Schema.NullOr(Schema.Finite).annotate({ description: "Animal cases (null: no report that week)" }),
+    human: Schema.NullOr(Schema.Finite).annotate({ description: "Human cases (null: no report, or a small cell)" })
+  })),
+  correlation: Schema.Array(Schema.Struct({
+    lag_days: Schema.Int,
+    r: Schema.NullOr(Schema.Finite).annotate({ description: "Pearson r of the prewhitened log(1 + count) series at this lag (3 decimals)" }),
+    pairs: Schema.Int.annotate({ description: "Weeks with both series present at this lag" })
+  })),
+  threshold: Schema.NullOr(Schema.Finite).annotate({
+    description: "The smallest largest-correlation the permutation test calls a lead at α = 0.05 (3 decimals; null when untested)"
+  })
+})

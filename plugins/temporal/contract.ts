@@ -2,12 +2,12 @@
 import { defineContract, MODEL_NAMES, RULE_NAMES, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { INTERVALS, TemporalRequest, TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
+import { INTERVALS, TemporalRequest, TemporalResponse, TemporalViewData, URGENCY_LEVELS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "temporal",
   version: "1.0.0",
-  engine: "^2.4.0",
+  engine: "^2.5.0",
   path: "/v1/temporal",
   summary: "How health behaviour decays over time: the 28 decay rules, the best-fitting trajectory model and its prediction",
   description:
@@ -24,6 +24,7 @@ export const contract = withAnswers(answers, defineContract({
     decay_rule: RULE_NAMES
   },
   view,
+  viewData: TemporalViewData,
   examples: [
     {
       name: "plateau",

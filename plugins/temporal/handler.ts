@@ -4,9 +4,9 @@
  * docs/temporal.md documents every rule, model and level.
  */
 import { Effect } from "effect"
-import { AXES, below, MODEL_NAMES, roundTo, RULE_NAMES } from "../../src/plugin/Plugin.ts"
+import { AXES, below, MODEL_NAMES, roundTo, RULE_NAMES, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { Kernels } from "../../src/plugin/experimental.ts"
-import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, URGENCY_LEVELS } from "./schema.ts"
+import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, type TemporalViewData, URGENCY_LEVELS } from "./schema.ts"
 
 /** Below this an axis score is critical (rule 03's threshold). */
 export const CRITICAL = 3
@@ -77,11 +77,15 @@ export const temporal = (request: typeof TemporalRequest.Type) =>
       }
     }
 
-    const response: typeof TemporalResponse.Type = {
+    const band = (yield* ViewWanted)
+      ? axes.flatMap((axis, i) => Array.from({ length: h }, (_, index) => ({ axis, index, lo: round3(fits.lo[i * h + index]!), hi: round3(fits.hi[i * h + index]!) })))
+      : undefined
+    const response: typeof TemporalResponse.Type & { view_data?: typeof TemporalViewData.Type } = {
       decay_model: MODEL_NAMES[chosen]!,
       predicted_trajectory: Object.fromEntries(axes.map((a, i) => [a, Array.from(predictions[i]!.pred, round3)])),
       intervention_urgency: urgencyOf(fired, predictions, INTERVAL_DAYS[request.interval]),
-      decay_rules_triggered: [...fired].sort((x, y) => x - y).map((r) => RULE_NAMES[r - 1]!)
+      decay_rules_triggered: [...fired].sort((x, y) => x - y).map((r) => RULE_NAMES[r - 1]!),
+      ...(band === undefined ? {} : { view_data: { band } })
     }
     return response
   })

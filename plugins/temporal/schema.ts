@@ -39,3 +39,17 @@ export const TemporalResponse = Schema.Struct({
   intervention_urgency: Schema.Literals(URGENCY_LEVELS),
   decay_rules_triggered: Schema.Array(Schema.String)
 })
+
+/**
+ * The view representation's `view_data` (src/plugin/viewData.ts): each prediction's 95 % interval,
+ * ŷ ± 1.96·σ·√(1 + 1/m + (t − t̄)²/Sxx) (docs/temporal.md; exact for the linear model, linearised
+ * for the others), clamped to the score range like the predictions.
+ */
+export const TemporalViewData = Schema.Struct({
+  band: Schema.Array(Schema.Struct({
+    axis: Schema.String,
+    index: Schema.Int.annotate({ description: "Step ahead, from 0 (the first prediction)" }),
+    lo: Schema.Finite,
+    hi: Schema.Finite
+  }))
+})

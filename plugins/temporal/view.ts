@@ -1,7 +1,7 @@
 /**
  * How a temporal answer is drawn (src/plugin/view.ts): per axis, the points given in the request
- * and the selected model's predictions after them; the model, the urgency and the decay rules that
- * fired in the title.
+ * and the selected model's predictions after them, in their 95 % prediction band (the view
+ * representation's `view_data`); the model, the urgency and the decay rules that fired in the title.
  */
 import type { PluginView } from "../../src/plugin/contract.ts"
 
@@ -21,6 +21,7 @@ export const view: PluginView = {
   data: {
     given: { from: "/request/patient_axes", rows: "series" },
     predicted: { from: "/answer/predicted_trajectory", rows: "series" },
+    band: { from: "/answer/view_data/band", rows: "items" },
     rules: { from: "/answer/decay_rules_triggered", rows: "values" },
     summary: { from: "/answer", rows: "object" }
   },
@@ -37,6 +38,17 @@ export const view: PluginView = {
       color: { field: "key", type: "nominal", title: "Axis" }
     },
     layer: [
+      {
+        // The predictions' 95 % band (view data): drawn first, beneath the lines.
+        data: { name: "band" },
+        transform: [
+          { lookup: "axis", from: { data: { name: "given" }, key: "key", fields: ["length"] }, as: ["given_length"] },
+          { calculate: "datum.given_length + datum.index", as: "step" },
+          { calculate: "datum.axis", as: "key" }
+        ],
+        mark: { type: "area", opacity: 0.18 },
+        encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } }
+      },
       {
         data: { name: "given" },
         transform: [{ calculate: "datum.index", as: "step" }, { calculate: "'given'", as: "part" }],

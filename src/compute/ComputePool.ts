@@ -43,7 +43,7 @@ export interface ComputePoolService {
    * Answers one request on a thread: the plugin's response, encoded (JSON-ready). A domain error
    * fails; a plugin's defect dies with the thread's error (name, message, stack).
    */
-  readonly run: (plugin: string, input: unknown) => Effect.Effect<unknown, DomainError>
+  readonly run: (plugin: string, input: unknown, view?: boolean) => Effect.Effect<unknown, DomainError>
 }
 
 /** The compute pool of this process. */
@@ -242,7 +242,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
           }
           for (const t of threads) sendDataset(t)
         }),
-      run: (plugin, input) =>
+      run: (plugin, input, view = false) =>
         Effect.callback<unknown, DomainError>((resume) => {
           const id = nextId++
           let sentTo: Thread | undefined
@@ -261,7 +261,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
                   return resume(Effect.die(errorFrom(message.error)))
               }
             })
-            t.worker.postMessage({ _tag: "task", id, plugin, input } satisfies ToThread)
+            t.worker.postMessage({ _tag: "task", id, plugin, input, view } satisfies ToThread)
           }
           const t = pick()
           if (t !== undefined) dispatch(t)

@@ -70,7 +70,8 @@ export type ToThread =
   | { readonly _tag: "adopt"; readonly values: Readonly<Record<string, unknown>> }
   /** Answer from the dataset prepared last (a refresh), from now on. */
   | { readonly _tag: "activate" }
-  | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown }
+  /** Answer one request; `view`: with its view representation's data (plugin/viewData.ts). */
+  | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown; readonly view: boolean }
   /** The request went away (its client disconnected): stop its work. */
   | { readonly _tag: "cancel"; readonly id: number }
 

@@ -78,14 +78,14 @@ const post = (message: FromThread) => port.postMessage(message)
 let kernelTimes: Array<readonly [string, number]> = []
 
 interface Task {
-  readonly run: (input: unknown) => Effect.Effect<unknown, DomainError, InvokeServices>
+  readonly run: (input: unknown, view: boolean) => Effect.Effect<unknown, DomainError, InvokeServices>
 }
 
 /** Decode → handler → encode with the small-cell rule applied, as on the HTTP thread (invoke.ts). */
 const taskOf = (plugin: Plugin): Task => {
   const decode = Schema.decodeUnknownEffect(plugin.request as unknown as Schema.Codec<unknown, unknown>, { onExcessProperty: "error", errors: "all" })
   const invoke = invokePlugin(plugin, init.disclosure)
-  return { run: (input) => Effect.flatMap(Effect.orDie(decode(input)), invoke) }
+  return { run: (input, view) => Effect.flatMap(Effect.orDie(decode(input)), (decoded) => invoke(decoded, view)) }
 }
 
 const defectFields = (defect: unknown) =>
@@ -133,7 +133,7 @@ const start = async () => {
     }
   }
 
-  const answer = async (id: number, name: string, input: unknown) => {
+  const answer = async (id: number, name: string, input: unknown, view: boolean) => {
     const task = tasks.get(name)
     const served = active
     if (served === undefined || task === undefined) {
@@ -141,7 +141,7 @@ const start = async () => {
       return
     }
     served.running++
-    const fiber = served.runtime.runFork(task.run(input))
+    const fiber = served.runtime.runFork(task.run(input, view))
     running.set(id, fiber)
     const exit = await new Promise<Exit.Exit<unknown, unknown>>((resolve) => fiber.addObserver(resolve))
     running.delete(id)
@@ -241,7 +241,7 @@ const start = async () => {
         retire()
       }
     } else if (message._tag === "task") {
-      void answer(message.id, message.plugin, message.input).catch((e) => post({ _tag: "defect", id: message.id, error: defectFields(e), kernels: [] }))
+      void answer(message.id, message.plugin, message.input, message.view).catch((e) => post({ _tag: "defect", id: message.id, error: defectFields(e), kernels: [] }))
     } else {
       void receiveDataset(message).catch((e) => post({ _tag: "failed", message: e instanceof Error ? e.message : String(e) }))
     }

@@ -9,7 +9,7 @@
  * a 400's located errors and a 422's unknown name at their fields, the rest (429 with its wait)
  * at the Ask button.
  */
-import type { PluginView } from "../plugin/view.ts"
+import { type PluginView, VIEW_MEDIA_TYPE } from "../plugin/view.ts"
 import { chartTables, drawChart } from "./chart.ts"
 import { byId, el, fieldInput, inputId, rawFrom, setRaw } from "./fields.ts"
 import { bodyOf, type Field, fieldFor, type Group, groupsOf, rawOf, valueAt } from "./form.ts"
@@ -41,7 +41,9 @@ const token = () => sessionStorage.getItem(TOKEN_KEY) ?? ""
 
 /** A call to the service with the token; the parsed body (or undefined) and the response. */
 const call = async (method: "GET" | "POST", path: string, body?: unknown): Promise<{ readonly res: Response; readonly json: Json | undefined }> => {
-  const headers: Record<string, string> = { accept: "application/json" }
+  // Answers as their view representation where the endpoint has one (the answer and its
+  // `view_data`: what the chart draws beyond the answer), else as JSON.
+  const headers: Record<string, string> = { accept: method === "POST" ? `${VIEW_MEDIA_TYPE}, application/json;q=0.9` : "application/json" }
   if (token() !== "") headers["authorization"] = `Bearer ${token()}`
   if (body !== undefined) headers["content-type"] = "application/json"
   const res = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), cache: "no-store" })
@@ -293,7 +295,9 @@ const showAnswer = async (endpoint: Endpoint, request: Json, answer: Json, res: 
   const section = byId("answer")
   section.hidden = false
   byId("answer-cost").textContent = `hcc_cost ${answer["hcc_cost"]}. Limits left: ${limitsLeft(res.headers.get("ratelimit")) || "not stated"}.`
-  byId("answer-json").textContent = JSON.stringify(answer, null, 2)
+  // The answer as a plain JSON call gets it; its view_data feeds the chart only.
+  const { view_data: _, ...plain } = answer
+  byId("answer-json").textContent = JSON.stringify(plain, null, 2)
   const chart = byId("chart")
   const tables = byId("chart-tables")
   state.chart?.finalize()

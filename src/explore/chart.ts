@@ -11,7 +11,8 @@ import { type PluginView, tableRows, viewSpec } from "../plugin/view.ts"
 
 /** Draws the chart of an answer into `container`; the running view (finalize it before drawing again). */
 export const drawChart = async (container: HTMLElement, view: PluginView, request: unknown, answer: unknown): Promise<vega.View> => {
-  const compiled = compile(viewSpec(view, request, answer) as unknown as TopLevelSpec).spec
+  // Vega-Lite's warnings (a facet's layers that share their rows, say) are not the reader's concern.
+  const compiled = compile(viewSpec(view, request, answer) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
   const runtime = new vega.View(vega.parse(compiled, undefined, { ast: true }), {
     expr: expressionInterpreter,
     renderer: "svg",

@@ -4,7 +4,9 @@
  * (what the typed client shares); this adds the guides and the OpenAPI document's polish.
  */
 import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
+import { jsonSchemaDocument } from "../plugin/jsonSchemaAt.ts"
 import type { Plugin } from "../plugin/spec.ts"
+import { VIEW_MEDIA_TYPE } from "../plugin/view.ts"
 import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "./ApiContract.ts"
 import { GUIDES, guidePath } from "./Guides.ts"
 import { polishForGenerators } from "./OpenApiPolish.ts"
@@ -65,7 +67,27 @@ const addIdempotencyKey = (spec: Record<string, any>, plugins: ReadonlyArray<Plu
 const addViews = (spec: Record<string, any>, plugins: ReadonlyArray<Plugin>): Record<string, any> => {
   for (const plugin of plugins) {
     const op = spec.paths?.[plugin.path]?.post
-    if (op !== undefined && plugin.view !== undefined) op["x-hcc-view"] = plugin.view
+    if (op === undefined) continue
+    if (plugin.view !== undefined) op["x-hcc-view"] = plugin.view
+    // The view representation (docs/api.md): the 200's answer and `view_data`.
+    const ok = op.responses?.["200"]?.content
+    if (plugin.viewData !== undefined && ok?.["application/json"] !== undefined) {
+      const viewData = jsonSchemaDocument(plugin.viewData)
+      const definitions = spec.components.schemas as Record<string, unknown>
+      for (const [name, schema] of Object.entries(viewData.definitions)) definitions[name] ??= schema
+      const local = (s: unknown): unknown => JSON.parse(JSON.stringify(s).replaceAll("\"#/$defs/", "\"#/components/schemas/"))
+      // The answer's schema (closed to other members) with view_data added.
+      const plain = ok["application/json"].schema
+      const answer = typeof plain.$ref === "string" ? definitions[plain.$ref.split("/").at(-1)] as Record<string, any> : plain
+      ok[VIEW_MEDIA_TYPE] = {
+        schema: {
+          ...answer,
+          description: "The view representation: the answer and `view_data`, what its chart draws beyond the answer (asked with Accept: application/vnd.hcc.view+json)",
+          properties: { ...answer.properties, view_data: local(viewData.schema) },
+          required: [...(answer.required ?? []), "view_data"]
+        }
+      }
+    }
   }
   return spec
 }

@@ -13,6 +13,7 @@ import { DOMAIN_ERROR_STATUSES, type Plugin, PLUGIN_API_VERSION } from "./spec.t
 import { PluginRejected, type PluginRule } from "./PluginRejected.ts"
 import { type JsonSchema, jsonSchemaDocument, schemasAt } from "./jsonSchemaAt.ts"
 import { checkView } from "./viewCheck.ts"
+import { withViewData } from "./viewData.ts"
 
 /** Paths the platform serves itself; no plugin may take them. */
 export const RESERVED_PATHS: ReadonlyArray<string> = ["/v1/catalog", "/v1/usage", "/v1/openapi.json"]
@@ -77,9 +78,12 @@ export const validatePlugin = (
         return reject("error_invalid", `error ${code} is a platform code (status ${known.status})`)
       }
     }
-    const disclosureProblem = p.disclosure === undefined ? undefined : checkDisclosure(p.disclosure, p.response as Schema.Top)
+    if (p.viewData !== undefined && !Schema.isSchema(p.viewData)) return reject("view_invalid", "viewData is not a Schema")
+    // What disclosure and the view may point into: the answer, and its `view_data` when declared.
+    const answer = withViewData(p.response as Schema.Struct<Schema.Struct.Fields>, p.viewData as Schema.Top | undefined)
+    const disclosureProblem = p.disclosure === undefined ? undefined : checkDisclosure(p.disclosure, answer)
     if (disclosureProblem !== undefined) return reject("disclosure_invalid", disclosureProblem)
-    const viewProblem = p.view === undefined ? undefined : checkView(p.view, p.request as Schema.Top, p.response as Schema.Top)
+    const viewProblem = p.view === undefined ? undefined : checkView(p.view, p.request as Schema.Top, answer)
     if (viewProblem !== undefined) return reject("view_invalid", viewProblem)
     const examples = p.examples === undefined ? [] : p.examples
     if (!Array.isArray(examples)) return reject("example_invalid", "examples is not an array")

@@ -11,19 +11,25 @@ import { Kernels } from "../kernels/service.ts"
 import { cohortTooSmall, Disclosure, type DisclosureService, type DisclosureSettings, makeDisclosure, withhold } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
 import type { Plugin } from "./spec.ts"
+import { ViewWanted, withViewData } from "./viewData.ts"
 
 /** What running a plugin needs from its thread (the handler's `Disclosure` is made per call). */
 export type InvokeServices = Kernels | HealthData | PatientData
 
 /**
- * `(decoded request) → encoded answer` for one plugin. The handler gets the request's `Disclosure`
- * recorder; a plugin that declares no `disclosure` also gets a `HealthData` whose `select` records
+ * `(decoded request, view representation asked) → encoded answer` for one plugin. The handler gets
+ * the request's `Disclosure` recorder; a plugin that declares no `disclosure` also gets a `HealthData` whose `select` records
  * each cohort's size and a `PatientData` that records every count it hands out, so it is still
  * held to the minimum (a plugin that declares one applies the rule itself, and uses the thread's
  * services as they are). A value the response schema rejects is the plugin's defect.
  */
 export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
   const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
+  // The view representation: the answer and its `view_data` (viewData.ts), encoded and held to the
+  // small-cell rule together.
+  const encodeView = plugin.viewData === undefined
+    ? encode
+    : Schema.encodeUnknownEffect(withViewData(plugin.response, plugin.viewData) as unknown as Schema.Codec<unknown, unknown>)
   const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
   /** The handler's effect with its data services recording what they hand out (undeclared plugins only). */
   const recording = <A>(handled: Effect.Effect<A, DomainError, InvokeServices>, disclosure: DisclosureService): Effect.Effect<A, DomainError, InvokeServices> =>
@@ -39,13 +45,36 @@ export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
       return Effect.flatMap(Effect.service(Kernels), (kernels) =>
         Effect.provideService(Effect.provideService(handled, HealthData, health), PatientData, makePatientData(health, kernels, seen)))
     })
-  return (input: unknown): Effect.Effect<Record<string, unknown>, DomainError, InvokeServices> => {
+  return (input: unknown, view = false): Effect.Effect<Record<string, unknown>, DomainError, InvokeServices> => {
     const disclosure = makeDisclosure(settings)
-    const handled = Effect.provideService(plugin.handler(input), Disclosure, disclosure)
+    const asked = view && plugin.viewData !== undefined
+    const told = Effect.provideService(plugin.handler(input), Disclosure, disclosure)
+    // ViewWanted is false unless provided: only a view representation's call pays for providing it.
+    const handled = asked ? Effect.provideService(told, ViewWanted, true) : told
     const run = plugin.disclosure === undefined ? recording(handled, disclosure) : handled
-    return Effect.flatMap(Effect.flatMap(run, (value) => Effect.catch(encode(value), rejected)), (encoded) => {
+    return Effect.flatMap(Effect.flatMap(run, (value) => Effect.catch((asked ? encodeView : encode)(value), rejected)), (encoded) => {
       const result = withhold(settings, plugin.disclosure, encoded as Record<string, unknown>, disclosure.bases)
-      return result._tag === "Answer" ? Effect.succeed(result.body) : Effect.fail(cohortTooSmall(result.minimum))
+      if (result._tag !== "Answer") return Effect.fail(cohortTooSmall(result.minimum))
+      return Effect.succeed(asked ? splitSuppressed(result.body) : result.body)
     })
+  }
+}
+
+/**
+ * The view representation with what was withheld said where it belongs: the answer's own fields in
+ * its `suppressed` (so without `view_data` it is exactly the plain answer), `view_data`'s in
+ * `view_data.suppressed` (pointers from the document's root, like the others).
+ */
+const splitSuppressed = (body: Record<string, unknown>): Record<string, unknown> => {
+  const all = body["suppressed"]
+  const data = body["view_data"]
+  if (!Array.isArray(all) || typeof data !== "object" || data === null) return body
+  const own = all.filter((p: string) => !p.startsWith("/view_data/"))
+  const theirs = all.filter((p: string) => p.startsWith("/view_data/"))
+  const { suppressed: _, ...rest } = body
+  return {
+    ...rest,
+    ...(own.length > 0 ? { suppressed: own } : {}),
+    view_data: theirs.length > 0 ? { ...data, suppressed: theirs } : data
   }
 }

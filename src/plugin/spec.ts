@@ -13,7 +13,7 @@ import type { PluginView } from "./view.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "2.4.0"
+export const PLUGIN_API_VERSION = "2.5.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -100,12 +100,21 @@ export interface PluginSpec<
    */
   readonly view?: PluginView
   /**
+   * Schema of `view_data`: what the answer's view representation adds for its chart (viewData.ts),
+   * returned by the handler as `view_data` when `ViewWanted` says the caller asked, and dropped from
+   * the plain answer. Its pointers (`/view_data/…`) may appear in `disclosure` and in the view's tables.
+   */
+  readonly viewData?: Schema.Top
+  /**
    * Work done once per loaded dataset, before the service reports ready (e.g. fitting a model), so
    * no request pays for it. Keep the result with {@link preparedPerDataset} and read it back in the
    * handler. A failure is logged; the plugin then answers 503 `unavailable`, other domains are served.
    */
   readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
-  /** Answers one decoded request. */
+  /**
+   * Answers one decoded request. A plugin that declares `viewData` adds `view_data` to the value it
+   * returns when `ViewWanted` is true (a value of its response type with one more member).
+   */
   readonly handler: (request: Req["Type"]) => Effect.Effect<Res["Type"], DomainError, R>
 }
 
@@ -150,6 +159,7 @@ export interface Plugin {
   readonly experimental?: boolean
   readonly disclosure?: DisclosureSpec
   readonly view?: PluginView
+  readonly viewData?: Schema.Top
   readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
   readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
 }

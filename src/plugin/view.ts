@@ -20,6 +20,9 @@
  * leaves a table no mark draws out of what it compiles, so `data('name')` cannot reach it.
  */
 
+/** The media type of an answer's view representation: the answer and its `view_data` (viewData.ts). */
+export const VIEW_MEDIA_TYPE = "application/vnd.hcc.view+json"
+
 /** The version of the view declaration this service reads. */
 export const VIEW_VERSION = 1
 

@@ -6,6 +6,7 @@
  * other broken rule, so a drawing never silently loses a field the answer stopped carrying.
  */
 import type { Schema } from "effect"
+import { Error as ERROR_LEVEL, logger } from "vega"
 import { compile } from "vega-lite"
 import { type JsonSchema, type JsonSchemaDocument, jsonSchemaDocument, resolveSchema, schemasAt } from "./jsonSchemaAt.ts"
 import { type PluginView, VIEW_VERSION, type ViewRows } from "./view.ts"
@@ -110,7 +111,8 @@ export const checkView = (declaration: unknown, request: Schema.Top, response: S
   }
   if (problems.length > 0) return problems[0]
   try {
-    compile({ ...view.spec, datasets: Object.fromEntries(Object.keys(view.data).map((n) => [n, []])) } as Parameters<typeof compile>[0])
+    // Errors only: Vega-Lite's warnings would reach the service's stderr outside its JSON log.
+    compile({ ...view.spec, datasets: Object.fromEntries(Object.keys(view.data).map((n) => [n, []])) } as Parameters<typeof compile>[0], { logger: logger(ERROR_LEVEL) })
   } catch (e) {
     return `view.spec does not compile: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`
   }

@@ -40,7 +40,7 @@ const itemsOf = (node: SceneNode, mark?: SceneNode): Array<DrawnItem> => {
 
 /** Draws a view of an answer: its SVG, its mark items and its title. */
 export const drawView = async (view: PluginView, request: unknown, answer: unknown): Promise<{ readonly svg: string; readonly items: ReadonlyArray<DrawnItem> }> => {
-  const compiled = compile(viewSpec(view, request, answer) as unknown as TopLevelSpec).spec
+  const compiled = compile(viewSpec(view, request, answer) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
   const runtime = new vega.View(vega.parse(compiled), { renderer: "none" })
   try {
     await runtime.runAsync()

@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import type { PluginView } from "../../src/plugin/view.ts"
+import { type PluginView, VIEW_MEDIA_TYPE } from "../../src/plugin/view.ts"
 import { drawView } from "../../src/views/render.ts"
 import { launchChromium } from "../../scripts/chromium.ts"
 import { readmeCalls } from "../support/datasets.ts"
@@ -88,9 +88,11 @@ describe("the explorer in Chromium", () => {
     expect(shown).toEqual(api)
     expect(await page.textContent("#answer-cost")).toContain(`hcc_cost ${api.hcc_cost}`)
     expect(await page.textContent("#answer-cost")).toMatch(/burst: [\d,]+ left/)
-    // The chart: the marks the view draws from this answer, as vega draws them in Node.
+    // The chart: the marks the view draws from the answer's view representation (the page asks
+    // for it), as vega draws them in Node.
+    const drawn = await (await call(server, path, { token: server.demoToken, body, headers: { accept: VIEW_MEDIA_TYPE } })).json()
     const view: PluginView = openapi.paths[path].post["x-hcc-view"]
-    const expected = await markCounts(page, (await drawView(view, body, api)).svg)
+    const expected = await markCounts(page, (await drawView(view, body, drawn)).svg)
     expect(Object.values(expected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
     expect(await markCounts(page, null)).toEqual(expected)
     expect((await page.textContent("#chart svg"))!.length).toBeGreaterThan(0)
