@@ -133,6 +133,18 @@ class Endpoints(unittest.TestCase):
         # The view is read from the OpenAPI document once per client.
         self.assertIsNotNone(self.client._views)
 
+    def test_charts_draw_the_view_data_kept_beside_the_answer(self) -> None:
+        answer = self.client.device_outcomes(device_category="knee_implant", outcome_metrics=["patient_satisfaction"], time_period="36_months")
+        self.assertNotIn("view_data", answer)
+        forest = answer.chart()["datasets"]["forest"]
+        pooled = [r for r in forest if r["kind"] == "pooled"]
+        self.assertEqual([r["estimate"] for r in pooled], [answer.outcomes["patient_satisfaction"]])
+        self.assertGreater(len(forest), 1)
+        # Without charts, the same answer and a chart without the studies.
+        plain = Client(charts=False).device_outcomes(device_category="knee_implant", outcome_metrics=["patient_satisfaction"], time_period="36_months")
+        self.assertEqual(dict(plain), dict(answer))
+        self.assertEqual(plain.chart()["datasets"]["forest"], [])
+
     def test_an_answer_without_a_view_displays_as_text(self) -> None:
         answer = self.client.call("/v1/slow-echo", {"tag": "hello", "ms": 0})
         self.assertIsNone(answer.chart())

@@ -22,22 +22,30 @@ class Answer(Dict[str, Any]):
     with json.dumps); the generated subclasses add a typed property per documented field."""
 
     _asked_as: Optional[Tuple[Any, str, Any]] = None
+    _view_data: Any = None
 
     def _asked(self: A, client: Any, path: str, request: Any) -> A:
-        """Notes the call this answer answers (the client, the path, the request), for `chart`."""
+        """Notes the call this answer answers (the client, the path, the request), for `chart`,
+        and keeps the view representation's `view_data` beside the answer, not in it: the mapping
+        stays exactly the answer."""
         self._asked_as = (client, path, request)
+        self._view_data = self.pop("view_data", None)
         return self
 
     def chart(self) -> Optional[Dict[str, Any]]:
         """The answer's chart: the self-contained Vega-Lite specification its endpoint's view draws
-        from the request and this answer (docs/explore.md), or None when the endpoint declares no
-        view or the answer was not returned by a client call. The view is read once per client from
-        the service's OpenAPI document."""
+        from the request and this answer — with its view data, which the client asks for unless
+        made with charts=False (docs/explore.md) — or None when the endpoint declares no view or the
+        answer was not returned by a client call. The view is read once per client from the
+        service's OpenAPI document."""
         if self._asked_as is None:
             return None
         client, path, request = self._asked_as
         view = client._view_of(path)
-        return None if view is None else view_spec(view, request, dict(self))
+        if view is None:
+            return None
+        answer = dict(self) if self._view_data is None else {**self, "view_data": self._view_data}
+        return view_spec(view, request, answer)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Dict[str, Any]:
         """How Jupyter shows the answer: its chart (JupyterLab's Vega-Lite renderer) and, for

@@ -112,6 +112,7 @@ class Client(Endpoints):
         max_retry_wait: float = 30.0,
         backoff: float = 0.25,
         sleep: Callable[[float], None] = time.sleep,
+        charts: bool = True,
     ) -> None:
         url = base_url if base_url is not None else os.environ.get("HCC_BASE_URL")
         if not url:
@@ -125,6 +126,7 @@ class Client(Endpoints):
         self._sleep = sleep
         self.last_response: Optional[Response] = None
         self._views: Optional[Dict[str, Any]] = None
+        self.charts = charts
 
     def call(self, path: str, body: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Answer:
         """POST `body` to any endpoint (a third-party plugin's, say) and return its answer."""
@@ -157,6 +159,10 @@ class Client(Endpoints):
         data = None
         if method == "POST":
             headers["Content-Type"] = "application/json"
+            if self.charts:
+                # The view representation where the endpoint has one: the answer and the data its
+                # chart draws beyond it (`view_data`, kept beside the answer by Answer._asked).
+                headers["Accept"] = "application/vnd.hcc.view+json, application/json;q=0.9"
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
             data = json.dumps(body if body is not None else {}).encode("utf-8")
         attempt = 0
