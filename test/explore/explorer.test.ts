@@ -3,7 +3,8 @@
  * (the system browser; nothing is downloaded). A person signs in with a token, asks each of the
  * README's seven questions through the form, and sees the chart — the marks the view draws from
  * that answer — beside the answer's JSON, which equals the API's; problems are shown where they
- * belong (401 at the token, a 400's pointer and a 422's unknown name at their field); the token
+ * belong (401 at the token, a 400's pointer and a 422's unknown name at their field, a 429 and its
+ * wait at the Ask button); the token
  * never reaches the address bar, a cookie or the server's log; a third-party plugin's view is
  * drawn the same way; and the page's Content-Security-Policy (no inline script, no eval) holds.
  */
@@ -13,7 +14,7 @@ import { type PluginView, VIEW_MEDIA_TYPE } from "../../src/plugin/view.ts"
 import { drawView } from "../../src/views/render.ts"
 import { launchChromium } from "../../scripts/chromium.ts"
 import { readmeCalls } from "../support/datasets.ts"
-import { call, fixtureDataDir, fixturePlugin, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { call, fixtureDataDir, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer
 let browser: Browser
@@ -126,6 +127,25 @@ describe("the explorer in Chromium", () => {
     expect(await ask("/v1/series-chart", { values: [1, 3, 2, 6] })).toBe("answered")
     expect(await markCounts(page, null)).toMatchObject({ rect: 4, rule: 1 })
     expect(await page.textContent("#chart svg")).toContain("Series of 4 values, mean 3")
+  })
+
+  it("shows a 429 at the Ask button with its wait, and the limits left after each answer", async () => {
+    const limited = newAccount(server, { tier: "starter", dailyLimit: 1 })
+    await page.click("#sign-out")
+    await page.fill("#token", limited.token)
+    await page.click("text=Use this token")
+    await page.waitForSelector("#ask:not([hidden])")
+    expect(await ask("/v1/series-chart", { values: [1, 2] })).toBe("answered")
+    expect(await page.textContent("#answer-cost")).toMatch(/daily: 0 left/)
+    expect(await ask("/v1/series-chart", { values: [1, 2] })).toBe("problem")
+    const problem = (await page.textContent("#ask-problem"))!
+    expect(problem).toContain("429 rate_limited (daily)")
+    expect(problem).toMatch(/Try again in \d+ s\./)
+    // Back to the demo account for what follows.
+    await page.click("#sign-out")
+    await page.fill("#token", server.demoToken)
+    await page.click("text=Use this token")
+    await page.waitForSelector("#ask:not([hidden])")
   })
 
   it("never puts the token in the address, a cookie or the server's log, and breaks no policy", async () => {
