@@ -241,18 +241,32 @@ export interface FixedRateRow extends SteadyResult {
  * — and the catalog), reporting p50/p99/p99.9/max.
  */
 export const runFixedRateBench = async (
-  options: { readonly seconds?: number; readonly rate?: number; readonly connections?: number; readonly patients?: number; readonly threads?: number } = {}
+  options: {
+    readonly seconds?: number
+    readonly rate?: number
+    readonly connections?: number
+    readonly patients?: number
+    readonly threads?: number
+    /** Extra V8 flags of a second server measured beside the first, endpoint by endpoint. */
+    readonly compareFlags?: ReadonlyArray<string>
+  } = {}
 ) => {
   const seconds = options.seconds ?? 10
   const threads = options.threads ?? 0
   const rate = options.rate ?? 1000
   const connections = options.connections ?? 50
   const patients = options.patients ?? 50_000
+  const sides = [{ label: "", flags: [] as ReadonlyArray<string> }, ...(options.compareFlags === undefined ? [] : [{ label: ` (${options.compareFlags.join(" ")})`, flags: options.compareFlags }])]
   const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-"))
-  const service = await startProcess([join(ROOT, "src/main.ts")], { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients), HCC_THREADS: String(threads) })
+  const env = { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients), HCC_THREADS: String(threads) }
+  // The first server generates the dataset; a second one (other flags) loads the same folder.
+  const services: Array<Awaited<ReturnType<typeof startProcess>>> = []
   try {
-    const url = `http://127.0.0.1:${service.port}`
-    while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200))
+    for (const side of sides) {
+      const service = await startProcess([join(ROOT, "src/main.ts")], env, [...SERVER_NODE_FLAGS, ...side.flags])
+      services.push(service)
+      while ((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200))
+    }
     const account = hcc(dataDir, ["accounts", "create", "--name", "bench-rate", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
     const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])
     const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
@@ -263,14 +277,18 @@ export const runFixedRateBench = async (
     ]
     const rows: Array<FixedRateRow> = []
     for (const t of targets) {
-      const base = { url: `${url}${t.path}`, connections, headers, rate, ...(t.body === undefined ? {} : { method: "POST" as const, body: t.body }) }
-      await steadyLoad({ ...base, seconds: Math.max(1, Math.round(seconds / 4)) }) // warm-up
-      rows.push({ name: t.name, ...(await steadyLoad({ ...base, seconds })) })
+      for (const [i, side] of sides.entries()) {
+        const base = { url: `http://127.0.0.1:${services[i]!.port}${t.path}`, connections, headers, rate, ...(t.body === undefined ? {} : { method: "POST" as const, body: t.body }) }
+        await steadyLoad({ ...base, seconds: Math.max(1, Math.round(seconds / 4)) }) // warm-up
+        rows.push({ name: `${t.name}${side.label}`, ...(await steadyLoad({ ...base, seconds })) })
+      }
     }
     return { rows, rate, connections, seconds, patients, threads }
   } finally {
-    service.child.kill("SIGTERM")
-    await new Promise((r) => service.child.once("exit", r))
+    for (const service of services) {
+      service.child.kill("SIGTERM")
+      await new Promise((r) => service.child.once("exit", r))
+    }
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
@@ -287,9 +305,9 @@ export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedR
   ].join("\n")
 
 /** The fixed-rate run on the HTTP thread alone and with 2 compute threads, one after the other. */
-const fixedRateSideBySide = async (seconds: number) => {
+const fixedRateSideBySide = async (seconds: number, compareFlags?: ReadonlyArray<string>) => {
   for (const threads of [0, 2]) {
-    console.log(formatFixedRateBench(await runFixedRateBench({ seconds, threads })))
+    console.log(formatFixedRateBench(await runFixedRateBench({ seconds, threads, ...(compareFlags === undefined ? {} : { compareFlags }) })))
     console.log("")
   }
 }
@@ -303,8 +321,10 @@ if (import.meta.main) {
     console.error("bench:http: --rounds=N takes a whole number of rounds, 1 or more (default 3)")
     process.exit(2)
   }
+  // `--compare-flags="--max-semi-space-size=8"`: a second server with these V8 flags beside the first.
+  const compareFlags = process.argv.find((a) => a.startsWith("--compare-flags="))?.slice("--compare-flags=".length).split(" ").filter((f) => f !== "")
   if (fixedOnly) {
-    await fixedRateSideBySide(seconds)
+    await fixedRateSideBySide(seconds, compareFlags)
   } else {
     runHttpBench({ seconds, rounds, baseline }).then(async (r) => {
       console.log(formatHttpBench(r))
