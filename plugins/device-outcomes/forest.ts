@@ -34,50 +34,37 @@ const iSquared = (q: number, k: number) => (k > 1 && q > k - 1 ? (q - (k - 1)) /
 
 type Row = typeof ForestRow.Type
 
-/** The forest rows of one metric: its studies, then its pooled estimate (`pooled`: the answer's value). */
+/** A metric's pooled row: the pooled estimate and interval, τ², I² from Cochran's Q, k studies. */
+const pooledRow = (metric: string, studies: ReadonlyArray<StudyEstimate>, p: { readonly estimate: number; readonly ciLow: number; readonly ciHigh: number; readonly tau2: number; readonly q: number }): Row => ({
+  metric,
+  kind: "pooled",
+  label: "pooled",
+  n: studies.reduce((a, s) => a + s.n, 0),
+  estimate: roundTo(p.estimate, 4),
+  ci_low: roundTo(p.ciLow, 4),
+  ci_high: roundTo(p.ciHigh, 4),
+  tau2: roundTo(p.tau2, 4),
+  i2: roundTo(iSquared(p.q, studies.length), 4),
+  k: studies.length
+})
+
+/** A study's row: its estimate and interval (the tau2, i2 and k of pooled rows left empty). */
+const studyRow = (metric: string, s: StudyEstimate, lo: number, hi: number): Row =>
+  ({ metric, kind: "study", label: s.study, n: s.n, estimate: roundTo(s.estimate, 4), ci_low: roundTo(lo, 4), ci_high: roundTo(hi, 4), tau2: null, i2: null, k: null })
+
+/** The forest rows of one metric: its studies, then its pooled estimate (the answer's value). */
 export const forestRows = (metric: string, studies: ReadonlyArray<StudyEstimate>): Array<Row> => {
-  const none = { tau2: null, i2: null, k: null }
   if (isProportion(metric)) {
-    const rows: Array<Row> = studies.map((s) => {
-      const [lo, hi] = wilson(s.events, s.n)
-      return { metric, kind: "study", label: s.study, n: s.n, estimate: roundTo(s.estimate, 4), ci_low: roundTo(lo, 4), ci_high: roundTo(hi, 4), ...none }
-    })
     const pooled = binomialNormal(studies.map((s) => ({ events: s.events, n: s.n })))
     const logits = studies.map((s) => ({
       estimate: Math.log((s.events + 0.5) / (s.n - s.events + 0.5)),
       variance: 1 / (s.events + 0.5) + 1 / (s.n - s.events + 0.5)
     }))
-    const q = derSimonianLaird(logits).q
-    rows.push({
-      metric,
-      kind: "pooled",
-      label: "pooled",
-      n: studies.reduce((a, s) => a + s.n, 0),
-      estimate: roundTo(pooled.estimate, 4),
-      ci_low: roundTo(pooled.ciLow, 4),
-      ci_high: roundTo(pooled.ciHigh, 4),
-      tau2: roundTo(pooled.tau * pooled.tau, 4),
-      i2: roundTo(iSquared(q, studies.length), 4),
-      k: studies.length
-    })
-    return rows
+    return [
+      ...studies.map((s) => studyRow(metric, s, ...wilson(s.events, s.n))),
+      pooledRow(metric, studies, { ...pooled, tau2: pooled.tau * pooled.tau, q: derSimonianLaird(logits).q })
+    ]
   }
-  const rows: Array<Row> = studies.map((s) => {
-    const half = Z95 * Math.sqrt(s.variance)
-    return { metric, kind: "study", label: s.study, n: s.n, estimate: roundTo(s.estimate, 4), ci_low: roundTo(s.estimate - half, 4), ci_high: roundTo(s.estimate + half, 4), ...none }
-  })
-  const pooled = derSimonianLaird(studies)
-  rows.push({
-    metric,
-    kind: "pooled",
-    label: "pooled",
-    n: studies.reduce((a, s) => a + s.n, 0),
-    estimate: roundTo(pooled.estimate, 4),
-    ci_low: roundTo(pooled.ciLow, 4),
-    ci_high: roundTo(pooled.ciHigh, 4),
-    tau2: roundTo(pooled.tau2, 4),
-    i2: roundTo(iSquared(pooled.q, pooled.k), 4),
-    k: pooled.k
-  })
-  return rows
+  const half = (s: StudyEstimate) => Z95 * Math.sqrt(s.variance)
+  return [...studies.map((s) => studyRow(metric, s, s.estimate - half(s), s.estimate + half(s))), pooledRow(metric, studies, derSimonianLaird(studies))]
 }

@@ -10,6 +10,7 @@ import { HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { escapeHtml, GUIDES, guidePath } from "./Guides.ts"
+import { pageCsp } from "./Hygiene.ts"
 
 export const EXPLORE_PATH = "/docs/explore"
 const BUILT = resolve(import.meta.dirname, "../../build/explore")
@@ -25,17 +26,7 @@ export const EXPLORE_ASSETS: ReadonlyArray<readonly [string, string, string]> = 
  * (cursor, font), so style attributes are allowed (`style-src-attr`); style elements and
  * stylesheets only from this origin.
  */
-export const EXPLORE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "style-src-attr 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'none'"
-].join("; ")
+export const EXPLORE_CSP = pageCsp("'self'", "'self'", ["style-src-attr 'unsafe-inline'"])
 
 const page = (): string => {
   const nav = [`<a href="/docs">API reference</a>`, `<a href="${EXPLORE_PATH}" aria-current="page">Explorer</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")

@@ -32,19 +32,28 @@ export const inlineHashes = (html: string): { readonly scripts: Array<string>; r
   return { scripts, styles }
 }
 
-/** The CSP of the docs page for its HTML: its own inline script and style by hash, its API calls to this origin. */
-export const docsCsp = (html: string): string => {
-  const { scripts, styles } = inlineHashes(html)
-  return [
+/**
+ * A page's policy: scripts and styles from `script` and `style` (and any `extra` directives), images
+ * from this origin or data: URLs, calls to this origin only; nothing else loads, nothing frames it,
+ * no form is submitted anywhere.
+ */
+export const pageCsp = (script: string, style: string, extra: ReadonlyArray<string> = []): string =>
+  [
     "default-src 'none'",
-    `script-src ${scripts.join(" ") || "'none'"}`,
-    `style-src ${styles.join(" ") || "'none'"}`,
+    `script-src ${script}`,
+    `style-src ${style}`,
+    ...extra,
     "img-src 'self' data:",
     "connect-src 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'none'"
   ].join("; ")
+
+/** The CSP of the docs page for its HTML: its own inline script and style by hash, its API calls to this origin. */
+export const docsCsp = (html: string): string => {
+  const { scripts, styles } = inlineHashes(html)
+  return pageCsp(scripts.join(" ") || "'none'", styles.join(" ") || "'none'")
 }
 
 /** The docs pages' policies, by path (each page is the same bytes for the life of the process). */
