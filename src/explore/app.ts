@@ -4,7 +4,7 @@
  * endpoint's view as `x-hcc-view`) and, with the token the person pastes, the catalog
  * (vocabularies and standard codes for the pick lists); it asks, and draws the answer.
  *
- * The token lives in this tab's session storage only: never in a URL (the forms are handled here,
+ * The token lives in this tab's `sessionStorage` only: never in a URL (the forms are handled here,
  * never submitted), a cookie or a log. Problems are shown where they belong: 401 at the token,
  * a 400's located errors and a 422's unknown name at their fields, the rest (429 with its wait)
  * at the Ask button.

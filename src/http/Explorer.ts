@@ -53,7 +53,7 @@ const page = (): string => {
 <input id="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-help token-problem">
 <button type="submit">Use this token</button>
 <button type="button" id="sign-out">Forget the token</button>
-<p id="token-help"><small>Kept in this browser tab only (session storage): never in the address, a cookie or a log. A token comes from <code>hcc tokens issue</code>; the demo token is in <code>$HCC_DATA_DIR/demo.token</code>.</small></p>
+<p id="token-help"><small>Kept in this browser tab only (cleared when the tab closes): never in the address, a cookie or a log. A token comes from <code>hcc tokens issue</code>; the demo token is in <code>$HCC_DATA_DIR/demo.token</code>.</small></p>
 <p id="token-problem" class="problem" role="alert"></p>
 <p id="token-state" role="status"></p>
 </form>
