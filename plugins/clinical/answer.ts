@@ -32,7 +32,10 @@ interface Step {
 /** The small-cell rule as the text uses it. */
 export type Cells = Pick<DisclosureService, "minimum" | "small" | "count">
 
-const int = (n: number) => n.toLocaleString("en-US")
+// One formatter for every count: `toLocaleString` builds its formatter again at each call (ECMA-402
+// defines it as `new Intl.NumberFormat(locales).format(x)`), the same text.
+const EN_US = new Intl.NumberFormat("en-US")
+const int = (n: number) => EN_US.format(n)
 /** A count as the text may state it: `fewer than 11` for a small cell, else rounded as counts are. */
 const count = (c: Cells, n: number) => {
   const published = c.count(n)

@@ -7,7 +7,7 @@
  * within two edits of a drug or condition name that matched nothing is reported as not
  * understood, with the name it resembles.
  */
-import { AXES, type Axis, canonicalOrder, editDistance } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, editDistanceWithin } from "../../src/plugin/Plugin.ts"
 import lexicon from "./lexicon.json" with { type: "json" }
 import { DIRECTIONS } from "./schema.ts"
 
@@ -111,7 +111,7 @@ export const understand = (query: string, phrases: PhraseTable): Understanding =
       if (w.length >= 5 && !/\d/.test(w)) {
         let best: { name: string; d: number } | undefined
         for (const name of phrases.names) {
-          const d = editDistance(w, name)
+          const d = editDistanceWithin(w, name, 2)
           if (d <= 2 && (best === undefined || d < best.d)) best = { name, d }
         }
         if (best !== undefined) unknown.push({ text: raw[i]!, closest: phrases.table.get(best.name)!.code })

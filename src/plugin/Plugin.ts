@@ -46,7 +46,7 @@ export {
 } from "../health/PatientData.ts"
 /** A request's name for a vocabulary entry (the dataset's code, or a standard code such as `snomed:44054006`) → the dataset's code. */
 export { resolveCode } from "../health/codes.ts"
-export { closest, editDistance } from "../plugin/suggest.ts"
+export { closest, editDistance, editDistanceWithin } from "../plugin/suggest.ts"
 /** The dataset's calendar: days since 1970-01-01 (UTC) and months since year 0 (`year × 12 + month − 1`), as the Dataset's columns count them. */
 export {
   firstDayOfMonth,

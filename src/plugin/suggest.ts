@@ -8,23 +8,54 @@
  * Ties go to the smaller whole-name distance, then to the vocabulary's order.
  */
 
-/** Edit distance with adjacent transpositions (optimal string alignment). */
-export const editDistance = (a: string, b: string): number => {
-  const rows = a.length + 1
-  const cols = b.length + 1
-  const d = new Array<number>(rows * cols)
-  for (let i = 0; i < rows; i++) d[i * cols] = i
-  for (let j = 0; j < cols; j++) d[j] = j
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let v = Math.min(d[(i - 1) * cols + j]! + 1, d[i * cols + j - 1]! + 1, d[(i - 1) * cols + j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[(i - 2) * cols + j - 2]! + 1)
-      d[i * cols + j] = v
+/** Three rows of the distance table, reused: a row is one more than the longer string. */
+let rowsScratch = new Int32Array(3 * 64)
+
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment) up to `limit`: any distance
+ * above it is returned as `limit + 1`, found sooner — strings whose lengths differ by more are not
+ * compared, and the rows stop once every cell of the last two exceeds it (no later cell can be
+ * smaller: each is a cell of one of them plus 0 or more). By rows: only the row before and the one
+ * before that are needed (Wagner–Fischer with Damerau's transposition step).
+ */
+export const editDistanceWithin = (a: string, b: string, limit: number): number => {
+  const n = b.length
+  if (Math.abs(a.length - n) > limit) return limit + 1
+  if (a.length === 0) return n
+  if (n === 0) return a.length
+  if (rowsScratch.length < 3 * (n + 1)) rowsScratch = new Int32Array(3 * (n + 1) * 2)
+  const width = n + 1
+  // Rows i−2, i−1 and i live at offsets rotating through 0, width, 2·width.
+  let before = 0
+  let previous = width
+  let current = 2 * width
+  const d = rowsScratch
+  for (let j = 0; j <= n; j++) d[previous + j] = j
+  let previousLow = 0
+  for (let i = 1; i <= a.length; i++) {
+    const ai = a.charCodeAt(i - 1)
+    const aBefore = i > 1 ? a.charCodeAt(i - 2) : -1
+    d[current] = i
+    let rowLow = i
+    for (let j = 1; j <= n; j++) {
+      const bj = b.charCodeAt(j - 1)
+      let v = Math.min(d[previous + j]! + 1, d[current + j - 1]! + 1, d[previous + j - 1]! + (ai === bj ? 0 : 1))
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && aBefore === bj) v = Math.min(v, d[before + j - 2]! + 1)
+      d[current + j] = v
+      if (v < rowLow) rowLow = v
     }
+    if (rowLow > limit && previousLow > limit) return limit + 1
+    previousLow = rowLow
+    const oldest = before
+    before = previous
+    previous = current
+    current = oldest
   }
-  return d[rows * cols - 1]!
+  return d[previous + n]!
 }
+
+/** Edit distance with adjacent transpositions (optimal string alignment). */
+export const editDistance = (a: string, b: string): number => editDistanceWithin(a, b, Number.POSITIVE_INFINITY)
 
 const normalise = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_")
 const wordsOf = (s: string) => s.split("_").filter((w) => w.length > 0)

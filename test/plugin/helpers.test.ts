@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { adoptSharedPreparations, datasetCache, preparedPerDataset, sharedPreparationsOf } from "../../src/plugin/cache.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { studentTwoSidedP } from "../../src/plugin/stats.ts"
-import { closest, editDistance } from "../../src/plugin/suggest.ts"
+import { closest, editDistance, editDistanceWithin } from "../../src/plugin/suggest.ts"
 
 describe("studentTwoSidedP", () => {
   // Reference values: R 4.4, 2 * pt(-abs(t), df).
@@ -38,6 +38,31 @@ describe("closest", () => {
   it("counts a transposition as one edit", () => {
     expect(editDistance("copd", "cpod")).toBe(1)
     expect(editDistance("", "abc")).toBe(3)
+  })
+  it("agrees with the whole distance table; with a limit, gives the distance up to it and limit + 1 beyond", () => {
+    // The textbook recurrence over the whole (|a|+1) × (|b|+1) table, as the reference.
+    const reference = (a: string, b: string) => {
+      const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+      for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+          d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+          if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+        }
+      }
+      return d[a.length]![b.length]!
+    }
+    // Words over a small alphabet (many near misses), lengths 0–9, from a fixed linear congruential sequence.
+    let state = 12345
+    const next = () => (state = (state * 1103515245 + 12345) % 2147483648)
+    const word = () => Array.from({ length: next() % 10 }, () => "abcd"[next() % 4]).join("")
+    for (let trial = 0; trial < 3000; trial++) {
+      const [a, b] = [word(), word()]
+      const exact = reference(a, b)
+      expect(editDistance(a, b)).toBe(exact)
+      for (const limit of [0, 1, 2, 3]) expect(editDistanceWithin(a, b, limit)).toBe(Math.min(exact, limit + 1))
+    }
+    // Longer than any earlier call: the reused rows grow.
+    expect(editDistance("a".repeat(300), "b".repeat(299))).toBe(300)
   })
 })
 
