@@ -15,23 +15,26 @@ export const INDICATION_MIN_RATIO = 1.5
 /** At most this many indications (the most over-represented) define strata: 2^k × 3 age bands × 4 sexes (female, male, other, unknown). */
 export const MAX_INDICATIONS = 3
 
-/** The drug's cohort for an outcome type: who, over which months, with what adherence and events. */
+/**
+ * The drug's cohort for an outcome type: who, over which months, with what adherence and events.
+ * Everything is held per course holder or per member — a few percent of the patients — so a
+ * question allocates nothing per patient of the dataset: the comparators are everyone else.
+ */
 export interface Cohort {
   readonly size: number
   /** The members in patient order. */
   readonly members: Int32Array
-  /** 1 for a member. */
-  readonly inCohort: Uint8Array
-  /** 1 for a comparator: no course of the drug at all. */
-  readonly comparator: Uint8Array
+  /** The patients with a course of the drug (the only ones who are not comparators), in patient order. */
+  readonly holders: Int32Array
+  /** Per holder: 1 for a member. */
+  readonly holderIsMember: Uint8Array
+  /** Patients with no course of the drug at all. */
   readonly comparators: number
-  /** The patients with a course of the drug, each once (the only ones who are not comparators). */
-  readonly holders: ReadonlyArray<number>
   /** Per member j: the exposure window [onFrom, onTo) and the months before the first course [0, preTo). */
   readonly onFrom: Int32Array
   readonly onTo: Int32Array
   readonly preTo: Int32Array
-  /** Per patient (read for members only): mean adherence over their courses whose adherence is known; NaN when none is. */
+  /** Per member j: mean adherence over their courses whose adherence is known; NaN when none is. */
   readonly adherence: Float64Array
   readonly events: number
   readonly adherenceKnown: number
@@ -44,127 +47,129 @@ export interface Cohort {
 // runs, before the code after it has run, and code after it would then bail out on every later
 // question (src/plugin/hotLoops.ts).
 
-/** Per patient, from the drug's courses: the months they cover, the first start, the adherence sum and count (of courses with a known adherence); the holders. */
+/** Per holder (patient order), from the drug's courses: the months they cover, the first start, the adherence sum and count (of courses with a known adherence). */
 interface Exposure {
+  readonly holders: Int32Array
   readonly from: Int32Array
   readonly to: Int32Array
   readonly firstStart: Int32Array
-  readonly hasCourse: Uint8Array
   readonly pdcSum: Float64Array
   readonly courses: Int32Array
   readonly pdcCount: Int32Array
-  readonly holders: Array<number>
   /** [courses in the window, of which with a known adherence]. */
   readonly known: Int32Array
 }
 
-/** Exposure windows from the drug's courses, within the panel. */
+/** How many patients hold a course: the drug's courses come grouped by patient (perDataset). */
+const holderCount = (patient: Int32Array, rows: Int32Array): number => {
+  let holders = 0
+  let last = -1
+  for (let r = 0; r < rows.length; r++) {
+    const p = patient[rows[r]!]!
+    if (p !== last) holders++
+    last = p
+  }
+  return holders
+}
+
+/** Walks the drug's courses, one holder's courses after another, each holder's in table order. */
 const exposureOf = (data: Dataset, shared: PerDataset, drug: number): Exposure => {
-  const n = data.patients.count
+  const ex = data.exposures
+  const rows = shared.coursesOf[drug] ?? new Int32Array(0)
+  const size = holderCount(ex.patient, rows)
   const last = data.months - 1
   const x: Exposure = {
-    from: new Int32Array(n).fill(data.months),
-    to: new Int32Array(n),
-    firstStart: new Int32Array(n).fill(data.months),
-    hasCourse: new Uint8Array(n),
-    pdcSum: new Float64Array(n),
-    courses: new Int32Array(n),
-    pdcCount: new Int32Array(n),
-    holders: [],
+    holders: new Int32Array(size),
+    from: new Int32Array(size).fill(data.months),
+    to: new Int32Array(size),
+    firstStart: new Int32Array(size).fill(data.months),
+    pdcSum: new Float64Array(size),
+    courses: new Int32Array(size),
+    pdcCount: new Int32Array(size),
     known: new Int32Array(2)
   }
-  const { from, to, firstStart, hasCourse, pdcSum, courses, pdcCount, holders, known } = x
-  const ex = data.exposures
+  const { holders, from, to, firstStart, pdcSum, courses, pdcCount, known } = x
   const asOfMonth = monthOfDay(data.asOfDay)
-  for (const i of shared.coursesOf[drug] ?? []) {
+  for (let r = 0, h = -1; r < rows.length; r++) {
+    const i = rows[r]!
     const p = ex.patient[i]!
-    if (hasCourse[p] === 0) holders.push(p)
-    hasCourse[p] = 1
+    if (h < 0 || holders[h] !== p) holders[++h] = p
     const s = monthOfDay(ex.startDay[i]!) - data.firstMonth
     const e = (Number.isNaN(ex.endDay[i]!) ? asOfMonth : monthOfDay(ex.endDay[i]!)) - data.firstMonth
     if (e < 0 || s > last) continue
-    from[p] = Math.min(from[p]!, Math.max(s, 0))
-    to[p] = Math.max(to[p]!, Math.min(e, last) + 1)
-    firstStart[p] = Math.min(firstStart[p]!, s)
-    courses[p] = courses[p]! + 1
+    from[h] = Math.min(from[h]!, Math.max(s, 0))
+    to[h] = Math.max(to[h]!, Math.min(e, last) + 1)
+    firstStart[h] = Math.min(firstStart[h]!, s)
+    courses[h] = courses[h]! + 1
     known[0]!++
     // Unknown adherence (no dispensing records) is left out, never taken as full.
     const pdc = ex.adherence[i]!
     if (pdc === pdc) {
-      pdcSum[p] = pdcSum[p]! + pdc
-      pdcCount[p] = pdcCount[p]! + 1
+      pdcSum[h] = pdcSum[h]! + pdc
+      pdcCount[h] = pdcCount[h]! + 1
       known[1]!++
     }
   }
   return x
 }
 
-/** Per patient: the drug's adverse events in the window. */
-const drugEventsOf = (data: Dataset, shared: PerDataset, drug: number): Int32Array => {
-  const events = new Int32Array(data.patients.count)
+/** Per holder: the drug's adverse events in the window (both lists in patient order; events of patients without a course are not the cohort's). */
+const drugEventsOf = (data: Dataset, shared: PerDataset, drug: number, holders: Int32Array): Int32Array => {
+  const events = new Int32Array(holders.length)
   const windowStart = firstDayOfMonth(data.firstMonth)
   const ae = data.adverseEvents
-  for (const i of shared.eventsOf[drug] ?? []) {
-    if (ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[ae.patient[i]!] = events[ae.patient[i]!]! + 1
+  const rows = shared.eventsOf[drug] ?? new Int32Array(0)
+  for (let r = 0, h = 0; r < rows.length; r++) {
+    const i = rows[r]!
+    const p = ae.patient[i]!
+    while (h < holders.length && holders[h]! < p) h++
+    if (h === holders.length) break
+    if (holders[h] === p && ae.day[i]! >= windowStart && ae.day[i]! <= data.asOfDay) events[h] = events[h]! + 1
   }
   return events
 }
 
-/** The cohort (by outcome type) and the comparators; `counts` = [members, comparators, the members' events]. */
+/** The cohort (by outcome type) among the holders; `counts` = [members, the members' events]. */
 interface Membership {
-  readonly adherence: Float64Array
-  readonly inCohort: Uint8Array
-  readonly comparator: Uint8Array
-  /** The members in patient order, in the first counts[0] places. */
+  readonly holderIsMember: Uint8Array
+  /** The members (holder indexes) in patient order, in the first counts[0] places. */
   readonly listed: Int32Array
   readonly counts: Int32Array
 }
 
-/**
- * Cohort and comparators (no course of the drug at all); the cohort also as a list in patient
- * order, so the kernel works and answers for it alone. The counts are kept in `counts` as the
- * loop goes, so nothing follows it.
- */
-const membershipOf = (n: number, x: Exposure, events: Int32Array, outcomeType: (typeof OUTCOME_TYPES)[number]): Membership => {
-  const m: Membership = {
-    adherence: new Float64Array(n), // read for cohort members only
-    inCohort: new Uint8Array(n),
-    comparator: new Uint8Array(n),
-    listed: new Int32Array(x.holders.length),
-    counts: new Int32Array(3)
-  }
-  const { adherence, inCohort, comparator, listed, counts } = m
-  const { from, to, hasCourse, pdcSum, courses, pdcCount } = x
+/** Which holders are members. The counts are kept in `counts` as the loop goes, so nothing follows it. */
+const membershipOf = (x: Exposure, events: Int32Array, outcomeType: (typeof OUTCOME_TYPES)[number]): Membership => {
+  const size = x.holders.length
+  const m: Membership = { holderIsMember: new Uint8Array(size), listed: new Int32Array(size), counts: new Int32Array(2) }
+  const { holderIsMember, listed, counts } = m
+  const { from, to, pdcSum, courses, pdcCount } = x
   // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
-  for (let p = 0; p < n; p++) {
-    if (hasCourse[p] === 0) {
-      comparator[p] = 1
-      counts[1]!++
-      continue
-    }
-    adherence[p] = pdcCount[p]! > 0 ? pdcSum[p]! / pdcCount[p]! : Number.NaN
-    const exposed = courses[p]! > 0 && to[p]! > from[p]!
+  for (let h = 0; h < size; h++) {
+    const adherence = pdcCount[h]! > 0 ? pdcSum[h]! / pdcCount[h]! : Number.NaN
+    const exposed = courses[h]! > 0 && to[h]! > from[h]!
     const member = exposed &&
-      (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence[p]! >= ADHERENCE_THRESHOLD : events[p]! > 0))
+      (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence >= ADHERENCE_THRESHOLD : events[h]! > 0))
     if (member) {
-      inCohort[p] = 1
-      listed[counts[0]!++] = p
-      counts[2]! += events[p]!
+      holderIsMember[h] = 1
+      listed[counts[0]!++] = h
+      counts[1]! += events[h]!
     }
   }
   return m
 }
 
-/** Per member j: the exposure window [onFrom, onTo) and the months before the first course [0, preTo). */
-const windowsOf = (members: Int32Array, x: Exposure, months: number) => {
-  const size = members.length
-  const w = { onFrom: new Int32Array(size), onTo: new Int32Array(size), preTo: new Int32Array(size) }
-  const { onFrom, onTo, preTo } = w
+/** Per member j (holder listed[j]): the patient, the exposure window [onFrom, onTo), the months before the first course [0, preTo), the adherence. */
+const windowsOf = (listed: Int32Array, x: Exposure, months: number) => {
+  const size = listed.length
+  const w = { members: new Int32Array(size), onFrom: new Int32Array(size), onTo: new Int32Array(size), preTo: new Int32Array(size), adherence: new Float64Array(size) }
+  const { members, onFrom, onTo, preTo, adherence } = w
   for (let j = 0; j < size; j++) {
-    const p = members[j]!
-    onFrom[j] = x.from[p]!
-    onTo[j] = x.to[p]!
-    preTo[j] = Math.min(Math.max(x.firstStart[p]!, 0), months)
+    const h = listed[j]!
+    members[j] = x.holders[h]!
+    onFrom[j] = x.from[h]!
+    onTo[j] = x.to[h]!
+    preTo[j] = Math.min(Math.max(x.firstStart[h]!, 0), months)
+    adherence[j] = x.pdcCount[h]! > 0 ? x.pdcSum[h]! / x.pdcCount[h]! : Number.NaN
   }
   return w
 }
@@ -172,23 +177,21 @@ const windowsOf = (members: Int32Array, x: Exposure, months: number) => {
 /** Exposure windows from the drug's courses, its adverse events in the window, the cohort and the comparators. */
 export const cohortOf = (data: Dataset, shared: PerDataset, drug: number, outcomeType: (typeof OUTCOME_TYPES)[number]): Cohort => {
   const x = exposureOf(data, shared, drug)
-  const events = drugEventsOf(data, shared, drug)
-  const m = membershipOf(data.patients.count, x, events, outcomeType)
+  const events = drugEventsOf(data, shared, drug, x.holders)
+  const m = membershipOf(x, events, outcomeType)
   const size = m.counts[0]!
-  const members = m.listed.subarray(0, size)
-  const w = windowsOf(members, x, data.months)
+  const w = windowsOf(m.listed.subarray(0, size), x, data.months)
   return {
     size,
-    members,
-    inCohort: m.inCohort,
-    comparator: m.comparator,
-    comparators: m.counts[1]!,
+    members: w.members,
     holders: x.holders,
+    holderIsMember: m.holderIsMember,
+    comparators: data.patients.count - x.holders.length,
     onFrom: w.onFrom,
     onTo: w.onTo,
     preTo: w.preTo,
-    adherence: m.adherence,
-    events: m.counts[2]!,
+    adherence: w.adherence,
+    events: m.counts[1]!,
     adherenceKnown: x.known[1]!
   }
 }
@@ -201,9 +204,9 @@ export const indicationsOf = (data: Dataset, shared: PerDataset, cohort: Cohort)
   for (const [code, col] of data.patients.conditions) {
     let inCohort = 0
     let holdersWith = 0
-    for (const p of cohort.holders) {
-      if (col.data[p] === 0) continue
-      inCohort += cohort.inCohort[p]!
+    for (let h = 0; h < cohort.holders.length; h++) {
+      if (col.data[cohort.holders[h]!] === 0) continue
+      inCohort += cohort.holderIsMember[h]!
       holdersWith++
     }
     const inComparators = shared.withCondition.get(code)! - holdersWith

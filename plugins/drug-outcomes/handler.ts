@@ -1,6 +1,6 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { AXES, canonicalOrder, closest, Disclosure, fail, parseMinimum, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
+import { canonicalOrder, closest, Disclosure, fail, parseMinimum, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
 import type { DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData } from "./schema.ts"
@@ -9,8 +9,9 @@ import type { DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData } 
 const Z95 = 1.959963984540054
 
 /**
- * Analyses by drug and outcome type, for all 8 axes (each axis is computed on its own, so a
- * request's axes_filter just picks from them), kept while the dataset is served.
+ * Analyses by drug, outcome type and target axes, kept while the dataset is served. Only the axes
+ * asked for are computed: each axis's figures are computed on their own (its own sums, in patient
+ * order), so they are the same whichever other axes a question names.
  */
 const analyses = datasetCache<DrugAnalysis>(256)
 
@@ -28,7 +29,7 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
     const disclosure = yield* Disclosure
     // A population_size under the minimum cell size is raised to it.
     const required = Math.max(parseMinimum(request.population_size)!, disclosure.minimum)
-    const a = yield* analyses(data, `${drug}/${request.outcome_type}`, Effect.orDie(analyzeDrug(kernels, data, drug, request.outcome_type, AXES)))
+    const a = yield* analyses(data, `${drug}/${request.outcome_type}/${axes.join(",")}`, Effect.orDie(analyzeDrug(kernels, data, drug, request.outcome_type, axes)))
     if (request.outcome_type === "adherence" && a.adherenceKnown === 0) {
       return yield* fail("adherence_unknown", `No course of ${request.drug} in the data window has a known adherence (the dataset has no dispensing records for it), so no cohort of adherent patients can be formed.`)
     }

@@ -36,24 +36,41 @@ export interface PerDataset {
    * same effect in points is the same d whatever the drug, its exposure windows or its indications.
    */
   readonly referenceSd: Float64Array
-  /** Per drug (vocabulary index): its courses' rows in `exposures`, in table order. */
+  /** Per drug (vocabulary index): its courses' rows in `exposures`, grouped by patient in patient order, each patient's in table order. */
   readonly coursesOf: ReadonlyArray<Int32Array>
-  /** Per drug: its adverse events' rows in `adverseEvents`, in table order. */
+  /** Per drug: its adverse events' rows in `adverseEvents`, likewise. */
   readonly eventsOf: ReadonlyArray<Int32Array>
   /** Per condition: how many patients have it. */
   readonly withCondition: ReadonlyMap<string, number>
 }
 
-/** Row numbers of `keys` grouped by key (0 … groups − 1), each group in row order (a counting sort). */
-const rowsByKey = (keys: Int32Array, groups: number): ReadonlyArray<Int32Array> => {
+/** The rows of a table in patient order, each patient's in row order (a counting sort). */
+const rowsByPatient = (patient: Int32Array, patients: number): Int32Array => {
+  const next = new Int32Array(patients + 1)
+  for (let i = 0; i < patient.length; i++) next[patient[i]! + 1]!++
+  for (let p = 0; p < patients; p++) next[p + 1]! += next[p]!
+  const order = new Int32Array(patient.length)
+  for (let i = 0; i < patient.length; i++) order[next[patient[i]!]!++] = i
+  return order
+}
+
+/**
+ * Row numbers of `keys` grouped by key (0 … groups − 1), each group in the order the rows are
+ * visited: `order` (a counting sort).
+ */
+const rowsByKey = (keys: Int32Array, groups: number, order: Int32Array): ReadonlyArray<Int32Array> => {
   const counts = new Int32Array(groups + 1)
   for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) counts[keys[i]! + 1]!++
   for (let g = 0; g < groups; g++) counts[g + 1]! += counts[g]!
   const rows = new Int32Array(new SharedArrayBuffer(counts[groups]! * 4))
   const next = counts.slice(0, groups)
-  for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) rows[next[keys[i]!]!++] = i
+  for (let r = 0; r < order.length; r++) {
+    const i = order[r]!
+    if (keys[i]! >= 0) rows[next[keys[i]!]!++] = i
+  }
   return Array.from({ length: groups }, (_, g) => rows.subarray(counts[g]!, counts[g + 1]!))
 }
+
 /**
  * Computed by the plugin's `prepare` as the dataset loads (once, then given to every compute thread:
  * its large arrays are over SharedArrayBuffers), so no question pays for it; a caller that did not
@@ -97,8 +114,8 @@ const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
     wholeMeans: means,
     ageSex,
     referenceSd,
-    coursesOf: rowsByKey(data.exposures.drug, drugs),
-    eventsOf: rowsByKey(data.adverseEvents.drug, drugs),
+    coursesOf: rowsByKey(data.exposures.drug, drugs, rowsByPatient(data.exposures.patient, n)),
+    eventsOf: rowsByKey(data.adverseEvents.drug, drugs, rowsByPatient(data.adverseEvents.patient, n)),
     withCondition
   }
 }

@@ -3,7 +3,7 @@
  * bits × age band × sex) the cohort's on-drug means and the comparators' whole-window means, the
  * cohort's slope sums, and the (adherence, change) pairs of the correlation.
  */
-import { type Dataset, primed } from "../../src/plugin/experimental.ts"
+import { type Dataset } from "../../src/plugin/experimental.ts"
 import type { Cohort } from "./cohort.ts"
 import { AGE_SEX_STRATA, type PerDataset } from "./perDataset.ts"
 
@@ -18,9 +18,10 @@ export interface StratumSums {
 }
 
 /**
- * One pass over the patients for every axis; each sum still adds its patients in patient order.
- * The comparators are grouped by stratum (a counting sort, each group in patient order) and summed
- * one stratum and axis at a time, in locals.
+ * The members' sums from their own lists, then one pass over the patients for the comparators
+ * (everyone who is not a course holder), each patient's stratum worked out as it is visited.
+ * Every sum adds its patients in patient order, as one sum per stratum and axis over the
+ * comparators grouped by stratum would.
  */
 export const stratumSums = (
   data: Dataset,
@@ -31,73 +32,70 @@ export const stratumSums = (
   on: { readonly mean: Float64Array; readonly slope: Float64Array },
   pre: { readonly mean: Float64Array }
 ): StratumSums => {
-  const n = data.patients.count
   const nAxes = axisIndex.length
   const nStrata = (1 << flags.length) * AGE_SEX_STRATA
   const sums: ExposedSums = {
     exposedCells: new Float64Array(nAxes * nStrata * 3),
     slopes: new Float64Array(nAxes * 3),
     adh: Array.from({ length: nAxes }, () => []),
-    change: Array.from({ length: nAxes }, () => []),
-    perStratum: new Int32Array(nStrata + 1)
+    change: Array.from({ length: nAxes }, () => [])
   }
-  // Stratum per patient: indication bits (one flag column at a time) × AGE_SEX_STRATA + age band × sex.
-  const stratumOf = Int32Array.from(shared.ageSex)
-  for (let i = 0; i < flags.length; i++) addStratumBit(stratumOf, flags[i]!, AGE_SEX_STRATA << i)
-  sumExposed(cohort, stratumOf, nAxes, nStrata, on, pre, sums)
-  const perStratum = sums.perStratum
-  for (let st = 0; st < nStrata; st++) perStratum[st + 1]! += perStratum[st]!
-  const byStratum = sortByStratum(cohort.comparator, stratumOf, perStratum.slice(0, nStrata), new Int32Array(cohort.comparators))
-  const comparatorCells = new Float64Array(nAxes * nStrata * 3)
-  for (let k = 0; k < nAxes; k++) {
-    const whole = shared.wholeMeans.subarray(axisIndex[k]! * n, (axisIndex[k]! + 1) * n)
-    for (let st = 0; st < nStrata; st++) scoreMoments(whole, byStratum, perStratum[st]!, perStratum[st + 1]!, comparatorCells, (k * nStrata + st) * 3)
-  }
+  // Stratum: indication bits × AGE_SEX_STRATA + age band × sex, from up to three flag columns
+  // (MAX_INDICATIONS); those a drug lacks read as a column of zeros.
+  if (flags.length > 3) throw new Error(`drug-outcomes strata take at most 3 indications, not ${flags.length}`)
+  if (zeros.length < data.patients.count) zeros = new Uint8Array(data.patients.count)
+  const [f0 = zeros, f1 = zeros, f2 = zeros] = flags
+  const strata = { ageSex: shared.ageSex, f0, f1, f2 }
+  sumExposed(cohort, strata, nAxes, nStrata, on, pre, sums)
+  const comparatorCells = comparatorMoments(strata, cohort.holders, shared.wholeMeans, axisIndex, nStrata, new Float64Array(nAxes * nStrata * 3))
   return { exposedCells: sums.exposedCells, comparatorCells, slopes: sums.slopes, adh: sums.adh, change: sums.change }
 }
 
-// stratumSums' loops, each in a function that ends with its loop (or is primed): V8 compiles a long
-// loop while it runs, and code after it that has never run would make that compiled code bail out
-// on every later question (src/plugin/hotLoops.ts).
+/** A flag column of zeros for the indications a drug has fewer of than three, as long as the largest dataset served; never written. */
+let zeros = new Uint8Array(0)
 
-/** Adds `bit` to the stratum of every patient whose flag is set. */
-const addStratumBit = (stratumOf: Int32Array, flag: Uint8Array, bit: number): Int32Array => {
-  for (let p = 0; p < stratumOf.length; p++) if (flag[p] !== 0) stratumOf[p] = stratumOf[p]! + bit
-  return stratumOf
+/** What a patient's stratum is made of. */
+interface Strata {
+  readonly ageSex: Int32Array
+  readonly f0: Uint8Array
+  readonly f1: Uint8Array
+  readonly f2: Uint8Array
 }
 
-/** What the members' pass accumulates: cells per axis and stratum (n, Σ, Σ²), slopes, adherence pairs, comparators per stratum (shifted by one). */
+/** The patient's stratum. */
+const stratumOf = (s: Strata, p: number): number =>
+  s.ageSex[p]! + (s.f0[p] !== 0 ? AGE_SEX_STRATA : 0) + (s.f1[p] !== 0 ? AGE_SEX_STRATA << 1 : 0) + (s.f2[p] !== 0 ? AGE_SEX_STRATA << 2 : 0)
+
+// stratumSums' loops, each in a function that ends with its loop: V8 compiles a long loop while it
+// runs, and code after it that has never run would make that compiled code bail out on every later
+// question (src/plugin/hotLoops.ts).
+
+/** What the members' pass accumulates: cells per axis and stratum (n, Σ, Σ²), slopes, adherence pairs. */
 interface ExposedSums {
   readonly exposedCells: Float64Array
   readonly slopes: Float64Array
   readonly adh: Array<Array<number>>
   readonly change: Array<Array<number>>
-  readonly perStratum: Int32Array
 }
 
-/** One pass over the patients: the members' window means and slopes into their strata, and the comparators counted per stratum. */
+/** The members (patient order): their window means and slopes into their strata, and the (adherence, change) pairs. */
 const sumExposed = (
   cohort: Cohort,
-  stratumOf: Int32Array,
+  strata: Strata,
   nAxes: number,
   nStrata: number,
   on: { readonly mean: Float64Array; readonly slope: Float64Array },
   pre: { readonly mean: Float64Array },
   sums: ExposedSums
 ): ExposedSums => {
-  const { inCohort, comparator, adherence } = cohort
+  const { members, adherence } = cohort
   const cohortSize = cohort.size
-  const { exposedCells, slopes, adh, change, perStratum } = sums
+  const { exposedCells, slopes, adh, change } = sums
   const onMean = on.mean
   const onSlope = on.slope
   const preMean = pre.mean
-  for (let p = 0, j = 0; p < stratumOf.length; p++) {
-    if (comparator[p] === 1) {
-      perStratum[stratumOf[p]! + 1]!++
-      continue
-    }
-    if (inCohort[p] === 0) continue
-    const stratum = stratumOf[p]!
+  for (let j = 0; j < cohortSize; j++) {
+    const stratum = stratumOf(strata, members[j]!)
     for (let k = 0; k < nAxes; k++) {
       const at = k * cohortSize + j
       const m = onMean[at]!
@@ -113,36 +111,43 @@ const sumExposed = (
         slopes[k * 3 + 2]! += slope * slope
       }
       const before = preMean[at]!
-      if (!Number.isNaN(before) && !Number.isNaN(adherence[p]!)) {
-        adh[k]!.push(adherence[p]!)
+      if (!Number.isNaN(before) && !Number.isNaN(adherence[j]!)) {
+        adh[k]!.push(adherence[j]!)
         change[k]!.push(m - before)
       }
     }
-    j++
   }
   return sums
 }
 
-/** The comparators grouped by stratum (a counting sort from each stratum's first slot `next`), each group in patient order. */
-const sortByStratum = (comparator: Uint8Array, stratumOf: Int32Array, next: Int32Array, byStratum: Int32Array): Int32Array => {
-  for (let p = 0; p < comparator.length; p++) if (comparator[p] === 1) byStratum[next[stratumOf[p]!]!++] = p
-  return byStratum
-}
-
-/** n, Σ and Σ² of the present scores of the patients byStratum[from..end) into `out` from `at`, summed in that order. Primed (its results are stored after its loop). */
-const scoreMoments = primed((whole: Float64Array, byStratum: Int32Array, from: number, end: number, out: Float64Array, at: number): void => {
-  let cn = 0
-  let cs = 0
-  let css = 0
-  for (let i = from; i < end; i++) {
-    const m = whole[byStratum[i]!]!
-    if (m !== m) continue // NaN: no score
-    cn++
-    cs += m
-    css += m * m
+/**
+ * n, Σ and Σ² of the comparators' present whole-window means per axis and stratum, into `cells`:
+ * every patient but the holders (both in patient order, so one walks beside the other).
+ */
+const comparatorMoments = (
+  strata: Strata,
+  holders: Int32Array,
+  wholeMeans: Float64Array,
+  axisIndex: Int32Array,
+  nStrata: number,
+  cells: Float64Array
+): Float64Array => {
+  const n = strata.ageSex.length
+  const nAxes = axisIndex.length
+  for (let p = 0, h = 0; p < n; p++) {
+    if (h < holders.length && holders[h] === p) {
+      h++
+      continue
+    }
+    const stratum = stratumOf(strata, p)
+    for (let k = 0; k < nAxes; k++) {
+      const m = wholeMeans[axisIndex[k]! * n + p]!
+      if (m !== m) continue // NaN: no score
+      const c = (k * nStrata + stratum) * 3
+      cells[c]!++
+      cells[c + 1]! += m
+      cells[c + 2]! += m * m
+    }
   }
-  out[at] = cn
-  out[at + 1] = cs
-  out[at + 2] = css
-}, Float64Array.of(0.5), Int32Array.of(0), 0, 1, new Float64Array(3), 0)
-
+  return cells
+}

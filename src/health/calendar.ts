@@ -36,10 +36,25 @@ export const parseMonth = (text: string): number => {
 /** `YYYY-MM` of a month number. */
 export const formatMonth = (month: number): string => `${pad(Math.floor(month / 12), 4)}-${pad((month % 12) + 1, 2)}`
 
-/** The month a day falls in. */
+/** Days a Date can hold either side of the epoch (ECMA-262 TimeClip: ±8.64e15 ms). */
+const DATE_RANGE_DAYS = 100_000_000
+
+/**
+ * The month a day falls in, by arithmetic on the proleptic Gregorian calendar (Hinnant's
+ * civil_from_days: 400-year eras of 146,097 days, years from March so the leap day ends one):
+ * the month `Date` gives for the same day, without making one — this runs per row of the tables.
+ * NaN for NaN and for a day outside the range a Date can hold, as `Date` gives.
+ */
 export const monthOfDay = (day: number): number => {
-  const d = new Date(day * DAY_MS)
-  return d.getUTCFullYear() * 12 + d.getUTCMonth()
+  if (!(Math.abs(day) <= DATE_RANGE_DAYS)) return Number.NaN
+  const z = Math.floor(day) + 719_468 // days since 0000-03-01
+  const era = Math.floor(z / 146_097)
+  const dayOfEra = z - era * 146_097
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365)
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153) // 0 = March … 11 = February
+  const year = yearOfEra + era * 400 + (monthFromMarch >= 10 ? 1 : 0)
+  return year * 12 + (monthFromMarch < 10 ? monthFromMarch + 2 : monthFromMarch - 10)
 }
 
 /** The first day of a month. */

@@ -120,6 +120,20 @@ describe("efficacy_score (Cohen's d) on one scale", () => {
   })
 })
 
+describe("each axis on its own", () => {
+  it("an axis's figures are the same whichever other axes are computed with it (a question computes only the axes it names)", async () => {
+    for (const outcomeType of ["efficacy", "adherence", "adverse_events"] as const) {
+      const all = await analyze("lisinopril", outcomeType)
+      for (const subset of [["NM"], ["PO", "NM"], ["ER", "TA", "PV"]] as const) {
+        const some = await analyze("lisinopril", outcomeType, [...subset])
+        expect([...some.axes.keys()]).toEqual(subset)
+        for (const axis of subset) expect(some.axes.get(axis)).toEqual(all.axes.get(axis))
+        expect({ ...some, axes: undefined }).toEqual({ ...all, axes: undefined })
+      }
+    }
+  })
+})
+
 describe("the endpoint", () => {
   it("answers the spec's sample with every field, the analysis' numbers, and the same body twice", async () => {
     const request = { drug: "metformin", outcome_type: "efficacy", axes_filter: ["NM", "PO"], population_size: "minimum_500" }
