@@ -74,7 +74,7 @@ export const analyzeDrug = (
     const axisIndex = Int32Array.from(axes, (a) => AXES.indexOf(a))
     const on = yield* kernels.panelWindowsOf(data.panel, axisIndex, cohort.members, cohort.onFrom, cohort.onTo)
     const pre = yield* kernels.panelWindowsOf(data.panel, axisIndex, cohort.members, new Int32Array(cohortSize), cohort.preTo)
-    const { exposedCells, comparatorCells, slopes, adh, change } = stratumSums(data, shared, cohort, indications.map((i) => i.flags), axisIndex, on, pre)
+    const { exposedCells, comparatorCells, slopes, pairs: pairsOf } = stratumSums(data, shared, cohort, indications.map((i) => i.flags), axisIndex, on, pre)
 
     const result = new Map<Axis, AxisEffect>()
     for (const [k, axis] of axes.entries()) {
@@ -106,9 +106,9 @@ export const analyzeDrug = (
       }
       // Cohen's d on one scale for every drug: the axis's reference SD (perDataset).
       const sd = shared.referenceSd[AXES.indexOf(axis)]!
-      const pairs = adh[k]!.length
+      const pairs = pairsOf[k]!.length / 2
       const corr = pairs >= 3
-        ? (yield* kernels.correlationMatrix(Float64Array.from([...adh[k]!, ...change[k]!]), 1, 2, pairs, { spearman: false })).pearson[0]!
+        ? (yield* kernels.correlationMatrix(pairsOf[k]!, 1, 2, pairs, { spearman: false })).pearson[0]!
         : Number.NaN
       const [slopeN, slopeS, slopeSS] = [slopes[k * 3]!, slopes[k * 3 + 1]!, slopes[k * 3 + 2]!]
       const meanSlope = slopeN > 0 ? slopeS / slopeN : 0

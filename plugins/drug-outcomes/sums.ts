@@ -13,8 +13,8 @@ export interface StratumSums {
   readonly comparatorCells: Float64Array
   /** Per axis: n, Σ, Σ² of the members' on-drug slopes. */
   readonly slopes: Float64Array
-  readonly adh: ReadonlyArray<ReadonlyArray<number>>
-  readonly change: ReadonlyArray<ReadonlyArray<number>>
+  /** Per axis: the (adherence, change) pairs as the correlation kernel takes them, every adherence then every change. */
+  readonly pairs: ReadonlyArray<Float64Array>
 }
 
 /**
@@ -37,8 +37,9 @@ export const stratumSums = (
   const sums: ExposedSums = {
     exposedCells: new Float64Array(nAxes * nStrata * 3),
     slopes: new Float64Array(nAxes * 3),
-    adh: Array.from({ length: nAxes }, () => []),
-    change: Array.from({ length: nAxes }, () => [])
+    // Room for every member's pair, adherence in the first half and change in the second.
+    pairs: Array.from({ length: nAxes }, () => new Float64Array(2 * cohort.size)),
+    pairCounts: new Int32Array(nAxes)
   }
   // Stratum: indication bits × AGE_SEX_STRATA + age band × sex, from up to three flag columns
   // (MAX_INDICATIONS); those a drug lacks read as a column of zeros.
@@ -48,7 +49,14 @@ export const stratumSums = (
   const strata = { ageSex: shared.ageSex, f0, f1, f2 }
   sumExposed(cohort, strata, nAxes, nStrata, on, pre, sums)
   const comparatorCells = comparatorMoments(strata, cohort.holders, shared.wholeMeans, axisIndex, nStrata, new Float64Array(nAxes * nStrata * 3))
-  return { exposedCells: sums.exposedCells, comparatorCells, slopes: sums.slopes, adh: sums.adh, change: sums.change }
+  const pairs = sums.pairs.map((room, k) => {
+    const count = sums.pairCounts[k]!
+    const packed = new Float64Array(2 * count)
+    packed.set(room.subarray(0, count))
+    packed.set(room.subarray(cohort.size, cohort.size + count), count)
+    return packed
+  })
+  return { exposedCells: sums.exposedCells, comparatorCells, slopes: sums.slopes, pairs }
 }
 
 /** A flag column of zeros for the indications a drug has fewer of than three, as long as the largest dataset served; never written. */
@@ -70,12 +78,12 @@ const stratumOf = (s: Strata, p: number): number =>
 // runs, and code after it that has never run would make that compiled code bail out on every later
 // question (src/plugin/hotLoops.ts).
 
-/** What the members' pass accumulates: cells per axis and stratum (n, Σ, Σ²), slopes, adherence pairs. */
+/** What the members' pass accumulates: cells per axis and stratum (n, Σ, Σ²), slopes, (adherence, change) pairs and their counts. */
 interface ExposedSums {
   readonly exposedCells: Float64Array
   readonly slopes: Float64Array
-  readonly adh: Array<Array<number>>
-  readonly change: Array<Array<number>>
+  readonly pairs: ReadonlyArray<Float64Array>
+  readonly pairCounts: Int32Array
 }
 
 /** The members (patient order): their window means and slopes into their strata, and the (adherence, change) pairs. */
@@ -90,7 +98,7 @@ const sumExposed = (
 ): ExposedSums => {
   const { members, adherence } = cohort
   const cohortSize = cohort.size
-  const { exposedCells, slopes, adh, change } = sums
+  const { exposedCells, slopes, pairs, pairCounts } = sums
   const onMean = on.mean
   const onSlope = on.slope
   const preMean = pre.mean
@@ -112,8 +120,10 @@ const sumExposed = (
       }
       const before = preMean[at]!
       if (!Number.isNaN(before) && !Number.isNaN(adherence[j]!)) {
-        adh[k]!.push(adherence[j]!)
-        change[k]!.push(m - before)
+        const room = pairs[k]!
+        const at = pairCounts[k]!++
+        room[at] = adherence[j]!
+        room[cohortSize + at] = m - before
       }
     }
   }
