@@ -17,6 +17,7 @@ import { performance } from "node:perf_hooks"
 import { Arena } from "../src/kernels/Arena.ts"
 import { type KernelsService, makeWasm, reference } from "../src/kernels/Kernels.ts"
 import { instantiateCore } from "../src/kernels/WasmModule.ts"
+import { contract as temporalContract } from "../plugins/temporal/contract.ts"
 
 /** One measured kernel family. */
 export interface CoreBenchRow {
@@ -165,6 +166,14 @@ export const runCoreBench = (options: { readonly scale?: number; readonly reps?:
   const fitData = axes8.subarray(0, fitSeries * n)
   add("trajectory fits", `${fitSeries} series × ${n} points, 5 models + AICc + 6-step prediction`, 2,
     race(Math.max(5, reps >> 1), (k) => run(k.fitTrajectories(fitData, fitSeries, n, 6)), wasm))
+
+  // The README's temporal question (the plugin's example): a few hundred microseconds, so many repeats.
+  const example = temporalContract.examples![0]!.request as { readonly patient_axes: Readonly<Record<string, ReadonlyArray<number>>>; readonly predict_ahead: number }
+  const exampleAxes = Object.values(example.patient_axes)
+  const examplePoints = exampleAxes[0]!.length
+  const exampleData = Float64Array.from(exampleAxes.flat())
+  add("trajectory fits", `the README's temporal question: ${exampleAxes.length} axes × ${examplePoints} points, ${example.predict_ahead} ahead`, 2,
+    race(Math.max(51, reps * 15), (k) => run(k.fitTrajectories(exampleData, exampleAxes.length, examplePoints, example.predict_ahead)), wasm))
 
   // Cohort scans over resident columns: 500,000 monthly rows (≈ 50k patients × 10 months).
   const rowsN = Math.round(500_000 * scale)
