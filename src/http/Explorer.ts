@@ -9,10 +9,10 @@ import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { escapeHtml, GUIDES, guidePath } from "./Guides.ts"
+import { docsNav, EXPLORE_PATH } from "./Guides.ts"
 import { pageCsp } from "./Hygiene.ts"
 
-export const EXPLORE_PATH = "/docs/explore"
+export { EXPLORE_PATH }
 const BUILT = resolve(import.meta.dirname, "../../build/explore")
 
 /** The assets: path, file in build/explore, media type. */
@@ -29,7 +29,6 @@ export const EXPLORE_ASSETS: ReadonlyArray<readonly [string, string, string]> = 
 export const EXPLORE_CSP = pageCsp("'self'", "'self'", ["style-src-attr 'unsafe-inline'"])
 
 const page = (): string => {
-  const nav = [`<a href="/docs">API reference</a>`, `<a href="${EXPLORE_PATH}" aria-current="page">Explorer</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -41,7 +40,7 @@ const page = (): string => {
 <script type="module" src="${EXPLORE_PATH}/app.js"></script>
 </head>
 <body>
-<nav aria-label="Documentation">${nav}</nav>
+<nav aria-label="Documentation">${docsNav(EXPLORE_PATH)}</nav>
 <main>
 <h1>Explorer</h1>
 <p>Ask any endpoint and see its answer drawn. Answers are statistics over the service's dataset, not medical advice.</p>

@@ -39,8 +39,17 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1b}na
 nav a{margin-right:1em}main{max-width:60em;padding:1em 2em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .5em;vertical-align:top}
 code{background:#f3f4f6;padding:0 .2em}pre{background:#f3f4f6;padding:.8em;overflow:auto}:target{background:#fff3bf}`
 
-/** Renders one guide to a whole HTML page. */
-export const renderGuide = (markdown: string, title: string): string => {
+/** Where the explorer's page is served (src/http/Explorer.ts). */
+export const EXPLORE_PATH = "/docs/explore"
+
+/** The documentation's navigation: the API reference, the explorer and every guide; `current` (a path) marked as the page shown. */
+export const docsNav = (current: string): string =>
+  [["/docs", "API reference"], [EXPLORE_PATH, "Explorer"], ...GUIDES.map((g) => [guidePath(g.page), g.title] as const)]
+    .map(([href, text]) => `<a href="${href}"${href === current ? ` aria-current="page"` : ""}>${escapeHtml(text)}</a>`)
+    .join("")
+
+/** Renders one guide (served at `path`) to a whole HTML page. */
+export const renderGuide = (markdown: string, title: string, path: string): string => {
   let body = marked.parse(markdown, { async: false, gfm: true })
   // Headings get ids (for links into a page).
   body = body.replace(/<h([1-4])>([\s\S]*?)<\/h\1>/g, (_m, level: string, inner: string) => `<h${level} id="${slug(inner)}">${inner}</h${level}>`)
@@ -49,7 +58,6 @@ export const renderGuide = (markdown: string, title: string): string => {
   body = body.replace(/<tr>\s*<td><code>([a-z_]+)<\/code><\/td>/g, (m, code: string) => (codes.has(code) ? m.replace("<td>", `<td id="${code}">`) : m))
   // Links between the guides go to their pages.
   for (const g of GUIDES) body = body.replaceAll(`href="${g.file}`, `href="${guidePath(g.page)}`)
-  const nav = [`<a href="/docs">API reference</a>`, `<a href="/docs/explore">Explorer</a>`, ...GUIDES.map((g) => `<a href="${guidePath(g.page)}">${escapeHtml(g.title)}</a>`)].join("")
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -59,7 +67,7 @@ export const renderGuide = (markdown: string, title: string): string => {
 <style>${STYLE}</style>
 </head>
 <body>
-<nav>${nav}</nav>
+<nav aria-label="Documentation">${docsNav(path)}</nav>
 <main>
 ${body}
 </main>
@@ -76,5 +84,5 @@ export const guidePages = (): ReadonlyArray<readonly [string, Effect.Effect<Http
   GUIDES.map((g) => {
     const markdown = readFileSync(join(DOCS_DIR, g.file), "utf8")
     let html: string | undefined
-    return [guidePath(g.page), Effect.sync(() => HttpServerResponse.html(html ??= renderGuide(markdown, g.title)))] as const
+    return [guidePath(g.page), Effect.sync(() => HttpServerResponse.html(html ??= renderGuide(markdown, g.title, guidePath(g.page))))] as const
   })
