@@ -57,6 +57,13 @@ const cli = (dataDir: string, args: ReadonlyArray<string>) => {
   return r.stdout
 }
 
+/** A long CLI step (generate, export), its progress shown on this terminal as it goes. */
+const cliShowing = (dataDir: string, args: ReadonlyArray<string>) => {
+  console.error(`hcc ${args.join(" ")}`)
+  const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, stdio: ["ignore", "ignore", "inherit"] })
+  if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} failed (${r.signal ?? r.status}); its messages are above`)
+}
+
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /** A service process on `dataDir`, ready; with a way to wait for a log line. */
@@ -209,7 +216,7 @@ export const runPeerBench = async (
       let generateSeconds: number | undefined
       if (options.dataDir === undefined) {
         const g0 = performance.now()
-        cli(dataDir, ["data", "generate", "--patients", String(patients)])
+        cliShowing(dataDir, ["data", "generate", "--patients", String(patients)])
         generateSeconds = (performance.now() - g0) / 1000
       }
       const files = options.filesDir ?? join(work, "files")
@@ -217,7 +224,7 @@ export const runPeerBench = async (
       // million patients takes over half an hour).
       const reuseFiles = TABLES.every((t) => existsSync(join(files, `${t}.parquet`)))
       const e0 = performance.now()
-      if (!reuseFiles) cli(dataDir, ["data", "export", files])
+      if (!reuseFiles) cliShowing(dataDir, ["data", "export", files])
       const exportSeconds = reuseFiles ? Number.NaN : (performance.now() - e0) / 1000
       const p0 = performance.now()
       let csvBytes = 0
@@ -227,6 +234,7 @@ export const runPeerBench = async (
         // Each table's CSV goes once its Parquet is written (at ten million patients the CSV
         // files are several times the size of everything else the bench holds on disk).
         for (const t of TABLES) {
+          console.error(`${patients}: ${t} to Parquet`)
           const csv = join(files, `${t}.csv`)
           csvBytes += statSync(csv).size
           await db.run(`COPY (SELECT * FROM read_csv('${csv}', header = true)) TO '${join(files, `${t}.parquet`)}' (FORMAT parquet)`)
