@@ -21,8 +21,22 @@ export const prepareClinical = (dataset: Dataset) =>
 /** Evidence per dataset, keyed by what it depends on (not by the wording of the question). */
 const evidenceCache = datasetCache<Evidence>(256)
 
+/**
+ * Answers per dataset, keyed by the request as decoded (every field): the text of a repeated question is not
+ * written again (reading the question and writing its reasoning are most of a warm answer). Kept
+ * with the bases of its figures, replayed into every request it answers (datasetCache).
+ */
+const answerCache = datasetCache<typeof ClinicalResponse.Type>(1024)
+
 /** Answers one request. */
 export const clinical = (request: typeof ClinicalRequest.Type) =>
+  Effect.gen(function*() {
+    const data = yield* (yield* HealthData).dataset
+    return yield* answerCache(data, JSON.stringify(request), answer(request))
+  })
+
+/** Reads the question, gathers the evidence and writes the answer. */
+const answer = (request: typeof ClinicalRequest.Type) =>
   Effect.gen(function*() {
     const kernels = yield* Kernels
     const health = yield* HealthData

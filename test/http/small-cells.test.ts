@@ -221,19 +221,21 @@ describe("generated questions on a dataset with small groups", () => {
     expect(raised).toBeGreaterThan(0)
   })
 
-  it("clinical: no count of 1 to 10 in the reasoning or the suggestions, nor in contributing_data", async () => {
+  it("clinical: no count of 1 to 10 in the reasoning or the suggestions, nor in contributing_data; a repeated question (answered from the cache) withholds the same", async () => {
     for (let i = 0; i < 24; i++) {
       const drugs = some(data.vocabulary.drug, 2)
       const conditions = rnd() < 0.6 ? some(data.vocabulary.condition, 2).map((c) => c.replaceAll("_", " ")) : []
       const axis = pick(AXES)
       const query = `Patient on ${drugs.join(" and ")}${conditions.length > 0 ? ` with ${conditions.join(" and ")}` : ""}, ${axis} ${pick(["declining", "improving", "stable"])}. Suggest intervention.`
-      const { body, status } = await ask("/v1/clinical", { query, axes: some(AXES, 3), response_format: pick(["structured", "natural_language", "sql_like"]), time_range: pick(["30_days", "90_days", "6_months", "1_year", "all"]) })
+      const question = { query, axes: some(AXES, 3), response_format: pick(["structured", "natural_language", "sql_like"]), time_range: pick(["30_days", "90_days", "6_months", "1_year", "all"]) }
+      const { body, status } = await ask("/v1/clinical", question)
       if (status === 422) {
         expectNoSmallCountInProblem(body)
         continue
       }
       expect(status).toBe(200)
       expectSuppressedAreNull(body)
+      expect((await ask("/v1/clinical", question)).body).toEqual(body)
       for (const text of [...body.reasoning_chain, ...body.suggestions] as Array<string>) {
         // sql_like lines: the statement's own literals are not figures; what follows "-- →" is.
         const stated = text.split("\n").map((l) => (l.includes("; -- ") ? l.slice(l.indexOf("; -- ")) : l)).join("\n")

@@ -2,6 +2,7 @@
 import { Deferred, Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { adoptSharedPreparations, datasetCache, preparedPerDataset, sharedPreparationsOf } from "../../src/plugin/cache.ts"
+import { DEFAULT_DISCLOSURE, Disclosure, makeDisclosure } from "../../src/plugin/disclosure.ts"
 import { parseAgeRange } from "../../src/plugin/shapes.ts"
 import { studentTwoSidedP } from "../../src/plugin/stats.ts"
 import { closest, editDistance, editDistanceWithin } from "../../src/plugin/suggest.ts"
@@ -76,6 +77,26 @@ describe("parseAgeRange", () => {
 })
 
 describe("datasetCache", () => {
+  it("replays what a kept value's computation reported to Disclosure into every request the value answers", async () => {
+    const cached = datasetCache<number>(8)
+    const dataset = {}
+    let computed = 0
+    const compute = Effect.gen(function*() {
+      computed++
+      ;(yield* Disclosure).rests("/contributing_data/axis_correlations/*", 3)
+      return 42
+    })
+    const ask = async () => {
+      const recorder = makeDisclosure(DEFAULT_DISCLOSURE)
+      const value = await Effect.runPromise(Effect.provideService(cached(dataset, "question", compute), Disclosure, recorder))
+      return { value, bases: recorder.bases }
+    }
+    const fresh = await ask()
+    const kept = await ask()
+    expect(computed).toBe(1)
+    expect(kept).toEqual(fresh)
+    expect(fresh.bases).toEqual([{ pointer: "/contributing_data/axis_correlations/*", counts: [3] }])
+  })
   it("computes a key asked for concurrently once; the first caller going away fails no one; a failure reaches every waiter and is not kept", async () => {
     const cached = datasetCache<number>(8)
     const d = {}
