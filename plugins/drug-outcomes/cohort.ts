@@ -60,6 +60,9 @@ interface Exposure {
   readonly known: Int32Array
 }
 
+/** A holder's mean adherence over their courses whose adherence is known; NaN when none is. */
+const meanAdherence = (x: Exposure, h: number): number => (x.pdcCount[h]! > 0 ? x.pdcSum[h]! / x.pdcCount[h]! : Number.NaN)
+
 /** How many patients hold a course: the drug's courses come grouped by patient (perDataset). */
 const holderCount = (patient: Int32Array, rows: Int32Array): number => {
   let holders = 0
@@ -142,13 +145,12 @@ const membershipOf = (x: Exposure, events: Int32Array, outcomeType: (typeof OUTC
   const size = x.holders.length
   const m: Membership = { holderIsMember: new Uint8Array(size), listed: new Int32Array(size), counts: new Int32Array(2) }
   const { holderIsMember, listed, counts } = m
-  const { from, to, pdcSum, courses, pdcCount } = x
+  const { from, to, courses } = x
   // (Plain loops here and below: TypedArray.from with a mapping function is many times slower.)
   for (let h = 0; h < size; h++) {
-    const adherence = pdcCount[h]! > 0 ? pdcSum[h]! / pdcCount[h]! : Number.NaN
     const exposed = courses[h]! > 0 && to[h]! > from[h]!
     const member = exposed &&
-      (outcomeType === "efficacy" || (outcomeType === "adherence" ? adherence >= ADHERENCE_THRESHOLD : events[h]! > 0))
+      (outcomeType === "efficacy" || (outcomeType === "adherence" ? meanAdherence(x, h) >= ADHERENCE_THRESHOLD : events[h]! > 0))
     if (member) {
       holderIsMember[h] = 1
       listed[counts[0]!++] = h
@@ -169,7 +171,7 @@ const windowsOf = (listed: Int32Array, x: Exposure, months: number) => {
     onFrom[j] = x.from[h]!
     onTo[j] = x.to[h]!
     preTo[j] = Math.min(Math.max(x.firstStart[h]!, 0), months)
-    adherence[j] = x.pdcCount[h]! > 0 ? x.pdcSum[h]! / x.pdcCount[h]! : Number.NaN
+    adherence[j] = meanAdherence(x, h)
   }
   return w
 }

@@ -44,31 +44,29 @@ export interface PerDataset {
   readonly withCondition: ReadonlyMap<string, number>
 }
 
-/** The rows of a table in patient order, each patient's in row order (a counting sort). */
-const rowsByPatient = (patient: Int32Array, patients: number): Int32Array => {
-  const next = new Int32Array(patients + 1)
-  for (let i = 0; i < patient.length; i++) next[patient[i]! + 1]!++
-  for (let p = 0; p < patients; p++) next[p + 1]! += next[p]!
-  const order = new Int32Array(patient.length)
-  for (let i = 0; i < patient.length; i++) order[next[patient[i]!]!++] = i
-  return order
-}
-
 /**
- * Row numbers of `keys` grouped by key (0 … groups − 1), each group in the order the rows are
- * visited: `order` (a counting sort).
+ * A counting sort: the rows with a key (0 … groups − 1; a negative key leaves its row out) grouped
+ * by key, each group in the order the rows are visited (`order`, else row order), and where each
+ * group starts. Over a SharedArrayBuffer when `shared`.
  */
-const rowsByKey = (keys: Int32Array, groups: number, order: Int32Array): ReadonlyArray<Int32Array> => {
-  const counts = new Int32Array(groups + 1)
-  for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) counts[keys[i]! + 1]!++
-  for (let g = 0; g < groups; g++) counts[g + 1]! += counts[g]!
-  const rows = new Int32Array(new SharedArrayBuffer(counts[groups]! * 4))
-  const next = counts.slice(0, groups)
-  for (let r = 0; r < order.length; r++) {
-    const i = order[r]!
+const sortRows = (keys: Int32Array, groups: number, order: Int32Array | undefined, shared: boolean) => {
+  const starts = new Int32Array(groups + 1)
+  for (let i = 0; i < keys.length; i++) if (keys[i]! >= 0) starts[keys[i]! + 1]!++
+  for (let g = 0; g < groups; g++) starts[g + 1]! += starts[g]!
+  const rows = shared ? new Int32Array(new SharedArrayBuffer(starts[groups]! * 4)) : new Int32Array(starts[groups]!)
+  const next = starts.slice(0, groups)
+  const visits = order === undefined ? keys.length : order.length
+  for (let r = 0; r < visits; r++) {
+    const i = order === undefined ? r : order[r]!
     if (keys[i]! >= 0) rows[next[keys[i]!]!++] = i
   }
-  return Array.from({ length: groups }, (_, g) => rows.subarray(counts[g]!, counts[g + 1]!))
+  return { rows, starts }
+}
+
+/** Per drug, its rows of a table (drug and patient columns) grouped by patient in patient order, each patient's in row order. */
+const rowsByDrug = (drug: Int32Array, patient: Int32Array, drugs: number, patients: number): ReadonlyArray<Int32Array> => {
+  const { rows, starts } = sortRows(drug, drugs, sortRows(patient, patients, undefined, false).rows, true)
+  return Array.from({ length: drugs }, (_, g) => rows.subarray(starts[g]!, starts[g + 1]!))
 }
 
 /**
@@ -114,8 +112,8 @@ const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
     wholeMeans: means,
     ageSex,
     referenceSd,
-    coursesOf: rowsByKey(data.exposures.drug, drugs, rowsByPatient(data.exposures.patient, n)),
-    eventsOf: rowsByKey(data.adverseEvents.drug, drugs, rowsByPatient(data.adverseEvents.patient, n)),
+    coursesOf: rowsByDrug(data.exposures.drug, data.exposures.patient, drugs, n),
+    eventsOf: rowsByDrug(data.adverseEvents.drug, data.adverseEvents.patient, drugs, n),
     withCondition
   }
 }
