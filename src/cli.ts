@@ -21,7 +21,6 @@ import { availableParallelism } from "node:os"
 import { ImportRejected } from "./import/Report.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { logToStderr } from "./log/LogSink.ts"
-import { serveWith } from "./main.ts"
 import { PLUGIN_NAME, scaffoldProblem, writeScaffold } from "./plugin/scaffold.ts"
 import { SERVICE_VERSION } from "./version.ts"
 import { resolve } from "node:path"
@@ -51,6 +50,8 @@ const serveCommand = Command.make(
       if (n === undefined && Option.isSome(workers)) return yield* Effect.fail(new UsageError("--workers must be auto or a whole number from 1 to 999"))
       const t = Option.isNone(threads) ? undefined : parseThreads(threads.value, availableParallelism())
       if (t === undefined && Option.isSome(threads)) return yield* Effect.fail(new UsageError("--threads must be auto or a whole number from 0 to 99"))
+      // The server loads on demand: the other commands start without its module graph.
+      const { serveWith } = yield* Effect.promise(() => import("./main.ts"))
       return yield* serveWith({ workers: n, threads: t, logLevel })
     })
 ).pipe(
