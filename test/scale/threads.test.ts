@@ -22,10 +22,7 @@ const pooledPlugins = [plugins, fixturePlugin("thread-exit")].join(",")
 beforeAll(async () => {
   ;[inProcess, pooled] = await Promise.all([
     startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "0", HCC_PLUGINS: plugins } }),
-    // nice, not the idle class (its own test is below): in a test run that keeps both cores busy,
-    // idle-class threads run only when a core is free, and a replaced thread would wait on the
-    // other test files to start.
-    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_COMPUTE_PRIORITY: "nice", HCC_PLUGINS: pooledPlugins, HCC_METRICS_PORT: "0" } })
+    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_PLUGINS: pooledPlugins, HCC_METRICS_PORT: "0" } })
   ])
   await Promise.all([waitReady(inProcess), waitReady(pooled)])
   // An account the burst limit never stops (the demo account's tier would, over this many calls).
@@ -235,7 +232,7 @@ describe("HCC_COMPUTE_PRIORITY", () => {
   const warned = (server: TestServer) => server.logLines().filter((l) => l.level === "warn" && String(l.msg).includes("idle scheduling class"))
 
   it("idle, the default: Linux's idle scheduling class at nice +10, the HTTP thread in the normal class, no warning", async () => {
-    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2" } })
+    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_COMPUTE_PRIORITY: undefined } })
     try {
       await waitReady(server)
       await waitForLog(server, () => server.logLines().filter((l) => l.msg === "compute thread ready").length === 2)
@@ -266,7 +263,7 @@ describe("HCC_COMPUTE_PRIORITY", () => {
   }, 60_000)
 
   it("idle without chrt on the PATH: nice +10 still, and one warning that says why and where to read", async () => {
-    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", PATH: mkdtempSync(join(tmpdir(), "hcc-no-chrt-")) } })
+    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_COMPUTE_PRIORITY: undefined, PATH: mkdtempSync(join(tmpdir(), "hcc-no-chrt-")) } })
     try {
       await waitReady(server)
       // Ready can be answered before the second thread's line has come through the log pipe.

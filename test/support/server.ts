@@ -80,7 +80,8 @@ export const dbEnv = (target: DbTarget, extra: Record<string, string> = {}): Rec
 
 /** Options of a test server. */
 export interface ServerOptions {
-  readonly env?: Record<string, string>
+  /** Environment over the defaults below; undefined removes a variable. */
+  readonly env?: Record<string, string | undefined>
   readonly dataDir?: string
   /** Run on this PostgreSQL database instead of SQLite in the data folder. */
   readonly databaseUrl?: string | undefined
@@ -98,8 +99,11 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
   const child = spawn(process.execPath, [...(options.nodeArgs ?? SERVER_NODE_FLAGS), ...args], {
     cwd: ROOT,
     // A small default population keeps start-up cheap for tests that do not query the data; no
-    // compute threads unless a test asks (many servers share this machine's cores during a run).
-    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", HCC_THREADS: "0" }), ...options.env },
+    // compute threads unless a test asks (many servers share this machine's cores during a run),
+    // and those at nice, not in the idle class: with both cores busy, idle-class threads run only
+    // when a core is free, so a thread's start would wait on the other test files. A test of the
+    // default passes HCC_COMPUTE_PRIORITY: undefined.
+    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", HCC_THREADS: "0", HCC_COMPUTE_PRIORITY: "nice" }), ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
