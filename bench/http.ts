@@ -233,6 +233,18 @@ export interface FixedRateRow extends SteadyResult {
   readonly name: string
 }
 
+/** A fixed-rate run: its rows and settings. */
+export interface FixedRateResult {
+  readonly rows: ReadonlyArray<FixedRateRow>
+  readonly rate: number
+  readonly connections: number
+  readonly seconds: number
+  readonly patients: number
+  readonly threads: number
+  /** The other checkout measured beside this one, when there was one. */
+  readonly baseline?: string | undefined
+}
+
 /**
  * Latency at a fixed rate: one process on a generated 50,000-patient dataset, a
  * steady open-loop client (bench/steady.ts: request i sent at i/rate s, latency from then) sending
@@ -249,26 +261,38 @@ export const runFixedRateBench = async (
     readonly threads?: number
     /** Extra V8 flags of a second server measured beside the first, endpoint by endpoint. */
     readonly compareFlags?: ReadonlyArray<string>
+    /** Another built checkout of this service, serving a copy of the data folder, measured beside this one endpoint by endpoint. */
+    readonly baseline?: string | undefined
   } = {}
-) => {
+): Promise<FixedRateResult> => {
   const seconds = options.seconds ?? 10
   const threads = options.threads ?? 0
   const rate = options.rate ?? 1000
   const connections = options.connections ?? 50
   const patients = options.patients ?? 50_000
-  const sides = [{ label: "", flags: [] as ReadonlyArray<string> }, ...(options.compareFlags === undefined ? [] : [{ label: ` (${options.compareFlags.join(" ")})`, flags: options.compareFlags }])]
   const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-"))
-  const env = { PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: dataDir, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients), HCC_THREADS: String(threads) }
-  // The first server generates the dataset; a second one (other flags) loads the same folder.
+  const baselineDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-baseline-"))
+  const sides = [
+    { label: "", flags: [] as ReadonlyArray<string>, root: ROOT, dataDir },
+    ...(options.compareFlags === undefined ? [] : [{ label: ` (${options.compareFlags.join(" ")})`, flags: options.compareFlags, root: ROOT, dataDir }]),
+    ...(options.baseline === undefined ? [] : [{ label: " (baseline)", flags: [] as ReadonlyArray<string>, root: resolve(options.baseline), dataDir: baselineDir }])
+  ]
+  const envOf = (folder: string) => ({ PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: folder, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients), HCC_THREADS: String(threads) })
+  // The first server generates the dataset and the account is made; a server with other flags
+  // loads the same folder, the baseline checkout a copy of it (its own snapshot, the same token).
   const services: Array<Awaited<ReturnType<typeof startProcess>>> = []
+  let token: string | undefined
   try {
     for (const side of sides) {
-      const service = await startProcess([join(ROOT, "src/main.ts")], env, [...SERVER_NODE_FLAGS, ...side.flags])
+      if (side.dataDir === baselineDir) cpSync(dataDir, baselineDir, { recursive: true })
+      const service = await startProcess([join(side.root, "src/main.ts")], envOf(side.dataDir), [...SERVER_NODE_FLAGS, ...side.flags], side.root)
       services.push(service)
       while ((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200))
+      if (token === undefined) {
+        const account = hcc(dataDir, ["accounts", "create", "--name", "bench-rate", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
+        token = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"]).token
+      }
     }
-    const account = hcc(dataDir, ["accounts", "create", "--name", "bench-rate", "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])
-    const { token } = hcc(dataDir, ["tokens", "issue", "--account", account.id!, "--label", "bench", "--json"])
     const headers = { authorization: `Bearer ${token!}`, "content-type": "application/json" }
     const { default: builtins } = await import("../plugins/index.ts")
     const targets: Array<{ name: string; path: string; body?: string }> = [
@@ -283,21 +307,22 @@ export const runFixedRateBench = async (
         rows.push({ name: `${t.name}${side.label}`, ...(await steadyLoad({ ...base, seconds })) })
       }
     }
-    return { rows, rate, connections, seconds, patients, threads }
+    return { rows, rate, connections, seconds, patients, threads, baseline: options.baseline }
   } finally {
     for (const service of services) {
       service.child.kill("SIGTERM")
       await new Promise((r) => service.child.once("exit", r))
     }
-    rmSync(dataDir, { recursive: true, force: true })
+    for (const folder of [dataDir, baselineDir]) rmSync(folder, { recursive: true, force: true })
   }
 }
 
 const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1))
 
-export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedRateBench>>): string =>
+export const formatFixedRateBench = (result: FixedRateResult): string =>
   [
-    `Fixed rate: ${result.rate} req/s, evenly spaced (open loop, latency from when each request was due), at most ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process with ${result.threads} compute threads (HCC_THREADS), ${result.patients.toLocaleString("en-US")} patients`,
+    `Fixed rate: ${result.rate} req/s, evenly spaced (open loop, latency from when each request was due), at most ${result.connections} connections, ${result.seconds} s per endpoint after a warm-up, one process with ${result.threads} compute threads (HCC_THREADS), ${result.patients.toLocaleString("en-US")} patients` +
+      (result.baseline === undefined ? "" : `; (baseline): the checkout at ${result.baseline}, on a copy of the same data, each endpoint right after this one's`),
     "",
     "| endpoint | requests | p50 ms | p99 ms | p99.9 ms | max ms | not 2xx | client's worst send lag ms |",
     "|---|---|---|---|---|---|---|---|",
@@ -305,9 +330,9 @@ export const formatFixedRateBench = (result: Awaited<ReturnType<typeof runFixedR
   ].join("\n")
 
 /** The fixed-rate run on the HTTP thread alone and with 2 compute threads, one after the other. */
-const fixedRateSideBySide = async (seconds: number, compareFlags?: ReadonlyArray<string>) => {
+const fixedRateSideBySide = async (seconds: number, compareFlags?: ReadonlyArray<string>, baseline?: string) => {
   for (const threads of [0, 2]) {
-    console.log(formatFixedRateBench(await runFixedRateBench({ seconds, threads, ...(compareFlags === undefined ? {} : { compareFlags }) })))
+    console.log(formatFixedRateBench(await runFixedRateBench({ seconds, threads, baseline, ...(compareFlags === undefined ? {} : { compareFlags }) })))
     console.log("")
   }
 }
@@ -324,7 +349,7 @@ if (import.meta.main) {
   // `--compare-flags="--max-semi-space-size=8"`: a second server with these V8 flags beside the first.
   const compareFlags = process.argv.find((a) => a.startsWith("--compare-flags="))?.slice("--compare-flags=".length).split(" ").filter((f) => f !== "")
   if (fixedOnly) {
-    await fixedRateSideBySide(seconds, compareFlags)
+    await fixedRateSideBySide(seconds, compareFlags, baseline)
   } else {
     runHttpBench({ seconds, rounds, baseline }).then(async (r) => {
       console.log(formatHttpBench(r))

@@ -54,5 +54,22 @@ describe("bench:http's printout", () => {
     })
     expect(text.split("\n").at(-1)).toBe("| POST /v1/temporal | 8,000 | 1.20 | 6.50 | 12.3 | 20.1 | 0 | 3.00 |")
     expect(text).toContain("1000 req/s")
+    expect(text).not.toContain("baseline")
+  })
+
+  it("the fixed-rate latencies beside another checkout: its rows marked, the checkout named", () => {
+    const row = { sent: 8000, ok: 8000, failed: 0, p50: 1.2, p99: 6.5, p999: 12.3, max: 20.1, sendLagMax: 3 }
+    const text = formatFixedRateBench({
+      rows: [{ name: "POST /v1/temporal", ...row }, { name: "POST /v1/temporal (baseline)", ...row, p99: 45 }],
+      rate: 1000,
+      connections: 50,
+      seconds: 8,
+      patients: 50_000,
+      threads: 2,
+      baseline: "../before"
+    })
+    const lines = text.split("\n")
+    expect(lines[0]).toContain("(baseline): the checkout at ../before")
+    expect(lines.at(-1)).toBe("| POST /v1/temporal (baseline) | 8,000 | 1.20 | 45.0 | 12.3 | 20.1 | 0 | 3.00 |")
   })
 })
