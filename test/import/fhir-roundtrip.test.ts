@@ -109,7 +109,8 @@ beforeAll(async () => {
   vendorSummary = JSON.parse(hcc(vendor, ["data", "import", "--format", "fhir", asVendorExport(ehrExport), "--time-zone", "America/New_York", "--json"]))
   servers = await Promise.all([original, imported, ehr, vendor].map((dataDir) => startServer({ dataDir })))
   await Promise.all(servers.map((s) => waitReady(s)))
-}, 240_000)
+  // About a minute on an idle machine; a full run shares both cores with other files' servers.
+}, 480_000)
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()))
