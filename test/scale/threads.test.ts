@@ -230,53 +230,44 @@ describe("HCC_COMPUTE_PRIORITY", () => {
     return server.logLines().filter((l) => l.msg === "compute thread ready").map((l) => ({ logged: [l.nice, l.policy], actual: priorityOf(`/proc/${pid}/task/${String(l.tid)}/stat`), http: priorityOf(`/proc/${pid}/stat`) }))
   }
   const warned = (server: TestServer) => server.logLines().filter((l) => l.level === "warn" && String(l.msg).includes("idle scheduling class"))
-
-  it("idle, the default: Linux's idle scheduling class at nice +10, the HTTP thread in the normal class, no warning", async () => {
-    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_COMPUTE_PRIORITY: undefined } })
+  /** A server with `count` compute threads and `env`; each thread's priority once all are ready. */
+  const priorities = async (count: number, env: Record<string, string | undefined>, check: (threads: ReturnType<typeof threadPriorities>, server: TestServer) => void) => {
+    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: String(count), ...env } })
     try {
       await waitReady(server)
-      await waitForLog(server, () => server.logLines().filter((l) => l.msg === "compute thread ready").length === 2)
+      // Ready can be answered before the last thread's line has come through the log pipe.
+      await waitForLog(server, () => server.logLines().filter((l) => l.msg === "compute thread ready").length === count)
       const threads = threadPriorities(server)
-      expect(threads.length).toBe(2)
+      expect(threads.length).toBe(count)
+      check(threads, server)
+    } finally {
+      await server.stop()
+    }
+  }
+
+  it("idle, the default: Linux's idle scheduling class at nice +10, the HTTP thread in the normal class, no warning", () =>
+    priorities(2, { HCC_COMPUTE_PRIORITY: undefined }, (threads, server) => {
       for (const t of threads) {
         expect(t.http.policy).toBe(SCHED_OTHER)
         expect(t.actual).toEqual({ nice: Math.min(19, t.http.nice + 10), policy: SCHED_IDLE })
         expect(t.logged).toEqual([t.actual.nice, "idle"])
       }
       expect(warned(server)).toEqual([])
-    } finally {
-      await server.stop()
-    }
-  }, 60_000)
+    }), 60_000)
 
-  it("nice: the normal class at nice +10, no warning", async () => {
-    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "1", HCC_COMPUTE_PRIORITY: "nice" } })
-    try {
-      await waitReady(server)
-      const [t] = threadPriorities(server)
+  it("nice: the normal class at nice +10, no warning", () =>
+    priorities(1, { HCC_COMPUTE_PRIORITY: "nice" }, ([t], server) => {
       expect(t!.actual).toEqual({ nice: Math.min(19, t!.http.nice + 10), policy: SCHED_OTHER })
       expect(t!.logged).toEqual([t!.actual.nice, "normal"])
       expect(warned(server)).toEqual([])
-    } finally {
-      await server.stop()
-    }
-  }, 60_000)
+    }), 60_000)
 
-  it("idle without chrt on the PATH: nice +10 still, and one warning that says why and where to read", async () => {
-    const server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_COMPUTE_PRIORITY: undefined, PATH: mkdtempSync(join(tmpdir(), "hcc-no-chrt-")) } })
-    try {
-      await waitReady(server)
-      // Ready can be answered before the second thread's line has come through the log pipe.
-      await waitForLog(server, () => server.logLines().filter((l) => l.msg === "compute thread ready").length === 2)
-      const threads = threadPriorities(server)
-      expect(threads.length).toBe(2)
+  it("idle without chrt on the PATH: nice +10 still, and one warning that says why and where to read", () =>
+    priorities(2, { HCC_COMPUTE_PRIORITY: undefined, PATH: mkdtempSync(join(tmpdir(), "hcc-no-chrt-")) }, (threads, server) => {
       for (const t of threads) {
         expect(t.actual).toEqual({ nice: Math.min(19, t.http.nice + 10), policy: SCHED_OTHER })
         expect(t.logged).toEqual([t.actual.nice, "normal"])
       }
       expect(warned(server).map((l) => [l.reason, l.see])).toEqual([["chrt (util-linux) is missing, or refused the change", "docs/deploy.md"]])
-    } finally {
-      await server.stop()
-    }
-  }, 60_000)
+    }), 60_000)
 })
