@@ -2,20 +2,17 @@
 import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AppConfig } from "../config/AppConfig.ts"
-import { writeFolder } from "../import/csv/exportCsv.ts"
 import * as Database from "../db/Database.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
 import { MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
 import { generatedOnThread } from "../synthetic/generationThread.ts"
 import { inPhase, progressBar } from "../health/progress.ts"
-import { exportFhir } from "../import/fhir/exportFhir.ts"
-import { exportOmop } from "../import/omop/exportOmop.ts"
 import { formatSummary, type ImportSummary } from "../import/importCommon.ts"
-import { importCsv } from "../import/importCsv.ts"
-import { importFhir } from "../import/importFhir.ts"
-import { importOmop } from "../import/importOmop.ts"
 import { Committed, emit, emitter, UsageError } from "./output.ts"
+
+// Each format's reader and writer loads (Effect.promise of an import) when a command uses it: every
+// other command (accounts, tokens, another format) starts without their module graphs.
 
 /** The migrated database of the configured data folder. */
 const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
@@ -79,6 +76,7 @@ export const dataImport = Command.make(
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
+        const { importCsv } = yield* Effect.promise(() => import("../import/importCsv.ts"))
         return yield* importCsv({
           folder,
           stagingDir: config.dataDir,
@@ -96,7 +94,12 @@ export const dataImport = Command.make(
         onSwitched: (summary: ImportSummary) => switched(say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))
       }
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
-      yield* flags.format === "omop" ? importOmop({ ...options, folder: flags.paths[0]! }) : importFhir({ ...options, timeZone: Option.getOrUndefined(flags.timeZone) })
+      if (flags.format === "omop") {
+        const { importOmop } = yield* Effect.promise(() => import("../import/importOmop.ts"))
+        return yield* importOmop({ ...options, folder: flags.paths[0]! })
+      }
+      const { importFhir } = yield* Effect.promise(() => import("../import/importFhir.ts"))
+      yield* importFhir({ ...options, timeZone: Option.getOrUndefined(flags.timeZone) })
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with an import; everything is checked first and nothing is written if anything is wrong (docs/data.md)"),
@@ -120,15 +123,18 @@ export const dataExport = Command.make(
       if (gzip && format !== "fhir") return yield* Effect.fail(new UsageError("--gzip is for --format fhir"))
       if (parquet && format !== "omop") return yield* Effect.fail(new UsageError("--parquet is for --format omop"))
       if (format === "csv") {
+        const { writeFolder } = yield* Effect.promise(() => import("../import/csv/exportCsv.ts"))
         yield* writeFolder(folder, inPhase(progressBar("exporting"), "writing"))
         return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
       }
       if (format === "omop") {
         const config = yield* AppConfig
+        const { exportOmop } = yield* Effect.promise(() => import("../import/omop/exportOmop.ts"))
         const tables = yield* exportOmop({ folder, parquet, scratchDir: config.dataDir, onProgress: inPhase(progressBar("exporting OMOP"), "writing") })
         return yield* emit({ format, folder, files: parquet ? "parquet" : "csv", rows: tables }, () =>
           `exported the health dataset to ${folder} as OMOP CDM 5.4 ${parquet ? "Parquet" : "CSV"}: ${Object.entries(tables).map(([t, n]) => `${n} ${t}`).join(", ")}`)
       }
+      const { exportFhir } = yield* Effect.promise(() => import("../import/fhir/exportFhir.ts"))
       const written = yield* exportFhir({ folder, gzip, onProgress: inPhase(progressBar("exporting FHIR"), "writing") })
       yield* emit({ format, folder, resources: written }, () =>
         `exported the health dataset to ${folder} as FHIR R4 Bulk Data: ${Object.entries(written).map(([t, n]) => `${n} ${t}`).join(", ")}`)
