@@ -47,6 +47,13 @@ export interface HttpBenchOptions {
   readonly baseline?: string | undefined
 }
 
+/** A copy of a data folder (the same dataset, accounts and tokens) for another checkout's server, removed when the bench exits. */
+const copyForBaseline = (dataDir: string): string => {
+  const copy = benchDir("hcc-bench-baseline-")
+  cpSync(dataDir, copy, { recursive: true })
+  return copy
+}
+
 /** CPU seconds (user + system, every thread) a process has used, from /proc; undefined elsewhere. */
 const cpuSecondsOf = (pid: number | undefined): number | undefined => {
   try {
@@ -106,9 +113,7 @@ export const runHttpBench = async (options: HttpBenchOptions = {}) => {
   // The other checkout serves a copy of this data folder (the same account and token), from its own code.
   let baseline: Awaited<ReturnType<typeof startProcess>> | undefined
   if (options.baseline !== undefined) {
-    const copy = benchDir("hcc-bench-baseline-")
-    cpSync(dataDir, copy, { recursive: true })
-    baseline = await startProcess([join(resolve(options.baseline), "src/main.ts")], serviceEnv(copy), SERVER_NODE_FLAGS, resolve(options.baseline))
+    baseline = await startProcess([join(resolve(options.baseline), "src/main.ts")], serviceEnv(copyForBaseline(dataDir)), SERVER_NODE_FLAGS, resolve(options.baseline))
   }
   const sides = [
     { name: "bare node:http ", url: `http://127.0.0.1:${bare.port}`, pid: bare.child.pid },
@@ -271,11 +276,10 @@ export const runFixedRateBench = async (
   const connections = options.connections ?? 50
   const patients = options.patients ?? 50_000
   const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-"))
-  const baselineDir = mkdtempSync(join(tmpdir(), "hcc-bench-rate-baseline-"))
   const sides = [
-    { label: "", flags: [] as ReadonlyArray<string>, root: ROOT, dataDir },
-    ...(options.compareFlags === undefined ? [] : [{ label: ` (${options.compareFlags.join(" ")})`, flags: options.compareFlags, root: ROOT, dataDir }]),
-    ...(options.baseline === undefined ? [] : [{ label: " (baseline)", flags: [] as ReadonlyArray<string>, root: resolve(options.baseline), dataDir: baselineDir }])
+    { label: "", flags: [] as ReadonlyArray<string>, root: ROOT, copy: false },
+    ...(options.compareFlags === undefined ? [] : [{ label: ` (${options.compareFlags.join(" ")})`, flags: options.compareFlags, root: ROOT, copy: false }]),
+    ...(options.baseline === undefined ? [] : [{ label: " (baseline)", flags: [] as ReadonlyArray<string>, root: resolve(options.baseline), copy: true }])
   ]
   const envOf = (folder: string) => ({ PORT: "0", HOST: "127.0.0.1", HCC_DATA_DIR: folder, HCC_LOG_LEVEL: "info", HCC_POPULATION: String(patients), HCC_THREADS: String(threads) })
   // The first server generates the dataset and the account is made; a server with other flags
@@ -284,8 +288,8 @@ export const runFixedRateBench = async (
   let token: string | undefined
   try {
     for (const side of sides) {
-      if (side.dataDir === baselineDir) cpSync(dataDir, baselineDir, { recursive: true })
-      const service = await startProcess([join(side.root, "src/main.ts")], envOf(side.dataDir), [...SERVER_NODE_FLAGS, ...side.flags], side.root)
+      const folder = side.copy ? copyForBaseline(dataDir) : dataDir
+      const service = await startProcess([join(side.root, "src/main.ts")], envOf(folder), [...SERVER_NODE_FLAGS, ...side.flags], side.root)
       services.push(service)
       while ((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 200))
       if (token === undefined) {
@@ -313,7 +317,7 @@ export const runFixedRateBench = async (
       service.child.kill("SIGTERM")
       await new Promise((r) => service.child.once("exit", r))
     }
-    for (const folder of [dataDir, baselineDir]) rmSync(folder, { recursive: true, force: true })
+    rmSync(dataDir, { recursive: true, force: true })
   }
 }
 

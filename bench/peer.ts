@@ -139,10 +139,10 @@ const ask = async (base: string, token: string, path: string, body: unknown) => 
 export interface PeerRow {
   readonly patients: number
   readonly question: Question
-  readonly service: { readonly cold: ReadonlyArray<number>; readonly warm: ReadonlyArray<number> }
+  readonly service: Timings
   /** The `--baseline` checkout's service, when there is one. */
-  readonly baseline?: { readonly cold: ReadonlyArray<number>; readonly warm: ReadonlyArray<number> } | undefined
-  readonly duckdb: { readonly cold: ReadonlyArray<number>; readonly warm: ReadonlyArray<number> }
+  readonly baseline?: Timings | undefined
+  readonly duckdb: Timings
   readonly checked: string
 }
 
