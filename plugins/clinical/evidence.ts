@@ -8,7 +8,7 @@
  */
 import { Effect, Schema } from "effect"
 import { atLeast, atMost, AXES, type Axis, below, firstDayOfMonth, formatDate, formatMonth, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
-import { type Dataset, datasetCache, type HealthDataService, type KernelsService, primed } from "../../src/plugin/experimental.ts"
+import { type Dataset, datasetCache, type HealthDataService, type KernelsService, membersOf, primed } from "../../src/plugin/experimental.ts"
 import knowledge from "./interactions.json" with { type: "json" }
 import type { Direction, Understanding } from "./understand.ts"
 
@@ -148,22 +148,6 @@ interface WindowStats {
 // them unoptimized.
 
 // Each loop's function ends with its loop (or is primed): src/plugin/hotLoops.ts says why.
-
-/** How many patients the mask holds. */
-const memberCount = (mask: Uint8Array): number => {
-  let count = 0
-  for (let p = 0; p < mask.length; p++) if (mask[p] !== 0) count++
-  return count
-}
-
-/** The masked patients' indexes, in order, into `members` (memberCount long). */
-const fillMembers = (mask: Uint8Array, members: Int32Array): Int32Array => {
-  for (let p = 0, j = 0; p < mask.length; p++) if (mask[p] !== 0) members[j++] = p
-  return members
-}
-
-/** The masked patients' indexes, in order. */
-const membersOf = (mask: Uint8Array): Int32Array => fillMembers(mask, new Int32Array(memberCount(mask)))
 
 /** How many encounters of the masked patients started on or after firstDay (and by as_of). */
 const encountersFrom = (data: Dataset, offsets: Int32Array, mask: Uint8Array, firstDay: number): number => {

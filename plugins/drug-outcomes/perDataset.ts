@@ -105,11 +105,8 @@ const sharedOf = (data: Dataset, wholeMeans: Float64Array): PerDataset => {
     for (let p = 0; p < n; p++) count += col.data[p] === 0 ? 0 : 1
     return [code, count] as const
   }))
-  // Over SharedArrayBuffers: one copy in the process however many compute threads read them.
-  const means = new Float64Array(new SharedArrayBuffer(wholeMeans.byteLength))
-  means.set(wholeMeans)
   return {
-    wholeMeans: means,
+    wholeMeans,
     ageSex,
     referenceSd,
     coursesOf: rowsByDrug(data.exposures.drug, data.exposures.patient, drugs, n),
@@ -128,7 +125,8 @@ const computePerDataset = (kernels: KernelsService, data: Dataset) =>
       new Int32Array(n),
       new Int32Array(n).fill(data.months),
       new Uint8Array(n).fill(1),
-      { outputs: ["mean"] }
+      // Over a SharedArrayBuffer: one copy in the process however many compute threads read it.
+      { outputs: ["mean"], shared: true }
     )
     return sharedOf(data, whole.mean)
   })

@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
-import { type Dataset, datasetCache, HealthData, Kernels, preparedPerDataset, primed, scoreReader } from "../../src/plugin/experimental.ts"
+import { type Dataset, datasetCache, HealthData, Kernels, membersOf, preparedPerDataset, primed, scoreReader } from "../../src/plugin/experimental.ts"
 import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse } from "./schema.ts"
 
 
@@ -63,9 +63,8 @@ export const preparePopulation = (data: Dataset) =>
       const n = data.patients.count
       const everyone = new Uint8Array(n).fill(1)
       const axes = Int32Array.from(AXES, (_, i) => i)
-      const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone, { outputs: ["slope"] })
-      const slopes = new Float64Array(new SharedArrayBuffer(whole.slope.byteLength))
-      slopes.set(whole.slope)
+      const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone, { outputs: ["slope"], shared: true })
+      const slopes = whole.slope
       const totals = yield* kernels.panelSums(data.panel, axes, 0, data.months, Int32Array.from({ length: data.months }, (_, m) => m), data.months, everyone)
       return { slopes, monthCount: totals.count, monthSum: totals.sum }
     })
@@ -78,18 +77,18 @@ const invertInto = (mask: Uint8Array, out: Uint8Array): Uint8Array => {
 }
 
 /**
- * The masked patients' present slopes in `column`: their count, Σ and Σ² into `out` from `at` (in
- * patient order). Primed: its results are stored after its loop (hotLoops.ts). Without a branch on
- * who is counted (an unpredictable one over a cohort with gaps and missing slopes): a patient left
- * out adds +0 to each sum, which leaves it as it was, bit for bit.
+ * The members' present slopes in `column`: their count, Σ and Σ² into `out` from `at`, in patient
+ * order — over the members only, so a small cohort of a large dataset reads a few of its slopes,
+ * not all. Primed: its results are stored after its loop (hotLoops.ts). Without a branch on who
+ * has a slope: a missing one (NaN) adds +0 to each sum, which leaves it as it was, bit for bit.
  */
-const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float64Array, at: number): void => {
+const slopeMoments = primed((column: Float64Array, members: Int32Array, out: Float64Array, at: number): void => {
   let count = 0
   let sum = 0
   let squares = 0
-  for (let p = 0; p < column.length; p++) {
-    const slope = column[p]!
-    const counted = mask[p] !== 0 && slope === slope // in the cohort, with a slope (not NaN)
+  for (let j = 0; j < members.length; j++) {
+    const slope = column[members[j]!]!
+    const counted = slope === slope // a slope (not NaN)
     const x = counted ? slope : 0
     count += counted ? 1 : 0
     sum += x
@@ -98,7 +97,7 @@ const slopeMoments = primed((column: Float64Array, mask: Uint8Array, out: Float6
   out[at] = count
   out[at + 1] = sum
   out[at + 2] = squares
-}, Float64Array.of(0.5), Uint8Array.of(1), new Float64Array(3), 0)
+}, Float64Array.of(0.5, Number.NaN), Int32Array.of(0, 1), new Float64Array(3), 0)
 
 /**
  * Each month's count and sum of a cohort's present scores per axis (axes × months, like panelSums
@@ -203,7 +202,8 @@ const compute = (request: typeof PopulationRequest.Type) =>
     // The cohort's slopes per axis: count, Σ, Σ², in patient order.
     const perPatient = prepared.slopes
     const slopeSums = new Float64Array(axes.length * 3)
-    axes.forEach((axis, k) => slopeMoments(perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n), mask, slopeSums, k * 3))
+    const members = membersOf(mask, cohort.size)
+    axes.forEach((axis, k) => slopeMoments(perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n), members, slopeSums, k * 3))
 
     const key = GRANULARITY_KEYS[request.granularity]
     const periods: Array<typeof PopulationResponse.Type["periods"][number]> = []

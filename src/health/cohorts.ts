@@ -57,3 +57,26 @@ export const selectCohort = (kernels: KernelsService, data: Dataset, criteria: C
     }
     return { mask, size: yield* orDie(kernels.maskCount(mask)) }
   })
+
+/** How many patients a mask holds (a plain function ending with its loop: src/plugin/hotLoops.ts). */
+const memberCount = (mask: Uint8Array): number => {
+  let count = 0
+  for (let p = 0; p < mask.length; p++) count += mask[p] !== 0 ? 1 : 0
+  return count
+}
+
+/**
+ * The masked patients' indexes, in patient order (`size` of them: the cohort's size when known,
+ * else counted). Without a branch on who is in (unpredictable over a cohort with gaps): each
+ * patient is written at the next place, which moves on only past a member (one spare place takes
+ * the last write).
+ */
+export const membersOf = (mask: Uint8Array, size: number = memberCount(mask)): Int32Array => {
+  const members = new Int32Array(size + 1)
+  let j = 0
+  for (let p = 0; p < mask.length; p++) {
+    members[j] = p
+    j += mask[p] !== 0 ? 1 : 0
+  }
+  return members.subarray(0, size)
+}

@@ -82,7 +82,8 @@ const twins: CoreKernels = {
   },
   panelWindows: (panel, axes, from, to, mask, options) => {
     const size = axes.length * panel.nPatients
-    const out = { n: new Float64Array(size), mean: new Float64Array(size), slope: new Float64Array(size) }
+    const array = () => new Float64Array(options?.shared === true ? new SharedArrayBuffer(size * 8) : new ArrayBuffer(size * 8))
+    const out = { n: array(), mean: array(), slope: array() }
     RefPanel.panelWindows(panel.data, panel.nPatients, panel.nMonths, axes, from, to, mask, out.n, out.mean, out.slope)
     const kept = (o: keyof typeof out) => (options?.outputs?.includes(o) ?? true ? out[o] : new Float64Array(0))
     return { n: kept("n"), mean: kept("mean"), slope: kept("slope") }

@@ -103,6 +103,12 @@ export interface PanelWindowsResult {
  */
 export interface PanelWindowsOptions {
   readonly outputs?: ReadonlyArray<keyof PanelWindowsResult>
+  /**
+   * The outputs over SharedArrayBuffers: for a value kept per dataset and shared with the compute
+   * threads, which then needs no copy of its own (a copy of each output at ten million patients
+   * would be garbage of 610 MiB in a process that is near its memory bound once ready).
+   */
+  readonly shared?: boolean
 }
 
 /** GLM families, each with its canonical link: Poisson (log) for counts, logistic (logit) for 0/1 outcomes. */

@@ -48,6 +48,10 @@ const WINDOW_OUTPUTS = ["n", "mean", "slope"] as const
 /** An output of panelWindows not asked for. */
 const NO_OUTPUT = new Float64Array(0)
 
+/** A kernel's f64 output of `length` entries, over a SharedArrayBuffer when asked. */
+const outputArray = (length: number, shared: boolean): Float64Array =>
+  new Float64Array(shared ? new SharedArrayBuffer(length * 8) : new ArrayBuffer(length * 8))
+
 /** The WASM implementation over one core instance, as plain functions. */
 const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
   const core = arena.core
@@ -100,11 +104,11 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
       read([on!, om!, os!].map((ptr) => new Float64Array(core.memory.buffer, ptr, axes.length * count)))
     })
   /** panelWindows a piece of windowsPerBatch patients at a time (see WINDOWS_PER_BATCH); only the outputs `kept`. */
-  const windowsInPieces = (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array, kept: ReadonlyArray<boolean>) => {
+  const windowsInPieces = (panel: Panel, axes: Int32Array, from: Int32Array, to: Int32Array, mask: Uint8Array, kept: ReadonlyArray<boolean>, shared: boolean) => {
     const n = panel.nPatients
     const size = axes.length * n
     // An unselected patient's entries, as panelWindows gives them: no score, no mean, no slope.
-    const out = [0, Number.NaN, Number.NaN].map((unselected, o) => (kept[o] ? new Float64Array(size).fill(unselected) : NO_OUTPUT))
+    const out = [0, Number.NaN, Number.NaN].map((unselected, o) => (kept[o] ? outputArray(size, shared).fill(unselected) : NO_OUTPUT))
     for (let first = 0; first < n; first += windowsPerBatch) {
       const last = Math.min(n, first + windowsPerBatch)
       let count = 0
@@ -243,11 +247,18 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
     panelWindows: (panel, axes, from, to, mask, options) => {
       const size = axes.length * panel.nPatients
       const kept = WINDOW_OUTPUTS.map((o) => options?.outputs?.includes(o) ?? true)
-      if (panel.nPatients > windowsPerBatch) return windowsInPieces(panel, axes, from, to, mask, kept)
+      const shared = options?.shared === true
+      if (panel.nPatients > windowsPerBatch) return windowsInPieces(panel, axes, from, to, mask, kept, shared)
       return arena.batch((s) => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
         kernelsOf(panel).panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
-        const [n, mean, slope] = [on!, om!, os!].map((ptr, o) => (kept[o] ? s.f64(ptr, size) : NO_OUTPUT))
+        const copyOut = (ptr: number) => {
+          if (!shared) return s.f64(ptr, size)
+          const out = outputArray(size, true)
+          out.set(new Float64Array(core.memory.buffer, ptr, size))
+          return out
+        }
+        const [n, mean, slope] = [on!, om!, os!].map((ptr, o) => (kept[o] ? copyOut(ptr) : NO_OUTPUT))
         return { n: n!, mean: mean!, slope: slope! }
       })
     },

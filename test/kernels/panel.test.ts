@@ -160,6 +160,22 @@ describe("panelWindows and panelWindowsOf in pieces", () => {
     }), { numRuns: 100 })
   })
 
+  it("panelWindows with `shared`: the same outputs over SharedArrayBuffers — in one batch, in pieces and in the twin", () => {
+    fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
+      const rand = seeded(seed)
+      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
+      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
+      const all = whole.panelWindows(whole.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask)
+      return [whole, pieces, referenceCore].every((k) => {
+        const shared = k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask, { outputs: ["mean", "slope"], shared: true })
+        return shared.n.length === 0 && (["mean", "slope"] as const).every((f) =>
+          shared[f].buffer instanceof SharedArrayBuffer && shared[f].length === all[f].length && shared[f].every((v, i) => Object.is(v, all[f][i]))
+        )
+      })
+    }), { numRuns: 100 })
+  })
+
   it("panelWindowsOf: a list longer than a batch holds (any order, repeats allowed)", () => {
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
       const rand = seeded(seed)
