@@ -54,21 +54,30 @@ const perDataset = preparedPerDataset<PerDataset>("population per-patient slopes
  */
 export const EXACT_SUMS_MAX_PATIENTS = 6_000_000
 
-/** The plugin's `prepare`: the per-patient slopes and everyone's month totals. */
+/** Everyone's per-patient slopes and month totals (computed on one compute thread, shared with the others). */
+const slopesAndTotals = (data: Dataset, axes: Int32Array, everyone: Uint8Array) =>
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const n = data.patients.count
+    const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone, { outputs: ["slope"], shared: true })
+    const totals = yield* kernels.panelSums(data.panel, axes, 0, data.months, Int32Array.from({ length: data.months }, (_, m) => m), data.months, everyone)
+    return { slopes: whole.slope, monthCount: totals.count, monthSum: totals.sum }
+  })
+
+/**
+ * The plugin's `prepare`: the per-patient slopes and everyone's month totals; then, on every
+ * thread, over a tenths panel, the compute core's histograms of everyone — which its first
+ * panelSums over more than half of the patients makes on each thread (a pass over the whole panel,
+ * seconds at ten million patients) and keeps: made here, no question waits for them.
+ */
 export const preparePopulation = (data: Dataset) =>
-  perDataset.store(
-    data,
-    Effect.gen(function*() {
-      const kernels = yield* Kernels
-      const n = data.patients.count
-      const everyone = new Uint8Array(n).fill(1)
-      const axes = Int32Array.from(AXES, (_, i) => i)
-      const whole = yield* kernels.panelWindows(data.panel, axes, new Int32Array(n), new Int32Array(n).fill(data.months), everyone, { outputs: ["slope"], shared: true })
-      const slopes = whole.slope
-      const totals = yield* kernels.panelSums(data.panel, axes, 0, data.months, Int32Array.from({ length: data.months }, (_, m) => m), data.months, everyone)
-      return { slopes, monthCount: totals.count, monthSum: totals.sum }
-    })
-  )
+  Effect.gen(function*() {
+    const kernels = yield* Kernels
+    const everyone = new Uint8Array(data.patients.count).fill(1)
+    const axes = Int32Array.from(AXES, (_, i) => i)
+    yield* perDataset.store(data, slopesAndTotals(data, axes, everyone))
+    if (data.panel.data instanceof Uint8Array) yield* kernels.panelSums(data.panel, axes, 0, 0, new Int32Array(data.months), 1, everyone)
+  })
 
 /** 1 where mask is 0 and 0 where it is not, into `out` (a plain function ending with its loop: see hotLoops.ts). */
 const invertInto = (mask: Uint8Array, out: Uint8Array): Uint8Array => {

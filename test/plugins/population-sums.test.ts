@@ -1,5 +1,5 @@
 /**
- * population's month sums (plugins/population/handler.ts `cohortMonthSums`) are panelTrend's bit
+ * population's prepare, and its month sums (plugins/population/handler.ts `cohortMonthSums`) are panelTrend's bit
  * for bit on the run's 30,000-patient dataset, in process, in both storages: for a cohort of nearly
  * everyone and of all but an eighth (over the wide panel everyone's totals less the few others; over
  * the tenths panel panelSums' own count of everyone less the others), a dense one (every row read)
@@ -13,6 +13,29 @@ import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { cohortMonthSums, preparePopulation } from "../../plugins/population/handler.ts"
+
+describe("population's prepare", () => {
+  it("on a thread that got the shared slopes from another, still has the core make everyone's histograms of the tenths panel", async () => {
+    const dir = inject("fixtureDir")
+    const selected = await Effect.runPromise(
+      Effect.gen(function*() {
+        const kernels = yield* Kernels
+        const data = yield* loadDataset(kernels, undefined, undefined, "compact")
+        yield* preparePopulation(data)
+        // A second thread: the shared value is there already; record the panelSums calls it makes.
+        const calls: Array<number> = []
+        const spy = { ...kernels, panelSums: (...args: Parameters<typeof kernels.panelSums>) => {
+          calls.push(args[6].reduce((a, b) => a + b, 0) / data.patients.count)
+          return kernels.panelSums(...args)
+        } }
+        yield* Effect.provideService(preparePopulation(data), Kernels, spy)
+        return calls
+      }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+    )
+    // The core makes them on the first panelSums over more than half of the patients (docs/core.md).
+    expect(selected.some((share) => share > 0.5)).toBe(true)
+  })
+})
 
 describe("population's month sums", () => {
   it.each(["compact", "wide"] as const)("equal panelTrend's over the %s panel for a cohort of nearly everyone, of all but an eighth, a dense one and a sparse one", async (storage) => {
