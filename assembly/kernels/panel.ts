@@ -74,13 +74,13 @@ function trend<T>(
  * panelTrend's period counts and sums without the per-patient slopes (about half of its work): for
  * a caller that has the slopes already, e.g. computed once per dataset with panelWindows.
  *
- * A selection of at least a seventh of the patients is scanned whole, every row, an unselected
- * patient's scores masked to +0 (their lanes add nothing): reading rows here and there costs more
- * than reading all of them in order. A smaller selection skips the rows of unselected patients
- * (eight at a time over a zero word of the mask) and touches selected rows ahead (PREFETCH_AHEAD);
- * at 1 M patients and 8 axes that costs 80 ms at 9 %, 97 ms at 12 %, 118 ms at 15 % and 144 ms at
- * 20 % selected, reading every row ~119 ms whatever is selected. Same bits either way: every sum
- * here is exact.
+ * Over a wide panel a selection of at least a seventh of the patients is scanned whole, every
+ * row, an unselected patient's scores masked to +0 (their lanes add nothing): reading rows here
+ * and there costs more than reading all of them in order. A smaller selection skips the rows of
+ * unselected patients (eight at a time over a zero word of the mask) and touches selected rows
+ * ahead (PREFETCH_AHEAD). Over a tenths panel only the selected rows are read, each month's bytes
+ * counted into a histogram (tenthsHistogramSums): a byte load and a counter per score, cheaper
+ * than decoding each to f64 and adding it. Same bits every way: every sum here is exact.
  *
  * Over a tenths panel, given `everyone` (every patient's histograms: histogramRows; the caller
  * gives them for a selection of more than half), the selection is counted as everyone less the
@@ -98,7 +98,7 @@ function sums<T>(
   }
   let selected = 0
   for (let p = 0; p < nPatients; p++) selected += <i32>(load<u8>(mask + <usize>p) != 0)
-  if (<i64>selected * 7 >= <i64>nPatients) {
+  if (sizeof<T>() == 1 || <i64>selected * 7 >= <i64>nPatients) {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
   } else {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)
@@ -229,7 +229,12 @@ function tenthsHistogramSums(
   memory.fill(hist, 0, <usize>nMonths << 10)
   if (everyone == 0) {
     for (let p = 0; p < nPatients; p++) {
-      if (load<u8>(mask + <usize>p) != 0) countRow(axisBase + <usize>p * rowBytes, from, to, hist)
+      if ((p & 7) == 0 && p + 8 <= nPatients && load<u64>(mask + <usize>p) == 0) {
+        p += 7
+        continue
+      }
+      if (load<u8>(mask + <usize>p) == 0) continue
+      countRow(axisBase + <usize>p * rowBytes, from, to, hist)
     }
   } else {
     for (let p = 0; p < nPatients; p++) {
