@@ -141,14 +141,19 @@ describe("panelWindows and panelWindowsOf in pieces", () => {
     }), { numRuns: 200 })
   })
 
+  /** Random windows over a case's patients, every axis, and all three outputs of panelWindows over them in one batch. */
+  const windowsCase = (c: typeof panelCase extends fc.Arbitrary<infer C> ? C : never, seed: number) => {
+    const rand = seeded(seed)
+    const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
+    const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
+    const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
+    return { from, to, axes, all: whole.panelWindows(whole.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask) }
+  }
+
   it("panelWindows with `outputs`: those outputs as all three give them, the others empty — in one batch, in pieces and in the twin", () => {
     const subsets = [["n"], ["mean"], ["slope"], ["mean", "slope"], []] as const
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
-      const rand = seeded(seed)
-      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
-      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
-      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
-      const all = whole.panelWindows(whole.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask)
+      const { from, to, axes, all } = windowsCase(c, seed)
       return [whole, pieces, referenceCore].every((k) =>
         subsets.every((outputs) => {
           const some = k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask, { outputs })
@@ -162,11 +167,7 @@ describe("panelWindows and panelWindowsOf in pieces", () => {
 
   it("panelWindows with `shared`: the same outputs over SharedArrayBuffers — in one batch, in pieces and in the twin", () => {
     fc.assert(fc.property(panelCase, fc.integer({ min: 1, max: 2 ** 30 }), (c, seed) => {
-      const rand = seeded(seed)
-      const from = Int32Array.from({ length: c.nPatients }, () => Math.floor(rand() * c.nMonths))
-      const to = Int32Array.from(from, (f) => f + Math.floor(rand() * (c.nMonths - f + 1)))
-      const axes = Int32Array.from({ length: c.nAxes }, (_, i) => i)
-      const all = whole.panelWindows(whole.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask)
+      const { from, to, axes, all } = windowsCase(c, seed)
       return [whole, pieces, referenceCore].every((k) => {
         const shared = k.panelWindows(k.panel(c.data, c.nPatients, c.nAxes, c.nMonths), axes, from, to, c.mask, { outputs: ["mean", "slope"], shared: true })
         return shared.n.length === 0 && (["mean", "slope"] as const).every((f) =>
