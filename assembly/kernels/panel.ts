@@ -92,13 +92,13 @@ function sums<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
   monthGroup: usize, nGroups: i32, mask: usize, outCount: usize, outSum: usize, scratch: usize, everyone: usize
 ): void {
-  if (sizeof<T>() == 1 && everyone != 0) {
+  if (sizeof<T>() == 1) {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true, everyone)
     return
   }
   let selected = 0
   for (let p = 0; p < nPatients; p++) selected += <i32>(load<u8>(mask + <usize>p) != 0)
-  if (sizeof<T>() == 1 || <i64>selected * 7 >= <i64>nPatients) {
+  if (<i64>selected * 7 >= <i64>nPatients) {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, true)
   } else {
     periodScan<T>(panel, nPatients, nMonths, axes, nAxes, from, to, monthGroup, nGroups, mask, outCount, outSum, 0, scratch, false, false)
@@ -107,8 +107,9 @@ function sums<T>(
 
 /**
  * The scan of panelTrend (slopes = true) and panelSums (slopes = false: outSlope unused); inlined
- * into each call, so each is its own loop. dense = every row read, unselected ones masked out
- * (sums only); otherwise unselected rows are skipped. everyone: see sums.
+ * into each call, so each is its own loop. dense (sums only) = over a wide panel every row read,
+ * unselected ones masked out, over a tenths panel the selected rows counted by histogram
+ * (tenthsHistogramSums); otherwise unselected rows are skipped. everyone: see sums.
  */
 @inline function periodScan<T>(
   panel: usize, nPatients: i32, nMonths: i32, axes: usize, nAxes: i32, from: i32, to: i32,
@@ -214,7 +215,7 @@ function sums<T>(
 const ALL_SELECTED: u64 = 0x0101010101010101
 
 /**
- * A dense scan's month counts and sums over a tenths panel's axis, by histogram: per month, how
+ * panelSums' month counts and sums over a tenths panel's axis, by histogram: per month, how
  * many selected patients have each byte (u32 × 256 per month at `hist`), then count = the bins
  * 0–100 and sum = Σ bin × its score. The sum of the scores is exact in f64 either way up to a few
  * million patients (see the top of this file), so this gives the bits of summing score by score —

@@ -253,8 +253,7 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         const [on, om, os] = [0, 1, 2].map(() => s.alloc(size * 8))
         kernelsOf(panel).panelWindows(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, s.copyIn(from), s.copyIn(to), s.copyIn(mask), on!, om!, os!)
         const copyOut = (ptr: number) => {
-          if (!shared) return s.f64(ptr, size)
-          const out = outputArray(size, true)
+          const out = outputArray(size, shared)
           out.set(new Float64Array(core.memory.buffer, ptr, size))
           return out
         }
