@@ -66,17 +66,20 @@ const memberCount = (mask: Uint8Array): number => {
 }
 
 /**
- * The masked patients' indexes, in patient order (`size` of them: the cohort's size when known,
- * else counted). Without a branch on who is in (unpredictable over a cohort with gaps): each
- * patient is written at the next place, which moves on only past a member (one spare place takes
- * the last write).
+ * Writes the masked patients' indexes, in patient order, into `members` (one place more than there
+ * are members). Without a branch on who is in (unpredictable over a cohort with gaps): each
+ * patient is written at the next place, which moves on only past a member (the spare place takes
+ * the last write). Ends with its loop (src/plugin/hotLoops.ts).
  */
-export const membersOf = (mask: Uint8Array, size: number = memberCount(mask)): Int32Array => {
-  const members = new Int32Array(size + 1)
+const fillMembers = (mask: Uint8Array, members: Int32Array): Int32Array => {
   let j = 0
   for (let p = 0; p < mask.length; p++) {
     members[j] = p
     j += mask[p] !== 0 ? 1 : 0
   }
-  return members.subarray(0, size)
+  return members
 }
+
+/** The masked patients' indexes, in patient order (`size` of them: the cohort's size when known, else counted). */
+export const membersOf = (mask: Uint8Array, size: number = memberCount(mask)): Int32Array =>
+  fillMembers(mask, new Int32Array(size + 1)).subarray(0, size)
