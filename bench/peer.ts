@@ -16,9 +16,10 @@
  * The two answers are checked equal — cohort sizes exactly, averages to the precision the service
  * publishes — and the bench stops at the first difference.
  *
- * `--baseline=<folder of a built checkout>`: that checkout's service, on a copy of the data folder
- * (its own snapshot, the same account), is asked the same questions in each round beside this
- * one's, the two in turn (the order swapped every round), and must give the same answers; the
+ * `--baseline=<folder of a built checkout>`: that checkout's service, on the same data folder and
+ * account with a snapshot of its own (each side's kept aside while the other runs, so ten million
+ * patients need no second copy of the database), is asked the same questions in each round beside
+ * this one's, the two in turn (the order swapped every round), and must give the same answers; the
  * table adds its cold and warm medians, so a change is compared with the code before it in one run.
  *
  * What DuckDB computes per question:
@@ -33,11 +34,11 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { cpSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { clinicalStatements, duckAnswer, type Question, QUESTIONS } from "./peerSql.ts"
-import { spawnService, stopService } from "./serviceProcess.ts"
+import { spawnService, stopService, withSnapshotOf } from "./serviceProcess.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -206,14 +207,9 @@ export const runPeerBench = async (
       const account = JSON.parse(cli(dataDir, ["accounts", "create", "--name", `peer-${randomUUID().slice(0, 8)}`, "--tier", "unlimited", "--burst-limit", "1000000000", "--json"])) as { id: string }
       const { token } = JSON.parse(cli(dataDir, ["tokens", "issue", "--account", account.id, "--label", "peer", "--json"])) as { token: string }
       // A first start loads from SQL and writes the snapshot the rounds start from; the baseline
-      // checkout gets a copy of the folder (the same account), where it writes its own.
-      await writeSnapshot(ROOT, dataDir, options.threads)
-      const baselineDir = join(work, "baseline-data")
-      if (options.baseline !== undefined) {
-        console.error(`${patients}: copying the data folder for ${options.baseline}`)
-        cpSync(dataDir, baselineDir, { recursive: true })
-        await writeSnapshot(options.baseline, baselineDir, options.threads)
-      }
+      // checkout writes its own.
+      await withSnapshotOf(dataDir, "this", () => writeSnapshot(ROOT, dataDir, options.threads))
+      if (options.baseline !== undefined) await withSnapshotOf(dataDir, "baseline", () => writeSnapshot(options.baseline!, dataDir, options.threads))
       const names = Object.keys(QUESTIONS) as Array<Question>
       const timings = () => new Map(names.map((q) => [q, { cold: [] as Array<number>, warm: [] as Array<number> }]))
       const ours = timings()
@@ -221,11 +217,11 @@ export const runPeerBench = async (
       const duck = timings()
       const checked = new Map<Question, string>()
       for (let round = 0; round < options.rounds; round++) {
-        const runOurs = () => serviceRound(ROOT, dataDir, options.threads, token, ours)
+        const runOurs = () => withSnapshotOf(dataDir, "this", () => serviceRound(ROOT, dataDir, options.threads, token, ours))
         let mine: Awaited<ReturnType<typeof runOurs>>
         if (options.baseline === undefined) mine = await runOurs()
         else {
-          const runTheirs = () => serviceRound(options.baseline!, baselineDir, options.threads, token, theirs)
+          const runTheirs = () => withSnapshotOf(dataDir, "baseline", () => serviceRound(options.baseline!, dataDir, options.threads, token, theirs))
           // In turn, the order swapped every round, so a drift of the machine's speed falls on both.
           let other: typeof mine
           if (round % 2 === 0) {

@@ -18,7 +18,7 @@
  * its row and ours the ratio of its cold p50s to the baseline's.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { type AddressInfo } from "node:net"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
@@ -26,7 +26,7 @@ import { join, resolve } from "node:path"
 import { OUTCOME_TYPES as DRUG_OUTCOMES } from "../plugins/drug-outcomes/schema.ts"
 import { codesOf } from "../src/health/vocabulary.ts"
 import { type LatencySummary, summary } from "./healthz-prober.ts"
-import { spawnService, stopService } from "./serviceProcess.ts"
+import { type Side, spawnService, stopService, withSnapshotOf } from "./serviceProcess.ts"
 
 const ROOT = resolve(import.meta.dirname, "..")
 
@@ -269,24 +269,6 @@ const measureRun = async (dataDir: string, patients: number, threads: number, to
     return { patients, threads, from: heard.loadedFrom ?? "?", readySeconds, worstReadyzMs: worst, rssMiB: rss, cold, mixed: { reqPerSec, errors, healthz, healthzInClients: summary(probes), loopDelay: delay } }
   } finally {
     await stop(child)
-  }
-}
-
-/** Which server a row is of: this checkout's, or the `--baseline` one's. */
-export type Side = "this" | "baseline"
-
-/**
- * Runs `run` with `side`'s snapshot in place (`dataset.snapshot`), then keeps whatever snapshot it
- * left as `side`'s: the two checkouts' files never meet (each would refuse the other's format).
- */
-const withSnapshotOf = async <A>(dataDir: string, side: Side, run: () => Promise<A>): Promise<A> => {
-  const file = join(dataDir, "dataset.snapshot")
-  const kept = `${file}.${side}`
-  if (existsSync(kept)) renameSync(kept, file)
-  try {
-    return await run()
-  } finally {
-    if (existsSync(file)) renameSync(file, kept)
   }
 }
 

@@ -4,6 +4,7 @@
  * resolved once it listens.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, renameSync } from "node:fs"
 import { join } from "node:path"
 import { SERVER_NODE_FLAGS } from "../src/nodeFlags.ts"
 
@@ -42,4 +43,22 @@ export const spawnService = (root: string, env: Record<string, string>, onLine: 
 export const stopService = async (child: ChildProcess) => {
   child.kill("SIGTERM")
   await new Promise((r) => child.on("exit", r))
+}
+
+/** Which server a row is of: this checkout's, or the `--baseline` one's. */
+export type Side = "this" | "baseline"
+
+/**
+ * Runs `run` with `side`'s snapshot in place (`dataset.snapshot`), then keeps whatever snapshot it
+ * left as `side`'s: the two checkouts' files never meet (each would refuse the other's format).
+ */
+export const withSnapshotOf = async <A>(dataDir: string, side: Side, run: () => Promise<A>): Promise<A> => {
+  const file = join(dataDir, "dataset.snapshot")
+  const kept = `${file}.${side}`
+  if (existsSync(kept)) renameSync(kept, file)
+  try {
+    return await run()
+  } finally {
+    if (existsSync(file)) renameSync(file, kept)
+  }
 }
