@@ -124,7 +124,7 @@ export const dataExport = Command.make(
       if (parquet && format !== "omop") return yield* Effect.fail(new UsageError("--parquet is for --format omop"))
       if (format === "csv") {
         const { writeFolder } = yield* Effect.promise(() => import("../import/csv/exportCsv.ts"))
-        yield* writeFolder(folder, inPhase(progressBar("exporting"), "writing"))
+        yield* writeFolder(folder, progressBar("exporting"))
         return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
       }
       if (format === "omop") {

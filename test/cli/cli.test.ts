@@ -68,6 +68,18 @@ describe("every command with --json", () => {
     expect(json(runHcc(tempDataDir(), ["data", "import", out, "--json"]))).toMatchObject({ format: "csv", folder: out, patients: 200, rows: { patients: 200 }, seconds: expect.any(Number), phases: { reading: expect.any(Number) } })
   })
 
+  it("data export shows each table as a phase, with its share done as its pages are written", () => {
+    // 1,000 patients: their monthly scores take two pages of the export, so the share moves within the table.
+    const data = tempDataDir()
+    expect(runHcc(data, ["data", "generate", "--patients", "1000", "--seed", "3"]).status).toBe(0)
+    const exported = runHcc(data, ["data", "export", join(tempDataDir(), "export")])
+    expect(exported.status).toBe(0)
+    const lines = exported.stderr.split("\n").filter((l) => l.startsWith("exporting: writing axis_scores"))
+    expect(lines[0]).toMatch(/^exporting: writing axis_scores \(\d+ of \d+\) 0% /)
+    expect(lines.some((l) => / [1-9]0% \(/.test(l))).toBe(true)
+    expect(lines.at(-1)).toMatch(/ 100% \(/)
+  })
+
   it("--version --json", () => {
     expect(json(runHcc(dir, ["--version", "--json"]))).toEqual({ name: "hcc", version: expect.stringMatching(/^\d+\.\d+\.\d+/) })
   })

@@ -102,6 +102,8 @@ export const exportFhir = (options: FhirExportOptions) =>
     const steps = 11
     let step = 0
     const next = () => progress(++step / steps)
+    /** Within the step under way: the largest tables are most of an export's time. */
+    const within = (share: number) => progress((step + share) / steps)
     const file = <A>(type: string, body: (out: ReturnType<typeof output>) => Effect.Effect<A, unknown, SqlClient.SqlClient>) =>
       Effect.gen(function*() {
         const out = yield* Effect.try(() => output(folder, type, gzip))
@@ -199,7 +201,7 @@ export const exportFhir = (options: FhirExportOptions) =>
               period: { start: String(start), end: String(end) }
             })
           }
-        })))
+        }), within))
 
     yield* file("MedicationRequest", (out) =>
       forEachPage(tableSpec("drug_exposures"), (rows) =>
@@ -294,7 +296,7 @@ export const exportFhir = (options: FhirExportOptions) =>
                 component
               })
             }
-          }))
+          }), within)
       }))
 
     for (const table of ["animal_surveillance", "human_surveillance"] as const) yield* writeTable(folder, tableSpec(table))
