@@ -4,13 +4,13 @@
  * layout `hcc data import` reads (src/import/importCsv.ts), so export → import → export gives the
  * same bytes.
  */
-import { stringify } from "csv-stringify/sync"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { byCodePoint, placeholders } from "../../db/Database.ts"
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { HEALTH_TABLES, type TableSpec } from "../../health/healthTables.ts"
+import { csvRecords } from "./csvField.ts"
 import type { PhaseProgress } from "../../health/progress.ts"
 
 /** Rows per page when exporting (small pages keep the garbage collector's work low). */
@@ -62,9 +62,8 @@ export const writeTable = (folder: string, table: TableSpec, onShare?: (share: n
   Effect.gen(function*() {
     const fd = yield* Effect.try(() => openSync(join(folder, `${table.name}.csv`), "w"))
     yield* Effect.gen(function*() {
-      writeSync(fd, stringify([table.columns.map((c) => c.name)], { record_delimiter: "\n" }))
-      // csv-stringify writes null as an empty field and numbers with String().
-      yield* forEachPage(table, (page) => Effect.sync(() => writeSync(fd, stringify(page as Array<Array<unknown>>, { record_delimiter: "\n" }))), onShare)
+      writeSync(fd, csvRecords([table.columns.map((c) => c.name)]))
+      yield* forEachPage(table, (page) => Effect.sync(() => writeSync(fd, csvRecords(page))), onShare)
     }).pipe(Effect.ensuring(Effect.sync(() => closeSync(fd))))
   })
 

@@ -25,6 +25,7 @@ import { join } from "node:path"
 import { AXES } from "../../plugin/axes.ts"
 import { formatDate, lastDayOfMonth, parseDate, parseMonth } from "../../health/calendar.ts"
 import { omopVocabularyOf } from "../../health/codeSystems.ts"
+import { csvField } from "../csv/csvField.ts"
 import { forEachPage, writeTable } from "../csv/exportCsv.ts"
 import { tableSpec } from "../../health/healthTables.ts"
 import { Engine, literal } from "../Engine.ts"
@@ -64,11 +65,6 @@ const csvTable = (folder: string, table: CdmTable) => {
     if (buffer.length > 0) writeSync(fd, buffer.join("\n") + "\n")
     buffer = []
   }
-  const field = (v: Value) => {
-    if (v === null || v === undefined) return ""
-    const s = String(v)
-    return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
-  }
   return {
     rows: () => rows,
     /** A row writer for the named columns, in that order. */
@@ -81,7 +77,7 @@ const csvTable = (folder: string, table: CdmTable) => {
       const empty = new Array<string>(columns.length).fill("")
       return (values: ReadonlyArray<Value>) => {
         const line = empty.slice()
-        for (let k = 0; k < at.length; k++) line[at[k]!] = field(values[k])
+        for (let k = 0; k < at.length; k++) line[at[k]!] = csvField(values[k])
         buffer.push(line.join(","))
         rows++
         if (buffer.length >= 5000) flush()
