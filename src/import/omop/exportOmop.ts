@@ -129,10 +129,8 @@ export const exportOmop = (options: OmopExportOptions) => {
     const steps = 10 + (parquet ? 4 : 0)
     let step = 0
     const next = () => progress(++step / steps)
-    /** Progress within a long table, by the key of its last row written (keys run from 1 to about its largest). */
-    const largest = (table: string, column: string) => Effect.map(sql.unsafe(`SELECT MAX(${column}) FROM ${table}`).values, (r) => Number(r[0]?.[0] ?? 0))
-    const within = (rows: ReadonlyArray<ReadonlyArray<unknown>>, key: number, max: number) =>
-      rows.length === 0 ? Effect.void : progress((step + Math.min(1, Number(rows[rows.length - 1]![key]) / Math.max(1, max))) / steps)
+    /** Within the step under way, page by page (forEachPage's share): the largest tables are most of an export's time. */
+    const within = (share: number) => progress((step + share) / steps)
 
     // The vocabulary: the entries (source concepts), their standard concepts, the service's own concepts.
     const concept = open("concept")
@@ -241,14 +239,10 @@ export const exportOmop = (options: OmopExportOptions) => {
 
     const visit = open("visit_occurrence")
     const visitRow = visit.with(["visit_occurrence_id", "person_id", "visit_concept_id", "visit_start_date", "visit_end_date", "visit_type_concept_id", "visit_source_value"])
-    const encounters = yield* largest("encounters", "id")
     yield* forEachPage(tableSpec("encounters"), (rows) =>
-      Effect.andThen(
-        Effect.sync(() => {
-          for (const [id, patient, kind, start, end] of rows) visitRow([id as number, patient as number, VISIT[String(kind)]![0], String(start), String(end), EHR, String(kind)])
-        }),
-        within(rows, 0, encounters)
-      ))
+      Effect.sync(() => {
+        for (const [id, patient, kind, start, end] of rows) visitRow([id as number, patient as number, VISIT[String(kind)]![0], String(start), String(end), EHR, String(kind)])
+      }), within)
     close(visit, "visit_occurrence")
     yield* next()
 
@@ -270,15 +264,14 @@ export const exportOmop = (options: OmopExportOptions) => {
     let observationId = 0
     const drug = open("drug_exposure")
     const drugRow = drug.with(["drug_exposure_id", "person_id", "drug_concept_id", "drug_exposure_start_date", "drug_exposure_end_date", "verbatim_end_date", "drug_type_concept_id", "drug_source_value", "drug_source_concept_id"])
-    const exposures = yield* largest("drug_exposures", "id")
     yield* forEachPage(tableSpec("drug_exposures"), (rows) =>
-      Effect.andThen(Effect.sync(() => {
+      Effect.sync(() => {
         for (const [id, patient, code, start, end, adherence] of rows) {
           drugRow([id as number, patient as number, standard("drug", code), String(start), end === null ? asOf : String(end), end === null ? null : String(end), EHR_PRESCRIPTION, String(code), local("drug", code)])
           if (adherence !== null) observationRow([++observationId, patient as number, adherenceConcept, String(start), EHR, Number(adherence), null, null, "adherence", id as number, FIELD_CONCEPT.drug_exposure_id])
           if (end === null) observationRow([++observationId, patient as number, ongoingConcept, String(start), EHR, null, null, null, "ongoing", id as number, FIELD_CONCEPT.drug_exposure_id])
         }
-      }), within(rows, 0, exposures)))
+      }), within)
     close(drug, "drug_exposure")
     yield* next()
 
@@ -318,9 +311,8 @@ export const exportOmop = (options: OmopExportOptions) => {
         }
       }))
     // Monthly scores dated the month's last day (as_of in as_of's month, so as_of stays the latest date).
-    const patients = yield* largest("patients", "id")
     yield* forEachPage(tableSpec("axis_scores"), (rows) =>
-      Effect.andThen(Effect.sync(() => {
+      Effect.sync(() => {
         for (const row of rows) {
           const date = formatDate(Math.min(lastDayOfMonth(parseMonth(String(row[1]))), asOfDay))
           AXES.forEach((axis, a) => {
@@ -328,7 +320,7 @@ export const exportOmop = (options: OmopExportOptions) => {
             if (v !== null && v !== undefined) measurementRow([++measurementId, row[0] as number, axisConcept.get(axis)!, date, EHR, Number(v), axis, null, null])
           })
         }
-      }), within(rows, 0, patients)))
+      }), within)
     close(measurement, "measurement")
     yield* next()
 
