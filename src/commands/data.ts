@@ -63,7 +63,8 @@ export const dataImport = Command.make(
     asOf: Flag.String("as-of").pipe(Flag.withDescription("fhir, omop: the dataset's as_of date, YYYY-MM-DD (default: OMOP's CDM_SOURCE.source_release_date or the FHIR Bulk manifest's transactionTime, else the latest date in the data not after today)"), Flag.optional),
     timeZone: Flag.String("time-zone").pipe(Flag.withDescription("fhir: the IANA time zone whose calendar days instants fall on, e.g. America/New_York (default: the date as written in each dateTime)"), Flag.optional),
     axisModel: Flag.String("axis-model").pipe(Flag.withDescription("fhir, omop: an axis model file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
-    regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional)
+    regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
+    strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("fhir, omop: refuse the import if any row names a person the data does not hold (default: such rows are left out and counted, and the import is refused only when they are more than half of the rows read)"))
   },
   (flags) =>
     Effect.gen(function*() {
@@ -72,6 +73,7 @@ export const dataImport = Command.make(
       const committed = yield* Committed
       // Once the new dataset is in place: the command is done whatever signal comes (Committed).
       const switched = (report: Effect.Effect<void>) => Effect.andThen(Effect.sync(() => (committed.done = true)), Effect.andThen(removeSnapshot(config.dataDir), report))
+      if (flags.strict && flags.format === "csv") return yield* Effect.fail(new UsageError("--strict is for --format fhir and omop (the service's own CSV tables are always checked whole)"))
       if (Option.isSome(flags.timeZone) && flags.format !== "fhir") return yield* Effect.fail(new UsageError("--time-zone is for --format fhir (OMOP's date columns and the service's CSV tables hold dates already)"))
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
@@ -89,6 +91,7 @@ export const dataImport = Command.make(
         asOf: Option.getOrUndefined(flags.asOf),
         axisModelFile: Option.getOrUndefined(flags.axisModel),
         regionMapFile: Option.getOrUndefined(flags.regionMap),
+        strict: flags.strict,
         stagingDir: config.dataDir,
         onProgress: progressBar(`importing ${flags.format.toUpperCase()}`),
         onSwitched: (summary: ImportSummary) => switched(say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))

@@ -46,6 +46,12 @@ export class Report {
   readonly read = new Map<string, number>()
   /** Files or records of types the importer does not read, by type. */
   readonly skipped = new Map<string, number>()
+  /**
+   * Rows left out because they name a person the dataset does not hold, by table and column
+   * (`observation_period.person_id`, `Condition.subject`): the Data Quality Dashboard's foreign-key
+   * check, reported as a count and a rate rather than a reason to refuse the rest.
+   */
+  readonly orphans = new Map<string, number>()
 
   /** One problem, at a place (or a file as a whole). */
   problem(where: string | Place, path: string, reason: string): void {
@@ -82,6 +88,11 @@ export class Report {
   /** One more record left out for this reason. */
   note(reason: string, n = 1): void {
     this.notes.set(reason, (this.notes.get(reason) ?? 0) + n)
+  }
+
+  /** One more row naming a person the dataset lacks, at a table's column. */
+  orphan(column: string, n = 1): void {
+    this.orphans.set(column, (this.orphans.get(column) ?? 0) + n)
   }
 
   /** Counts records read of a type. */

@@ -61,16 +61,20 @@ export class Staging {
   private readonly report: Report
   /** fhir: references to `Patient`s in `Type.subject`; omop: `person_id`s of PERSON. */
   private readonly format: "fhir" | "omop"
+  /** A row naming a person the dataset lacks is a problem (`--strict`), not a row left out and counted. */
+  readonly strict: boolean
 
   /**
    * `today`: the day of the import. A date after it (a mistyped year, an ETL's end of time such as
-   * 2099-12-31) never becomes the dataset's as_of; such dates are counted.
+   * 2099-12-31) never becomes the dataset's as_of; such dates are counted. `strict`: a row naming a
+   * person the dataset lacks is a problem.
    */
-  constructor(path: string, report: Report, format: "fhir" | "omop", today: number) {
+  constructor(path: string, report: Report, format: "fhir" | "omop", today: number, strict = false) {
     this.path = path
     this.report = report
     this.format = format
     this.today = today
+    this.strict = strict
     rmSync(path, { force: true })
     this.db = new DatabaseSync(path)
     this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;
@@ -153,10 +157,13 @@ export class Staging {
       this.report.note(`${origin.type} about a patient left out: left out`)
       return undefined
     }
-    if (idx === undefined) {
+    if (idx === undefined && this.strict) {
       this.report.problem(origin.place, path, this.format === "omop"
         ? `person ${ref} is not in the PERSON table`
         : `Patient ${ref.startsWith("?") ? `with identifier ${ref.slice(1)}` : ref} is not in the export`)
+    } else if (idx === undefined) {
+      // A foreign key to no person: the row is left out and counted (docs/data.md, "Rows about no one").
+      this.report.orphan(this.format === "omop" ? `${origin.type}.${path}` : path)
     }
     return idx
   }

@@ -69,7 +69,13 @@ const readJsonFile = <S extends Schema.Top>(file: string, schema: S): Effect.Eff
 
 /** Loads the maps (an operator's own when given) and opens a staging store, removing any a killed import left. */
 export const loadSetup = (
-  options: { readonly axisModelFile?: string | undefined; readonly regionMapFile?: string | undefined; readonly stagingDir: string; readonly onProgress?: PhaseProgress | undefined },
+  options: {
+    readonly axisModelFile?: string | undefined
+    readonly regionMapFile?: string | undefined
+    readonly stagingDir: string
+    readonly onProgress?: PhaseProgress | undefined
+    readonly strict?: boolean | undefined
+  },
   format: string
 ) =>
   Effect.gen(function*() {
@@ -82,7 +88,7 @@ export const loadSetup = (
       try: () => {
         const report = new Report()
         const id = randomUUID()
-        return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir", today) }
+        return { report, id, staging: new Staging(join(options.stagingDir, `import-${id}.staging.db`), report, format === "omop" ? "omop" : "fhir", today, options.strict === true) }
       },
       catch: (e) => new Error(`cannot open the ${format} import's staging file in ${options.stagingDir}: ${e instanceof Error ? e.message : String(e)}`)
     })
@@ -115,6 +121,38 @@ export const surveillanceOf = (paths: ReadonlyArray<string>, setup: ImportSetup)
     return undefined
   })
 
+/**
+ * Rows naming a person the dataset lacks may be at most this share of the rows read (the vocabulary
+ * tables aside): past it, the person table evidently does not go with the rest of the files, and the
+ * import is refused. Below it they are left out and reported per table and column with their rate,
+ * as the Data Quality Dashboard reports its foreign-key checks.
+ */
+export const MAX_ORPHAN_SHARE = 0.5
+
+/** OMOP's vocabulary tables: rows about concepts, not people. */
+const VOCABULARY_TABLES: ReadonlySet<string> = new Set(["concept", "concept_relationship", "concept_ancestor"])
+
+/** Rows naming a person the dataset lacks, by table and column, with their share of that table's rows read. */
+const orphansOf = (report: Report): Record<string, { readonly rows: number; readonly rate: number }> =>
+  Object.fromEntries([...report.orphans].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([column, rows]) => {
+    const read = report.read.get(column.slice(0, column.indexOf("."))) ?? rows
+    return [column, { rows, rate: Math.round((rows / Math.max(1, read)) * 10_000) / 10_000 }]
+  }))
+
+/** The import's refusal when rows naming no person pass MAX_ORPHAN_SHARE of the rows read, else undefined. */
+const tooManyOrphans = (report: Report): ImportRejected | undefined => {
+  let orphans = 0
+  for (const n of report.orphans.values()) orphans += n
+  let read = 0
+  for (const [table, n] of report.read) if (!VOCABULARY_TABLES.has(table)) read += n
+  if (orphans === 0 || orphans <= MAX_ORPHAN_SHARE * read) return undefined
+  const lines = Object.entries(orphansOf(report)).map(([column, o]) => `${column}: ${o.rows} rows (${(o.rate * 100).toFixed(1)} %) name a person the data does not hold`)
+  return new ImportRejected([
+    `${orphans} of ${read} rows read (${((orphans / read) * 100).toFixed(1)} %) name a person the data does not hold, more than the ${MAX_ORPHAN_SHARE * 100} % an import accepts: is the person table (PERSON, Patient) the one that goes with the other files?`,
+    ...lines
+  ], 1 + lines.length)
+}
+
 /** What an import reports (stdout, or `--json`). */
 export interface ImportSummary {
   readonly format: string
@@ -128,6 +166,8 @@ export interface ImportSummary {
   readonly skipped: Readonly<Record<string, number>>
   /** Records read but left out on purpose, by reason. */
   readonly left_out: Readonly<Record<string, number>>
+  /** Rows left out because they name a person the dataset lacks, by table and column, with their share of the table's rows. */
+  readonly orphans: Readonly<Record<string, { readonly rows: number; readonly rate: number }>>
   /** Rows written, by table. */
   readonly rows: Readonly<Record<string, number>>
   /** The codes no concept map took, by how many patients have them (the top 20). */
@@ -164,6 +204,8 @@ export const finishImport = (
     yield* Effect.try({ try: () => setup.staging.closePhaseTwo(), catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1) })
     // Closing resolves records read more than once; one that cannot be resolved is a problem.
     if (setup.report.problemCount > 0) return yield* Effect.fail(new ImportRejected(setup.report.problems, setup.report.problemCount))
+    const refused = tooManyOrphans(setup.report)
+    if (refused !== undefined) return yield* Effect.fail(refused)
     const { chunks, made } = yield* Effect.try({
       try: () => {
         return datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance })
@@ -184,6 +226,7 @@ export const finishImport = (
         read: sorted(setup.report.read),
         skipped: sorted(setup.report.skipped),
         left_out: sorted(setup.report.notes),
+        orphans: orphansOf(setup.report),
         rows: Object.fromEntries(Object.entries(m.rows).filter(([t]) => t !== "source_ids").concat([["source_ids", m.rows["source_ids"] ?? 0]])),
         unmapped: m.unmapped,
         axis_coverage: Object.fromEntries(Object.entries(m.axisCoverage).map(([a, share]) => [a, Math.round(share * 1000) / 1000])),
@@ -210,6 +253,9 @@ export const formatSummary = (s: ImportSummary): string => {
     ...list(s.read),
     ...(Object.keys(s.skipped).length > 0 ? ["not read (types the service does not use):", ...list(s.skipped)] : []),
     ...(Object.keys(s.left_out).length > 0 ? ["left out:", ...list(s.left_out)] : []),
+    ...(Object.keys(s.orphans).length > 0
+      ? ["left out, naming a person the data does not hold (table.column: rows, share of the table):", ...Object.entries(s.orphans).map(([c, o]) => `  ${c}: ${o.rows} (${(o.rate * 100).toFixed(1)} %)`)]
+      : []),
     "rows:",
     ...list(s.rows),
     `time: ${Object.entries(s.phases).map(([phase, seconds]) => `${phase} ${seconds} s`).join(", ")}`,

@@ -32,6 +32,8 @@ export interface FhirImportOptions {
   readonly regionMapFile?: string | undefined
   /** Where the staging file goes (the data folder). */
   readonly stagingDir: string
+  /** A row naming a patient the export lacks is a problem, not a row left out and counted. */
+  readonly strict?: boolean | undefined
   /** Parse threads (default: one per core). */
   readonly threads?: number | undefined
   /** Each phase's share done: reading, staging, writing. */

@@ -33,6 +33,8 @@ export interface OmopImportOptions {
   readonly axisModelFile?: string | undefined
   readonly regionMapFile?: string | undefined
   readonly stagingDir: string
+  /** A row naming a person PERSON lacks is a problem, not a row left out and counted. */
+  readonly strict?: boolean | undefined
   /** Each phase's share done: vocabulary, reading, staging, writing. */
   readonly onProgress?: PhaseProgress | undefined
   /** Runs with the summary once the new dataset is in place (see finishImport). */

@@ -229,31 +229,37 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     const text = `CASE WHEN ${v("value_as_string")} <> '' THEN ${v("value_as_string")} ELSE ${v("value_source_value")} END`
     // A value's unit: its concept and the source's text, the two resolved by the mapper (unitOf).
     const unit = `${v("unit_concept_id")} || '|' || ${v("unit_source_value")}`
+    // Once rows naming a person PERSON lacks are found (and counted), the reads after leave them out.
+    let ofPersons = ""
     const rowsOf = (where: string) =>
       `SELECT pair, p, day, num, answer, txt, unit, hash(pair, num, answer, txt, unit) AS h FROM (SELECT ${pair} AS pair, ${v("person_id")} AS p, ${DAY_SQL(v(`${t}_date`))} AS day,
-        ${v("value_as_number")} AS num, ${v("value_as_concept_id")} AS answer, ${text} AS txt, ${unit} AS unit FROM ${from} WHERE ${where})`
+        ${v("value_as_number")} AS num, ${v("value_as_concept_id")} AS answer, ${text} AS txt, ${unit} AS unit FROM ${from} WHERE ${where}${ofPersons})`
     const what = `${file.name}: not readable`
     // Counted only once the whole file is read in bulk (else the row-by-row read counts).
     const notes = new Map<string, number>()
     const note = (reason: string, n = 1) => notes.set(reason, (notes.get(reason) ?? 0) + n)
 
     // 1. One scan: the rows by concept pair and value, with those whose person is not in PERSON (whose
-    // ids are integers, or the import fails) and those without a date. Each value is numbered (`key`)
+    // ids are integers, or the import fails; left out and counted, or with --strict problems reported
+    // row by row) and those without a date. Each value is numbered (`key`)
     // and hashed (`h`): the scan below joins on the hash, or on the values themselves (as DuckDB
     // holds them) in the unlikely case two values share one.
     yield* engine.run(what, `CREATE OR REPLACE TEMP TABLE value_keys AS SELECT row_number() OVER () AS key, * FROM (
-      SELECT pair, num, answer, txt, unit, h, count(*) AS n, count(*) FILTER (WHERE k.id IS NULL) AS bad, count(*) FILTER (WHERE day IS NULL) AS undated
+      SELECT pair, num, answer, txt, unit, h, count(*) AS n, count(*) FILTER (WHERE k.id IS NULL) AS bad, count(*) FILTER (WHERE day IS NULL AND k.id IS NOT NULL) AS undated
       FROM (${rowsOf("true")}) AS r LEFT JOIN ${sink.persons} AS k ON k.id = r.p GROUP BY ALL)`)
     const pairs = yield* engine.rows(what, "SELECT pair, sum(n), sum(bad) FROM value_keys GROUP BY pair")
-    if (pairs.some((r) => Number(r[2]) > 0)) return false
+    const orphans = pairs.reduce((sum, r) => sum + Number(r[2]), 0)
+    if (orphans > 0 && sink.staging.strict) return false
+    if (orphans > 0) ofPersons = ` AND ${v("person_id")} IN (SELECT id FROM ${sink.persons})`
     const one: Array<string> = []
     const scored = new Map<string, Extract<RowKind, { k: "scored" }>>()
     let rows = 0
-    for (const [key, n] of pairs) {
+    for (const [key, n, bad] of pairs) {
       rows += Number(n)
       const [concept, source] = key!.split("|") as [string, string]
       const kind = mapper.kindOf(concept, source)
-      if (kind.k === "unused") note(mapper.unusedNote, Number(n))
+      // A row naming no person is counted there, not here too.
+      if (kind.k === "unused") note(mapper.unusedNote, Number(n) - Number(bad))
       else if (kind.k === "scored") scored.set(key!, kind)
       else one.push(key!)
     }
@@ -261,7 +267,7 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
 
     // 2. Each distinct value of a scored pair, scored once; a scored row without a date is a problem.
     const isScored = `list_contains([${[...scored.keys()].map(literal).join(", ")}], pair)`
-    const values = scored.size === 0 ? [] : yield* engine.rows(what, `SELECT key, pair, num, answer, txt, n, undated, unit FROM value_keys WHERE ${isScored}`)
+    const values = scored.size === 0 ? [] : yield* engine.rows(what, `SELECT key, pair, num, answer, txt, n - bad, undated, unit FROM value_keys WHERE ${isScored}`)
     if (values.some((r) => Number(r[6]) > 0)) return false
     const keyRows: Array<string> = []
     for (const [key, p, num, answer, txt, n, , unitPair] of values) {
@@ -286,7 +292,7 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
       // Only the columns the rules read (a CSV reader then skips the others' values).
       const read = ["person_id", `${t}_id`, `${t}_concept_id`, `${t}_source_concept_id`, `${t}_date`, "value_as_number", "value_as_concept_id", "value_as_string", "value_source_value",
         "qualifier_concept_id", `${t}_event_id`, t === "observation" ? "obs_event_field_concept_id" : "meas_event_field_concept_id"].filter((c) => columns.has(c))
-      yield* engine.stream(what, `SELECT ${read.map((c) => `${col(columns, c)}::VARCHAR AS ${c}`).join(", ")} FROM ${from} WHERE ${v(`${t}_concept_id`)} IN (${concepts.map(literal).join(", ")})`, (names, records) =>
+      yield* engine.stream(what, `SELECT ${read.map((c) => `${col(columns, c)}::VARCHAR AS ${c}`).join(", ")} FROM ${from} WHERE ${v(`${t}_concept_id`)} IN (${concepts.map(literal).join(", ")})${ofPersons}`, (names, records) =>
         Effect.sync(() => {
           if (failed) return
           const at = new Map(names.map((c, i) => [c, i]))
@@ -345,5 +351,6 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     }
     sink.report.count(t, rows)
     for (const [reason, n] of notes) sink.report.note(reason, n)
+    if (orphans > 0) sink.report.orphan(`${t}.person_id`, orphans)
     return true
   })
