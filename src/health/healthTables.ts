@@ -101,7 +101,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
     key: ["id"],
     columns: [
       { name: "id", type: "int", range: [1, 2_147_483_647], doc: "Patient id (no meaning outside the dataset)" },
-      { name: "birth_year", type: "int", range: [1880, 2100], doc: "Year of birth; age = as_of year − birth_year" },
+      { name: "birth_year", type: "int", range: [1000, 9999], doc: "Year of birth (four digits: a de-identified dataset's dates may lie centuries ahead); age = as_of year − birth_year" },
       { name: "sex", type: "text", oneOf: SEXES, doc: "Sex recorded at registration (FHIR AdministrativeGender)" },
       { name: "region", type: "text", vocabulary: "region", doc: "Region of residence" },
       { name: "death_date", type: "date", nullable: true, optional: true, doc: "Day of death; empty while alive (or not known)" }

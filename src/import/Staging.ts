@@ -11,6 +11,7 @@
  * StagedDataset.ts then turns the staged facts (`facts()`) into the dataset's tables.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { formatDate } from "../health/calendar.ts"
 import { AXES } from "../plugin/axes.ts"
 import { rmSync } from "node:fs"
 import type { MapKind } from "../health/ConceptMaps.ts"
@@ -44,6 +45,10 @@ export class Staging {
   private readonly concepts = new Map<string, number>()
   private readonly conceptList: Array<{ readonly kind: MapKind; readonly concept: Concept }> = []
   private maxDay = Number.NEGATIVE_INFINITY
+  /** Event days seen, those after the day of the import, and the latest (see `seen`). */
+  private eventDays = 0
+  private futureEvents = 0
+  private latestEvent = Number.NEGATIVE_INFINITY
   /** The latest day (not after today) of the facts of the record being read, until `record` stores it. */
   private recordDay = Number.NEGATIVE_INFINITY
   /** The latest day of phase one's kept records. */
@@ -96,14 +101,36 @@ export class Staging {
     }
   }
 
-  private seen(day: number | null): void {
+  /**
+   * A day the data holds. `event`: the day something happened (a start, a diagnosis, a death), as
+   * opposed to an end, where an ETL's end of time (2099-12-31) lives; events say whether the data
+   * as a whole lies after the day of the import (a shifted, de-identified dataset).
+   */
+  private seen(day: number | null, event = true): void {
     if (day === null) return
+    if (event) this.event(day)
     if (day > this.today) {
       this.futureDays++
       return
     }
     if (day > this.recordDay) this.recordDay = day
     if (day > this.maxDay) this.maxDay = day
+  }
+
+  /** An event's day, for `shifted` alone (its record's days are `seen`). */
+  private event(day: number): void {
+    this.eventDays++
+    if (day > this.today) this.futureEvents++
+    if (day > this.latestEvent) this.latestEvent = day
+  }
+
+  /**
+   * Whether the data lies after the day of the import: more than half of its event days do, as in a
+   * research database whose dates de-identification shifted a century or two ahead. Its own dates,
+   * not the calendar, then say when its present is (`latestDay`).
+   */
+  get shifted(): boolean {
+    return this.futureEvents * 2 > this.eventDays
   }
 
   /**
@@ -229,6 +256,11 @@ export class Staging {
         for (const key of fact.identifiers) this.leftOut.add(key)
         continue
       }
+      // Dates are judged against each other, not the calendar: a birth after the death is wrong in any era.
+      if (fact.death !== null && fact.birthYear > Number(formatDate(fact.death).slice(0, 4))) {
+        this.report.problem(origin.place, this.format === "omop" ? "year_of_birth" : "Patient.birthDate", `born in ${fact.birthYear}, after the death on ${formatDate(fact.death)}`)
+        continue
+      }
       const idx = this.patientIndex.size
       this.patientIndex.set(fact.src, idx)
       this.run("patient", [idx, `${origin.type}/${fact.src}`, fact.birthYear, fact.sex, fact.region, fact.death])
@@ -259,11 +291,6 @@ export class Staging {
     return origin.type === "AllergyIntolerance" || origin.type === "Device" ? `${origin.type}.patient` : `${origin.type}.subject`
   }
 
-  /** A day the data holds (as_of is the latest unless given), for records that are not facts (OMOP observation periods). */
-  seenDay(day: number): void {
-    this.seen(day)
-  }
-
   /** Phase two: one fact of a record. */
   add(origin: Origin, fact: Fact): void {
     const src = (id: string) => `${origin.type}/${id}`
@@ -279,7 +306,8 @@ export class Staging {
       case "encounter": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.end ?? fact.start)
+        this.seen(fact.end ?? fact.start, false)
+        this.event(fact.start)
         this.row("encounter", origin, [fact.src, origin.type, p, fact.kind, fact.cls, fact.start, fact.end, fact.org])
         return
       }
@@ -338,7 +366,7 @@ export class Staging {
       case "observed": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.end)
+        this.seen(fact.end, false)
         this.row("observed", origin, [p, fact.end])
         return
       }
@@ -351,9 +379,13 @@ export class Staging {
     for (const e of events) this.row("device_event", origin, [patient, e.metric, e.devices.join(","), day])
   }
 
-  /** The latest day in the data (as_of unless given), or undefined when there is none. */
+  /**
+   * The latest day in the data (as_of unless given), or undefined when there is none: the latest not
+   * after the day of the import, or, for data that lies after it (`shifted`), its latest event day.
+   */
   get latestDay(): number | undefined {
-    return Number.isFinite(this.maxDay) ? this.maxDay : undefined
+    const day = this.shifted ? this.latestEvent : this.maxDay
+    return Number.isFinite(day) ? day : undefined
   }
 
   /** Ends the writes: everything is on disk and indexed for the reads of `rows()`. */
@@ -362,7 +394,8 @@ export class Staging {
       for (const [table] of PHASE_TWO_TABLES) this.db.exec(`DELETE FROM ${table} WHERE (f, l) IN (SELECT f, l FROM superseded)`)
       this.maxDay = this.latestKept()
     }
-    if (this.futureDays > 0) this.report.note("dates after the day of the import (an end of time such as 2099-12-31, a mistyped year): not taken for as_of", this.futureDays)
+    if (this.shifted) this.report.note("event dates after the day of the import (the dataset's dates are shifted, as de-identification does): as_of from the data's own latest event", this.futureEvents)
+    else if (this.futureDays > 0) this.report.note("dates after the day of the import (an end of time such as 2099-12-31, a mistyped year): not taken for as_of", this.futureDays)
     this.db.exec(`COMMIT;
       CREATE INDEX encounter_src ON encounter (src);
       CREATE INDEX course_detail_course ON course_detail (course);

@@ -44,7 +44,8 @@ export interface FhirImportOptions {
 
 /**
  * The day of the manifest's `transactionTime` (in the import's time zone), the dataset's as_of unless --as-of is
- * given; one after the day of the import, or not an instant, is counted and not taken.
+ * given; one after the day of the import, or not an instant, or before data that lies after the day of the
+ * import (a shifted dataset), is counted and not taken.
  */
 const manifestDay = (manifest: ReturnType<typeof findManifest>, dayOf: DayReader, setup: ImportSetup): number | undefined => {
   if (manifest === undefined) return undefined
@@ -55,6 +56,11 @@ const manifestDay = (manifest: ReturnType<typeof findManifest>, dayOf: DayReader
   }
   if (day > setup.staging.today) {
     setup.report.note(`${manifest.name}: the manifest's transactionTime is after the day of the import: not taken for as_of`)
+    return undefined
+  }
+  // The export's time does not date a shifted dataset's own dates (Staging.shifted).
+  if (setup.staging.shifted) {
+    setup.report.note(`${manifest.name}: the manifest's transactionTime is before the data's (shifted) dates: not taken for as_of`)
     return undefined
   }
   return day

@@ -219,7 +219,8 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       if (isProblem(id)) return id
       const year = Number(r.get("year_of_birth"))
       if (r.get("year_of_birth") === "" || !Number.isInteger(year)) return { path: "year_of_birth", reason: r.get("year_of_birth") === "" ? "is required (age = as_of year − year of birth)" : `'${r.get("year_of_birth")}' is not a year` }
-      if (year < 1880 || year > 2100) return { path: "year_of_birth", reason: `${year} is outside [1880, 2100]` }
+      // Judged against the data, not the calendar: a de-identified dataset may be born in 2149 (below, and docs/data.md "Dates").
+      if (year < 1000 || year > 9999) return { path: "year_of_birth", reason: `${year} is not a four-digit year` }
       const gender = GENDER[r.get("gender_concept_id")]
       const sourceValue = r.get("person_source_value")
       return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(r.get("location_id")), death: deaths.get(id) ?? null }]
@@ -348,5 +349,10 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
     const surveillance = yield* surveillanceOf([options.folder], setup)
     if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
+    // A release date does not date a shifted dataset's own dates (Staging.shifted).
+    if (asOf === undefined && released !== undefined && staging.shifted) {
+      report.note("CDM_SOURCE.source_release_date before the data's (shifted) dates: not taken for as_of")
+      released = undefined
+    }
     return yield* finishImport(setup, { asOf: asOf ?? released, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onSwitched: options.onSwitched })
   })

@@ -67,7 +67,6 @@ const patient = (r: fhir4.Patient, ctx: FhirContext): Mapped => {
   // Patient.birthDate is optional (FHIR R4, US Core): without it the patient has no age, which
   // every cohort needs, so the patient is left out, with all that is about them (Staging.ts).
   const birthYear = born === undefined ? null : Number(String(r.birthDate).slice(0, 4))
-  if (birthYear !== null && (birthYear < 1880 || birthYear > 2100)) return problem("Patient.birthDate", `year ${birthYear} is outside [1880, 2100]`)
   if (r.gender !== undefined && !SEXES.has(r.gender)) return problem("Patient.gender", `'${String(r.gender)}' is not male, female, other or unknown`)
   const death = ctx.day(r.deceasedDateTime, "Patient.deceasedDateTime")
   if (isProblem(death)) return { facts: [], problems: [death] }
