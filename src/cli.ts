@@ -18,6 +18,7 @@ import { Argument, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect
 import { AccountNotFound, DuplicateAccountName, TokenNotFound } from "./auth/Accounts.ts"
 import { type AppSettings, parseThreads, parseWorkers } from "./config/AppConfig.ts"
 import { availableParallelism } from "node:os"
+import { OnUnfinished, type Unfinished } from "./health/DatasetWriter.ts"
 import { ImportRejected } from "./import/Report.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { logToStderr } from "./log/LogSink.ts"
@@ -166,14 +167,22 @@ export const problemOf = (e: unknown): CliProblem | undefined => {
   return fail("Failed", "failed", e instanceof Error ? e.message : String(e))
 }
 
-/** A command other than serve stopped by a signal: what was left as it was. */
-const stopped = (signal: string): CliProblem => ({
-  type: "about:blank",
-  title: "Stopped",
-  code: "stopped",
-  detail: `stopped by ${signal} before it finished${process.argv[2] === "data" && process.argv[3] !== "export" ? ": nothing was written, the dataset in use is unchanged and the import's scratch files are removed" : ""}`,
-  exit_code: SIGNAL_EXIT[signal] ?? 1
-})
+/**
+ * A command other than serve stopped by a signal, saying what is true afterwards: a `data
+ * generate` or `import` never switched to its dataset, emptied the set it had begun (unless that
+ * failed: `left`, from the writer), and an import removed its scratch files.
+ */
+const stopped = (signal: string, left: Unfinished | undefined): CliProblem => {
+  const [, group, command] = commandPathOf(process.argv.slice(2))
+  const writing = group === "data" && (command === "generate" || command === "import")
+  const scratch = command === "import" ? "; the import's scratch files were removed" : ""
+  const outcome = !writing
+    ? ""
+    : left !== undefined && !left.emptied && left.wrote
+    ? `: the dataset in use is unchanged; the rows written to the spare set could not be removed (${problemOf(left.error)?.detail ?? String(left.error)}): the next data generate or import removes them first${scratch}`
+    : `: nothing was written; the dataset in use is unchanged${left?.wrote === true ? "; the rows written to the spare set were removed" : ""}${scratch}`
+  return { type: "about:blank", title: "Stopped", code: "stopped", detail: `stopped by ${signal} before it finished${outcome}`, exit_code: SIGNAL_EXIT[signal] ?? 1 }
+}
 
 /** The words of the command line that name a command (up to the first flag or argument). */
 const COMMANDS = new Set(["serve", "accounts", "tokens", "data", "plugin", "new", "create", "list", "update", "disable", "enable", "issue", "revoke", "generate", "import", "export"])
@@ -231,10 +240,13 @@ export const main = (): void => {
   const remember = (signal: NodeJS.Signals) => (stoppedBy ??= signal)
   if (!serving) for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, remember)
   const committed = { done: false }
+  // What a dataset write that a signal stopped left behind, for the message (the writer tells it once it has cleaned up).
+  let unfinished: Unfinished | undefined
   hcc.pipe(
     Command.run({ version: SERVICE_VERSION }),
-    Effect.onInterrupt(() => (stoppedBy === undefined || committed.done ? Effect.void : report(stopped(stoppedBy)))),
+    Effect.onInterrupt(() => (stoppedBy === undefined || committed.done ? Effect.void : report(stopped(stoppedBy, unfinished)))),
     Effect.provideService(Committed, committed),
+    Effect.provideService(OnUnfinished, (left) => Effect.sync(() => (unfinished = left))),
     Effect.tapError((e: unknown) => {
       if (CliError.isCliError(e)) return Effect.void // rendered by the presenter
       const p = problemOf(e)

@@ -5,7 +5,7 @@
  * and mends nothing by hand for the next one; one writer at a time, and a writer killed on this
  * machine does not block the next.
  */
-import { Cause, Effect, Exit, type Layer } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, type Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawnSync } from "node:child_process"
 import { hostname } from "node:os"
@@ -15,7 +15,8 @@ import { describe, expect, it } from "vitest"
 import { runMigrations } from "../../src/db/migrations.ts"
 import * as PgLayer from "../../src/db/PgClient.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
-import { type Chunk, DatasetBusy, replaceDataset } from "../../src/health/DatasetWriter.ts"
+import { type Chunk, DatasetBusy, OnUnfinished, replaceDataset, type Unfinished } from "../../src/health/DatasetWriter.ts"
+import { HEALTH_TABLE_NAMES } from "../../src/health/healthTables.ts"
 import { generatedChunks } from "../../src/synthetic/generator.ts"
 import { datasetStamp } from "../../src/health/snapshot.ts"
 import { ENGINES, type Engine } from "../support/engines.ts"
@@ -46,6 +47,15 @@ const foreignKeysBySet = Effect.gen(function*() {
   const rows = yield* sql<{ readonly set: string; readonly n: number }>`SELECT right(c.conrelid::regclass::text, 1) AS set, COUNT(*)::int AS n
     FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid::regclass::text ~ '_[ab]$' GROUP BY 1 ORDER BY 1`
   return Object.fromEntries(rows.map((r) => [r.set, r.n]))
+})
+
+/** Rows in the set the views do not read, all its tables together. */
+const spareRows = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const spare = String((yield* sql`SELECT active FROM dataset_set`.values)[0]![0]) === "a" ? "b" : "a"
+  let n = 0
+  for (const t of HEALTH_TABLE_NAMES) n += Number((yield* sql.unsafe(`SELECT COUNT(*) AS n FROM ${t}_${spare}`).values)[0]![0])
+  return n
 })
 
 /** The chunks of a generated population, failing when the `failAt`-th is asked for. */
@@ -111,7 +121,7 @@ describe.each(ENGINES)("the dataset writer on %s", (engine) => {
       const afterFailure = yield* served
       yield* replaceDataset(generatedChunks({ patients: 500, seed: 3 }))
       const next = yield* served
-      // The set the failed write had begun (its keys dropped on PostgreSQL) is served now, whole.
+      // The set the failed write had begun (emptied again, its keys back on PostgreSQL) is served now, whole.
       yield* replaceDataset(generatedChunks({ patients: 400, seed: 4 }))
       const keys = engine === "postgres" ? yield* foreignKeysBySet : undefined
       return { before, failed, afterFailure, next, last: yield* served, keys }
@@ -124,6 +134,51 @@ describe.each(ENGINES)("the dataset writer on %s", (engine) => {
       expect(result.keys["a"]).toBeGreaterThan(0)
       expect(result.keys["b"]).toBe(result.keys["a"])
     }
+  })
+
+  it("empties the set it had begun when it fails or is interrupted, and leaves it to a writer that took its lease", async () => {
+    const { layer } = await database(engine)
+    const left: Array<Unfinished> = []
+    const told = Effect.provideService(OnUnfinished, (u: Unfinished) => Effect.sync(() => left.push(u)))
+    /** Runs `onSecond` once two chunks (the vocabulary's and 2,000 patients) are committed. */
+    const atSecondChunk = (onSecond: Effect.Effect<void>) => {
+      let n = 0
+      return { onProgress: () => (++n === 2 ? onSecond : Effect.void) }
+    }
+    const result = await run(layer, Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      // Both sets filled: the spare one holds the dataset before.
+      yield* replaceDataset(generatedChunks({ patients: 200, seed: 9 }))
+      yield* replaceDataset(generatedChunks({ patients: 300, seed: 1 }))
+      const before = yield* served
+      const filled = yield* spareRows
+      yield* Effect.exit(told(replaceDataset(failingAt(3, generatedChunks({ patients: 4500, seed: 2 })))))
+      const afterFailure = yield* spareRows
+      const stuck = yield* Deferred.make<void>()
+      const writer = yield* Effect.forkChild(told(replaceDataset(generatedChunks({ patients: 4500, seed: 3 }), atSecondChunk(Effect.andThen(Deferred.succeed(stuck, undefined), Effect.never)))))
+      yield* Deferred.await(stuck)
+      yield* Fiber.interrupt(writer)
+      const afterInterrupt = yield* spareRows
+      const keys = engine === "postgres" ? yield* foreignKeysBySet : undefined
+      // Another writer takes the lease after the second chunk (as one would after 120 s without renewal).
+      const takeOver = Effect.asVoid(Effect.orDie(sql`UPDATE leases SET owner = 'elsewhere/1/writer' WHERE name = 'dataset-write'`))
+      const lost = yield* Effect.flip(told(replaceDataset(generatedChunks({ patients: 4500, seed: 4 }), atSecondChunk(takeOver))))
+      const afterLost = yield* spareRows
+      return { before, filled, afterFailure, afterInterrupt, keys, lost, afterLost, after: yield* served }
+    }))
+    expect(result.filled).toBeGreaterThan(0)
+    expect(result.afterFailure).toBe(0)
+    expect(result.afterInterrupt).toBe(0)
+    if (result.keys !== undefined) expect(result.keys["b"]).toBe(result.keys["a"])
+    expect(result.lost).toBeInstanceOf(DatasetBusy)
+    expect(result.afterLost).toBeGreaterThan(0)
+    expect(result.after).toEqual(result.before)
+    expect(left.map((u) => ({ wrote: u.wrote, emptied: u.emptied }))).toEqual([
+      { wrote: true, emptied: true },
+      { wrote: true, emptied: true },
+      { wrote: true, emptied: false }
+    ])
+    expect(left[2]?.emptied === false && left[2].error).toBeInstanceOf(DatasetBusy)
   })
 
   it("refuses a second writer while one writes, and takes over from one killed on this machine", async () => {
