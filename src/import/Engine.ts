@@ -15,8 +15,19 @@ import { availableParallelism } from "node:os"
 /** The most memory DuckDB holds before it spills to its folder: well under an import's 2 GiB budget. */
 const MEMORY_LIMIT = "768MB"
 
-/** A failure of the engine, with what it was doing. */
-export class EngineError extends Error {}
+/** A failure of the engine: what it was doing, and DuckDB's reason. */
+export class EngineError extends Error {
+  /** DuckDB's words, without the statement it quotes back (`LINE 2: …` and a caret under it). */
+  readonly reason: string
+
+  constructor(what: string, reason: string) {
+    super(`${what}: ${reason}`)
+    this.reason = reason
+  }
+}
+
+/** DuckDB's message of a failure up to the statement text it quotes. */
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split(/\n\s*\nLINE \d+:/)[0]!.trim()
 
 /** A cell as the readers see it: text, '' for null. DuckDB's VARCHAR of a DOUBLE that holds an integer ('12.0') is written as the integer. */
 export const textOf = (v: DuckDBValue): string => {
@@ -42,7 +53,7 @@ export class Engine {
 
   private connect: Effect.Effect<DuckDBConnection, EngineError> = Effect.suspend(() => {
     if (this.connection !== undefined) return Effect.succeed(this.connection)
-    const failed = (e: unknown) => new EngineError(`cannot start DuckDB: ${e instanceof Error ? e.message : String(e)}`)
+    const failed = (e: unknown) => new EngineError("cannot start DuckDB", reasonOf(e))
     return Effect.gen({ self: this }, function*() {
       const instance = yield* Effect.tryPromise({
         try: () =>
@@ -69,7 +80,7 @@ export class Engine {
           signal.addEventListener("abort", () => c.interrupt(), { once: true })
           return f(c)
         },
-        catch: (e) => new EngineError(`${what}: ${e instanceof Error ? e.message : String(e)}`)
+        catch: (e) => new EngineError(what, reasonOf(e))
       }))
 
   /** Runs a statement (or several) for its effect. */

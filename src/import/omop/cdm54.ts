@@ -1,13 +1,18 @@
 /**
  * The OMOP CDM 5.4 tables `hcc data export --format omop` writes, every column in the order of the
  * CDM's DDL (OHDSI CommonDataModel, inst/ddl/5.4), with its type: `i` integer, `f` float, `d` date,
- * `t` datetime, `s` text. A column the export has no value for is written empty.
+ * `t` datetime, `s` text. A column the export has no value for is written empty. The import reads a
+ * CDM 5.4 file without a header row with the same columns (cdmLayouts.ts).
  */
 
 /** A column's type. */
 export type CdmType = "i" | "f" | "d" | "t" | "s"
 
-const layout = (text: string): ReadonlyArray<readonly [string, CdmType]> =>
+/** A table's columns in DDL order, each with its type. */
+export type CdmColumns = ReadonlyArray<readonly [string, CdmType]>
+
+/** The columns of `name:type` words (whitespace between them), in their order. */
+export const layout = (text: string): CdmColumns =>
   text.trim().split(/\s+/).map((c) => {
     const [name, type] = c.split(":") as [string, CdmType]
     return [name, type] as const

@@ -24,6 +24,7 @@ import type { Origin } from "../stagingTables.ts"
 import { FIELD_CONCEPT } from "./cdm54.ts"
 import { DAY_SQL, dayOf, idOf, isProblem, type RowResult } from "./cells.ts"
 import type { OmopVocabulary } from "./OmopVocabulary.ts"
+import { readingFile } from "./fileProblem.ts"
 import { HCC_AXIS_VOCABULARY, HCC_FACT_VOCABULARY, hccVocabularyOf } from "./ownTerms.ts"
 import type { OmopFile, OmopRow } from "./tables.ts"
 import { col, relationOf } from "./vocabularyTables.ts"
@@ -218,7 +219,8 @@ export interface BulkSink {
  * added nothing, when a row has a problem found before anything is added (a person not in PERSON,
  * a scored row without a date, a value no rule takes), and also false
  * when a row mapped one by one has a problem (some facts added: the import is rejected anyway);
- * the caller then reads the file row by row to report each problem at its line.
+ * the caller then reads the file row by row to report each problem at its line. A failure to read
+ * the file is its import problem (fileProblem.ts).
  */
 export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: OmopFile, sink: BulkSink): Effect.Effect<boolean, Error> =>
   Effect.gen(function*() {
@@ -353,4 +355,4 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     for (const [reason, n] of notes) sink.report.note(reason, n)
     if (orphans > 0) sink.report.orphan(`${t}.person_id`, orphans)
     return true
-  })
+  }).pipe(readingFile(engine, file))

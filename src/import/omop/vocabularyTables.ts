@@ -12,11 +12,14 @@
  *
  * Each scan also counts the table's rows (the summary's `read`) and its rows whose id is not an
  * integer: a table with any is read again row by row, so each such row is reported as
- * `file:line: column: reason`.
+ * `file:line: column: reason`. A Parquet column of any type is read (relationOf); a file the
+ * engine cannot read is one problem naming it (fileProblem.ts).
  */
 import { Effect } from "effect"
 import { type Engine, literal } from "../Engine.ts"
-import { firstLineOf, type OmopFile, type OmopTable } from "./tables.ts"
+import { numericColumnsOf } from "./cdmLayouts.ts"
+import { readingFile } from "./fileProblem.ts"
+import { checkReadable, firstLineOf, type OmopFile, type OmopTable } from "./tables.ts"
 
 /** The vocabulary tables. */
 export const VOCABULARY_TABLES: ReadonlyArray<OmopTable> = ["concept", "concept_relationship", "concept_ancestor"]
@@ -32,29 +35,48 @@ export interface VocabularySink {
   readonly leftOut: (table: OmopTable, rows: number) => void
 }
 
-/** A file as a DuckDB relation with every column as text, and its columns: lower-case name → the name as written. */
-export const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly from: string; readonly columns: ReadonlyMap<string, string> }, Error> => {
-  if (file.format === "parquet") {
-    const from = `read_parquet(${literal(file.path)})`
-    return Effect.map(engine.rows(`${file.name}: not readable as Parquet`, `SELECT column_name FROM (DESCRIBE SELECT * FROM ${from})`), (rows) => ({
-      from,
-      columns: new Map(rows.map((r) => [r[0]!.toLowerCase(), r[0]!]))
-    }))
-  }
-  return Effect.sync(() => {
-    const header = firstLineOf(file)
-    const tab = header.includes("\t")
-    const names = header.split(tab ? "\t" : ",").map((c) => c.trim().replace(/^"(.*)"$/, "$1"))
-    // Athena's files are tab-separated with no quoting (names hold bare quotes); CSV quotes with ".
-    const from = `read_csv(${literal(file.path)}, header = true, all_varchar = true, delim = ${literal(tab ? "\t" : ",")}, quote = ${literal(tab ? "" : '"')}, escape = ${literal(tab ? "" : '"')}, null_padding = true, strict_mode = false)`
-    return { from, columns: new Map(names.map((n) => [n.toLowerCase(), n])) }
+/** An SQL identifier. */
+const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`
+
+/** DuckDB's numeric types. */
+const NUMERIC_TYPE = /^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\b.*)$/
+
+/**
+ * A file as a DuckDB relation, and its columns: lower-case name → the name as written (a file
+ * without a header row: its CDM version's, textLayout.ts). Every column is text, except a Parquet
+ * column the CDM declares a number (cdmLayouts.ts) that the file holds as a number, read as it is:
+ * a scan of Athena's CONCEPT_ANCESTOR (80 million rows) then turns no id into text and back. Any
+ * other type is read as its text, so a column pandas or Arrow typed BOOLEAN or INTEGER because it
+ * holds no value is empty. The SQL over a relation therefore touches a column only through a cast
+ * (`::VARCHAR`, `TRY_CAST`), which takes either. A failure to read the file is its import problem
+ * (fileProblem.ts).
+ */
+export const relationOf = (engine: Engine, file: OmopFile): Effect.Effect<{ readonly from: string; readonly columns: ReadonlyMap<string, string> }, Error> =>
+  Effect.andThen(checkReadable([file]), () => {
+    if (file.format === "parquet") {
+      const source = `read_parquet(${literal(file.path)})`
+      const numeric = numericColumnsOf(file.table)
+      return Effect.map(engine.rows(`${file.name}: not readable as Parquet`, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${source})`), (rows) => {
+        const select = rows.map(([name, type]) =>
+          numeric.has(name!.toLowerCase()) && NUMERIC_TYPE.test(type!) ? quoted(name!) : `${quoted(name!)}::VARCHAR AS ${quoted(name!)}`)
+        return { from: `(SELECT ${select.join(", ")} FROM ${source})`, columns: new Map(rows.map((r) => [r[0]!.toLowerCase(), r[0]!])) }
+      }).pipe(readingFile(engine, file))
+    }
+    return Effect.sync(() => {
+      const first = firstLineOf(file)
+      const tab = first.includes("\t")
+      const names = file.headerless?.columns ?? first.split(tab ? "\t" : ",").map((c) => c.trim().replace(/^"(.*)"$/, "$1"))
+      // Athena's files are tab-separated with no quoting (names hold bare quotes); CSV quotes with ".
+      const header = file.headerless === undefined ? "header = true" : `header = false, names = [${names.map(literal).join(", ")}]`
+      const from = `read_csv(${literal(file.path)}, ${header}, all_varchar = true, delim = ${literal(tab ? "\t" : ",")}, quote = ${literal(tab ? "" : '"')}, escape = ${literal(tab ? "" : '"')}, null_padding = true, strict_mode = false)`
+      return { from, columns: new Map(names.map((n) => [n.toLowerCase(), n])) }
+    })
   })
-}
 
 /** A column of a relation by its lower-case name, quoted, or NULL when the file lacks it. */
 export const col = (columns: ReadonlyMap<string, string>, name: string): string => {
   const c = columns.get(name)
-  return c === undefined ? "NULL" : `"${c.replaceAll('"', '""')}"`
+  return c === undefined ? "NULL" : quoted(c)
 }
 
 const id = (expr: string) => `TRY_CAST(${expr} AS BIGINT)`
@@ -100,6 +122,8 @@ export const loadVocabulary = (
   onStep: (done: number) => Effect.Effect<void>
 ): Effect.Effect<ReadonlyArray<OmopTable>, Error> =>
   Effect.gen(function*() {
+    // Every file that cannot be read at all, listed at once before any is read.
+    yield* checkReadable(files)
     const bad = new Set<OmopTable>()
     // 1. The concept ids the other tables name: one scan per file, of all its concept id columns.
     yield* engine.run("the concept ids the tables name", `CREATE OR REPLACE TEMP TABLE named (id BIGINT);
@@ -112,6 +136,7 @@ export const loadVocabulary = (
         const { columns, from } = yield* relationOf(engine, file)
         if (!columns.has("vocabulary_id")) continue
         yield* engine.run(`${file.name}: not readable`, `INSERT INTO named SELECT ${id(col(columns, "concept_id"))} FROM ${from} WHERE ${col(columns, "vocabulary_id")} LIKE 'HCC %' AND ${id(col(columns, "concept_id"))} IS NOT NULL`)
+          .pipe(readingFile(engine, file))
         continue
       }
       if (VOCABULARY_TABLES.includes(file.table)) continue
@@ -119,6 +144,7 @@ export const loadVocabulary = (
       const named = [...columns.keys()].filter((name) => name.endsWith("concept_id")).map((name) => id(col(columns, name)))
       if (named.length === 0) continue
       yield* engine.run(`${file.name}: not readable`, `INSERT INTO named SELECT DISTINCT id FROM (SELECT unnest([${named.join(", ")}]) AS id FROM ${from}) WHERE id IS NOT NULL AND id <> 0`)
+        .pipe(readingFile(engine, file))
     }
     yield* engine.run("the concept ids the tables name", "CREATE OR REPLACE TEMP TABLE used AS SELECT DISTINCT id FROM named")
     yield* onStep(0.1)
@@ -135,7 +161,7 @@ export const loadVocabulary = (
         const [counts] = yield* engine.rows(`${file.name}: not readable`, `CREATE OR REPLACE TEMP TABLE scanned AS
           SELECT count(*) AS n, count(*) FILTER (WHERE ${badIds}) AS bad, list([${k.values.map((v) => `${v}::VARCHAR`).join(", ")}]) FILTER (WHERE k.id IS NOT NULL AND ${k.where}) AS kept
           FROM ${from} AS t LEFT JOIN ${k.among} AS k ON k.id = ${k.key};
-          SELECT n, bad, len(coalesce(kept, [])) FROM scanned`)
+          SELECT n, bad, len(coalesce(kept, [])) FROM scanned`).pipe(readingFile(engine, file))
         sink.count(scan.table, Number(counts![0]))
         if (Number(counts![1]) > 0) {
           bad.add(scan.table)
