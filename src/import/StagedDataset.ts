@@ -16,6 +16,7 @@ import { labelOf, UniqueNames } from "./concepts.ts"
 import type { StagedFacts } from "./Staging.ts"
 import { coursesOf, ROWS_PER_CHUNK } from "./courses.ts"
 import { implantsOf } from "./implants.ts"
+import { type Agreement, type DerivedTable, newAgreement, reconcile } from "./reconcile.ts"
 import type { RegionMap } from "./regions.ts"
 
 /** Options of the dataset the staged facts become. */
@@ -28,6 +29,8 @@ export interface RowsOptions {
   readonly regions: RegionMap
   /** Surveillance rows brought beside the import (CSV layout of docs/data.md), already checked. */
   readonly surveillance?: Rows | undefined
+  /** The source's own derived tables present (OMOP), to compare the import with (reconcile.ts). */
+  readonly derived?: ReadonlySet<DerivedTable> | undefined
 }
 
 /** What the summary reports of the dataset made. */
@@ -36,6 +39,7 @@ export interface Made {
   readonly rows: Record<string, number>
   readonly axisCoverage: Record<string, number>
   readonly unmapped: ReadonlyArray<{ readonly kind: string; readonly code: string; readonly standard: string | null; readonly label: string; readonly patients: number }>
+  readonly reconciled: Partial<Record<DerivedTable, Agreement>>
 }
 
 const known = new Set(STANDARD_SYSTEM_NAMES)
@@ -110,12 +114,20 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     // year minus the year of birth) is one of them; without a year of birth, nowhere.
     // (Looked up only for such rows: most scores apply at every age.)
     const age = "(s.month / 12 - p.birth_year)"
+    // Nothing is observed of a patient after their death: a month after the death's is left out, counted.
+    const deathMonth = new Map<number, number>()
+    for (const r of db.prepare("SELECT idx, death FROM patient WHERE death IS NOT NULL").iterate() as Iterable<{ readonly idx: number; readonly death: number }>) deathMonth.set(r.idx, monthOfDay(r.death))
+    let afterDeath = 0
     const statement = db.prepare(`SELECT patient, month, ${AXES.map((_, a) => axis(a)).join(", ")} FROM scores AS s
       WHERE month <= ? AND (age_from IS NULL AND age_below IS NULL OR EXISTS (SELECT 1 FROM patient AS p WHERE p.idx = s.patient
         AND (age_from IS NULL OR ${age} >= age_from) AND (age_below IS NULL OR ${age} < age_below)))
       GROUP BY patient, month ORDER BY patient, month`)
     statement.setReturnArrays(true)
     for (const r of statement.iterate(lastMonth) as Iterable<ReadonlyArray<number | null>>) {
+      if (deathMonth.size > 0 && Number(r[1]) > (deathMonth.get(Number(r[0])) ?? Number.POSITIVE_INFINITY)) {
+        afterDeath++
+        continue
+      }
       const row: Row = [Number(r[0]) + 1, formatMonthOf(Number(r[1]))]
       for (let a = 0; a < AXES.length; a++) {
         const v = r[a + 2]
@@ -132,8 +144,11 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
       }
     }
     yield emit({ axis_scores: batch }, 0.4)
+    if (afterDeath > 0) s.report.note("axis scores of a month after the patient's death: left out", afterDeath)
 
-    // Encounters of a mapped class, in file order.
+    // Encounters of a mapped class, in file order; none runs past a death.
+    const deathDay = db.prepare("SELECT death FROM patient WHERE idx = ?")
+    const deathOf = (patient: number) => (deathMonth.has(patient) ? (deathDay.get(patient) as { readonly death: number }).death : undefined)
     batch = []
     sources = []
     let id = 0
@@ -142,9 +157,20 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
         s.report.note(`${String(r.type)} of class ${String(r.cls)}: not a visit the analytics count, left out`)
         continue
       }
+      // A stay still going on (no end) lasts to as_of; an end before the start was counted where it was read.
+      const start = Number(r.start)
+      let end = r.finish === null ? Math.max(start, asOfDay) : Math.max(start, Number(r.finish))
+      const death = deathOf(Number(r.patient))
+      if (death !== undefined && start > death) {
+        s.report.note(`${String(r.type)} starting after the patient's death: left out`)
+        continue
+      }
+      if (death !== undefined && end > death) {
+        s.report.note(`${String(r.type)} running past the patient's death: ended at the death`)
+        end = death
+      }
       id++
-      // A stay still going on (no end) lasts to as_of.
-      batch.push([id, Number(r.patient) + 1, r.kind!, formatDate(Number(r.start)), formatDate(r.finish === null ? Math.max(Number(r.start), asOfDay) : Number(r.finish))])
+      batch.push([id, Number(r.patient) + 1, r.kind!, formatDate(start), formatDate(end)])
       sources.push(["encounters", String(id), `${String(r.type)}/${String(r.src)}`])
       if (batch.length >= ROWS_PER_CHUNK) {
         yield emit({ encounters: batch, source_ids: sources }, 0.6)
@@ -155,7 +181,10 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     yield emit({ encounters: batch, source_ids: sources }, 0.6)
 
     // Drug courses, one per ingredient, with adherence as PDC from the patient's dispenses of it.
-    yield* coursesOf(s, vocab, asOfDay, (rows) => emit(rows, 0.75))
+    const derived = options.derived ?? new Set<DerivedTable>()
+    const agreement = derived.size > 0 ? newAgreement() : undefined
+    yield* coursesOf(s, vocab, asOfDay, (rows) => emit(rows, 0.75), agreement)
+    const reconciled = agreement === undefined ? {} : reconcile(s, vocab.codesOf, derived, agreement)
 
     // Adverse events, one per suspected ingredient.
     batch = []
@@ -195,7 +224,8 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
         for (const x of scored[a]!) c += x
         return [axisCode, n === 0 ? 0 : c / n]
       })),
-      unmapped: unmappedOf(s, vocab)
+      unmapped: unmappedOf(s, vocab),
+      reconciled
     }
   }
   return {
@@ -232,6 +262,11 @@ const vocabularyOf = (s: StagedFacts, options: RowsOptions) => {
   const order = s.concepts.map((c, id) => [key(c), id] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, id]) => id)
   for (const id of order) {
     const { kind, concept } = s.concepts[id]!
+    // A concept only a source's DRUG_ERA or CONDITION_ERA names is compared, never an entry.
+    if (s.comparedOnly.has(id)) {
+      codesOfConcept[id] = concept.targets.length > 0 ? concept.targets : [`compared:${id}`]
+      continue
+    }
     if (concept.targets.length > 0) {
       for (const t of concept.targets) addEntry(kind, t, mappedLabel(kind, t), kind in CONCEPT_MAPS ? primaryCodeOf(kind, t) : undefined)
       codesOfConcept[id] = concept.targets

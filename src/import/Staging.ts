@@ -44,6 +44,8 @@ export class Staging {
   readonly seeds = new Map<string, { readonly label: string; readonly system: string | null; readonly standard: string | null }>()
   private readonly concepts = new Map<string, number>()
   private readonly conceptList: Array<{ readonly kind: MapKind; readonly concept: Concept }> = []
+  /** Concepts only a source's derived tables name (see conceptId). */
+  private readonly comparedOnly = new Set<number>()
   private maxDay = Number.NEGATIVE_INFINITY
   /** Event days seen, those after the day of the import, and the latest (see `seen`). */
   private eventDays = 0
@@ -153,15 +155,20 @@ export class Staging {
     this.run(table, [origin.file, origin.line, ...values])
   }
 
-  /** The id of a concept (deduplicated by kind, mapped targets and code, or text when it has no code). */
-  private conceptId(kind: MapKind, concept: Concept): number {
+  /**
+   * The id of a concept (deduplicated by kind, mapped targets and code, or text when it has no code).
+   * `compared`: named only by a source's own derived table (DRUG_ERA, CONDITION_ERA), which the
+   * import compares with its eras but never stores: such a concept makes no vocabulary entry.
+   */
+  private conceptId(kind: MapKind, concept: Concept, compared = false): number {
     const key = `${kind}|${concept.targets.join(",")}|${concept.system ?? ""}|${concept.code ?? `text:${concept.display.toLowerCase()}`}`
     let id = this.concepts.get(key)
     if (id === undefined) {
       id = this.conceptList.length
       this.conceptList.push({ kind, concept })
       this.concepts.set(key, id)
-    }
+      if (compared) this.comparedOnly.add(id)
+    } else if (!compared) this.comparedOnly.delete(id)
     return id
   }
 
@@ -325,7 +332,7 @@ export class Staging {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.day)
-        this.row("dispense", origin, [p, this.conceptId("drug", fact.drug), fact.day, fact.days])
+        this.row("dispense", origin, [src(fact.src), p, this.conceptId("drug", fact.drug), fact.day, fact.days, fact.end])
         return
       }
       case "adverse": {
@@ -363,11 +370,17 @@ export class Staging {
       case "outcome":
         this.row("outcome", origin, [fact.implant, fact.metric, fact.value])
         return
+      case "source_era": {
+        const p = this.patientOf(fact.patient, origin, this.subject(origin))
+        if (p === undefined) return
+        this.row("source_era", origin, [fact.table, p, this.conceptId(fact.table === "drug_era" ? "drug" : "condition", fact.concept, true), fact.start, fact.end])
+        return
+      }
       case "observed": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
         this.seen(fact.end, false)
-        this.row("observed", origin, [p, fact.end])
+        this.row("observed", origin, [p, fact.start, fact.end])
         return
       }
       default:
@@ -401,7 +414,8 @@ export class Staging {
       CREATE INDEX course_detail_course ON course_detail (course);
       CREATE INDEX device_event_patient ON device_event (patient, day);
       CREATE INDEX outcome_implant ON outcome (implant);
-      CREATE INDEX observed_patient ON observed (patient, finish)`)
+      CREATE INDEX observed_patient ON observed (patient, finish);
+      CREATE INDEX source_era_patient ON source_era (tbl, patient)`)
   }
 
   /** Deletes the scratch file. */
@@ -420,6 +434,7 @@ export class Staging {
       latestDay: this.latestDay,
       seeds: this.seeds,
       concepts: this.conceptList,
+      comparedOnly: this.comparedOnly,
       organizations: this.organizations,
       organizationOf: (ref) => this.organizationOf(ref)
     }
@@ -435,6 +450,8 @@ export interface StagedFacts {
   readonly latestDay: number | undefined
   readonly seeds: ReadonlyMap<string, { readonly label: string; readonly system: string | null; readonly standard: string | null }>
   readonly concepts: ReadonlyArray<{ readonly kind: MapKind; readonly concept: Concept }>
+  /** Concepts only a source's derived tables name: they make no vocabulary entry. */
+  readonly comparedOnly: ReadonlySet<number>
   readonly organizations: ReadonlyMap<string, { readonly name: string; readonly region: string }>
   readonly organizationOf: (ref: string | null) => string | null
 }

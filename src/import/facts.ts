@@ -70,7 +70,17 @@ export type Fact =
     /** The course had not ended at as_of (its end date in the source is a stand-in). */
     readonly ongoing: boolean
   }
-  | { readonly k: "dispense"; readonly patient: string; readonly drug: Concept; readonly day: number; readonly days: number }
+  | {
+    /** A fill: a dispensing (or pharmacy claim) with a supply; exposure from its day to its end, and adherence's evidence. */
+    readonly k: "dispense"
+    readonly src: string
+    readonly patient: string
+    readonly drug: Concept
+    readonly day: number
+    readonly days: number
+    /** Its last day when the source states one (OMOP's drug_exposure_end_date), else day + days − 1. */
+    readonly end: number | null
+  }
   | { readonly k: "adverse"; readonly src: string; readonly patient: string; readonly drug: Concept; readonly event: Concept; readonly day: number }
   | {
     readonly k: "procedure"
@@ -101,8 +111,10 @@ export type Fact =
     readonly ages?: { readonly from: number | null; readonly below: number | null }
   }
   | { readonly k: "outcome"; readonly implant: string; readonly metric: string; readonly value: number }
-  /** The last day a patient was observed (an OMOP observation period's end). */
-  | { readonly k: "observed"; readonly patient: string; readonly end: number }
+  /** An era the source derived itself (OMOP DRUG_ERA, CONDITION_ERA): compared with the import's own, never stored. */
+  | { readonly k: "source_era"; readonly table: "drug_era" | "condition_era"; readonly patient: string; readonly concept: Concept; readonly start: number; readonly end: number }
+  /** An OMOP observation period: its last day ends follow-up, and an ongoing drug exposure it holds. */
+  | { readonly k: "observed"; readonly patient: string; readonly start: number | null; readonly end: number }
   | { readonly k: "medication"; readonly src: string; readonly identifiers: ReadonlyArray<string>; readonly codings: ReadonlyArray<SourceCoding>; readonly text: string | null }
   | {
     /** A vocabulary entry the source declares (its code, label and standard code), used or not. */

@@ -16,6 +16,7 @@ import { DEFAULT_VOCABULARY } from "../health/vocabulary.ts"
 import { AxisModelFile, compileAxisModel, type CompiledAxisModel, DEFAULT_AXIS_MODEL } from "./AxisModel.ts"
 import { compileRegionMap, DEFAULT_REGION_MAP, type RegionMap, RegionMapFile } from "./regions.ts"
 import { ImportRejected, Report } from "./Report.ts"
+import { type Agreement, type DerivedTable, describeAgreement } from "./reconcile.ts"
 import { datasetRows } from "./StagedDataset.ts"
 import { Staging } from "./Staging.ts"
 
@@ -166,6 +167,8 @@ export interface ImportSummary {
   readonly skipped: Readonly<Record<string, number>>
   /** Records read but left out on purpose, by reason. */
   readonly left_out: Readonly<Record<string, number>>
+  /** How far the import agrees with the source's own DRUG_ERA, CONDITION_ERA and OBSERVATION_PERIOD, where it ships them (reconcile.ts). */
+  readonly reconciled: Readonly<Record<string, Agreement>>
   /** Rows left out because they name a person the dataset lacks, by table and column, with their share of the table's rows. */
   readonly orphans: Readonly<Record<string, { readonly rows: number; readonly rate: number }>>
   /** Rows written, by table. */
@@ -193,6 +196,8 @@ export const finishImport = (
     readonly asOf: number | undefined
     readonly format: string
     readonly surveillance: Rows | undefined
+    /** The source's derived tables present, to compare with (OMOP). */
+    readonly derived?: ReadonlySet<DerivedTable> | undefined
     readonly files: number
     readonly bytes: number
     readonly started: number
@@ -208,7 +213,7 @@ export const finishImport = (
     if (refused !== undefined) return yield* Effect.fail(refused)
     const { chunks, made } = yield* Effect.try({
       try: () => {
-        return datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance })
+        return datasetRows(setup.staging.facts(), { asOf: options.asOf, format: options.format, axisModelVersion: setup.axisModel.version, regions: setup.regions, surveillance: options.surveillance, derived: options.derived })
       },
       catch: (e) => new ImportRejected([e instanceof Error ? e.message : String(e)], 1)
     })
@@ -229,6 +234,7 @@ export const finishImport = (
         orphans: orphansOf(setup.report),
         rows: Object.fromEntries(Object.entries(m.rows).filter(([t]) => t !== "source_ids").concat([["source_ids", m.rows["source_ids"] ?? 0]])),
         unmapped: m.unmapped,
+        reconciled: m.reconciled,
         axis_coverage: Object.fromEntries(Object.entries(m.axisCoverage).map(([a, share]) => [a, Math.round(share * 1000) / 1000])),
         axis_model: setup.axisModel.version,
         phases: setup.phases.toRecord()
@@ -259,6 +265,9 @@ export const formatSummary = (s: ImportSummary): string => {
     "rows:",
     ...list(s.rows),
     `time: ${Object.entries(s.phases).map(([phase, seconds]) => `${phase} ${seconds} s`).join(", ")}`,
+    ...(Object.keys(s.reconciled).length > 0
+      ? ["compared with the tables the source derived itself:", ...Object.entries(s.reconciled).map(([table, a]) => `  ${describeAgreement(table, a)}`)]
+      : []),
     `axis coverage (share of patients with a score; axis model ${s.axis_model}):`,
     `  ${Object.entries(s.axis_coverage).map(([a, c]) => `${a} ${(c * 100).toFixed(1)} %`).join(", ")}`,
     ...(s.unmapped.length > 0

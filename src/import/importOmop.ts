@@ -48,7 +48,7 @@ const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> 
  * DRUG_EXPOSURE type concepts that record a dispensing (a fill), whose days_supply counts towards
  * adherence: 38000175 Prescription dispensed in pharmacy, 38000176 Prescription dispensed through
  * mail order (CDM 5.3), 32869 Pharmacy claim, 32825 EHR dispensing record, 32857 Mail order record
- * (OMOP Type Concept vocabulary, CDM 5.4). Every other row is a course of the drug.
+ * (OMOP Type Concept vocabulary, CDM 5.4). Every row, fill or not, is exposure (courses.ts).
  */
 export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825", "32857"])
 
@@ -77,6 +77,12 @@ export const importOmop = (options: OmopImportOptions) =>
       })
     )
   })
+
+/** DRUG_EXPOSURE type concepts of a drug given in care (32818 EHR administration record, 38000180 Inpatient administration): a one-day row of one is no current medication. */
+const ADMINISTRATION_TYPES: ReadonlySet<string> = new Set(["32818", "38000180"])
+
+/** Days a DRUG_EXPOSURE row without an end or a supply lasts (CDM 5.4: a written prescription's start + 29). */
+const UNSTATED_DAYS = 30
 
 /** condition_status_concept_id of a possible, not established, diagnosis (the Condition Status vocabulary). */
 const PRELIMINARY_DIAGNOSIS = "32899"
@@ -118,6 +124,20 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
         if (targets.length > 0) return { ...concept, targets }
       }
       return concept
+    }
+
+    /**
+     * The ingredients a drug row is exposure to, one concept each (OHDSI's DRUG_ERA is per
+     * ingredient: a combination product is exposure to each of its ingredients, mapped or not),
+     * else the drug's own concept when the vocabulary gives it no ingredient.
+     */
+    const drugIngredients = (id: string, sourceId: string, sourceValue: string): ReadonlyArray<Concept> => {
+      const ingredients = id === "" || id === "0" ? [] : vocabulary.ingredientsOf(Number(id))
+      if (ingredients.length === 0) return [conceptFor("drug", id, sourceId, sourceValue)]
+      return ingredients.map((i) => {
+        const own = vocabulary.codingsOf(i)
+        return conceptOf("drug", own.codings, own.name)
+      })
     }
 
     /** Reads a file row by row (none when `onRow` is undefined: the file was read some other way) and counts it done. */
@@ -238,8 +258,10 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const person = idOf(r, "person_id")
       if (isProblem(person)) return person
       const end = dayOf(r.get("observation_period_end_date"), "observation_period_end_date")
+      const start = dayOf(r.get("observation_period_start_date"), "observation_period_start_date")
       if (isProblem(end)) return end
-      if (end !== undefined) return [{ k: "observed", patient: person, end }]
+      if (isProblem(start)) return start
+      if (end !== undefined) return [{ k: "observed", patient: person, start: start ?? null, end }]
     })
 
     const kindOf = (id: string) => codings(id, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))[0]?.target as EncounterKind | undefined
@@ -266,6 +288,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       if (start === undefined) return { path: "visit_start_date", reason: "is required" }
       const concept = r.get("visit_concept_id")
       const kind = visitKindOf(concept)
+      if (end !== undefined && (end as number) < (start as number)) report.note("VISIT_OCCURRENCE ending before it starts: kept as one day")
       return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: orgOfCareSite(r.get("care_site_id")) }]
     })
 
@@ -293,14 +316,27 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const supplyText = r.get("days_supply")
       const supply = supplyText === "" ? undefined : Number(supplyText)
       if (supply !== undefined && !(Number.isFinite(supply) && supply >= 0)) return { path: "days_supply", reason: `'${supplyText}' is not a number of days` }
-      const drug = conceptFor("drug", r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value"))
+      const drugs = drugIngredients(r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value"))
       const s = start as number
-      const dispensing = DISPENSING_TYPES.has(r.get("drug_type_concept_id"))
-      if (dispensing && supply !== undefined && supply > 0) return [{ k: "dispense", patient: person as string, drug, day: s, days: Math.round(supply) }]
-      // A dispensing without a supply (ETLs write a current medication so) is kept as a course, adherence unknown.
-      if (dispensing) report.note("DRUG_EXPOSURE dispensing without days_supply: a course, adherence unknown")
-      const stop = (end as number | undefined) ?? (supply !== undefined && supply > 0 ? s + Math.round(supply) - 1 : s + 29)
-      return [{ k: "course", src: id as string, patient: person as string, drug, start: s, end: Math.max(s, stop), adherence: null }]
+      const type = r.get("drug_type_concept_id")
+      const stated = end as number | undefined
+      // Its end: the end date, else start + days_supply − 1, else a written prescription's 30 days
+      // (CDM 5.4, DRUG_EXPOSURE); an end before the start is counted and kept as one day.
+      let e = stated ?? (supply !== undefined && supply > 0 ? s + Math.round(supply) - 1 : s + UNSTATED_DAYS - 1)
+      if (e < s) {
+        report.note("DRUG_EXPOSURE ending before it starts: kept as one day")
+        e = s
+      }
+      // A medication current at its date: ETL-Synthea writes one without a stop as a 0-day row
+      // (end = start, days_supply 0) with no verbatim_end_date; it goes on (courses.ts).
+      if (stated === s && supply === 0 && r.get("verbatim_end_date") === "" && !ADMINISTRATION_TYPES.has(type)) {
+        report.note("DRUG_EXPOSURE current at its date (0 days supplied, no verbatim_end_date): ongoing")
+        return drugs.map((drug) => ({ k: "course", src: id as string, patient: person as string, drug, start: s, end: null, adherence: null }))
+      }
+      const dispensing = DISPENSING_TYPES.has(type)
+      if (dispensing && supply !== undefined && supply > 0) return drugs.map((drug) => ({ k: "dispense", src: id as string, patient: person as string, drug, day: s, days: Math.round(supply), end: e }))
+      if (dispensing) report.note("DRUG_EXPOSURE dispensing without days_supply: exposure, not a fill")
+      return drugs.map((drug) => ({ k: "course", src: id as string, patient: person as string, drug, start: s, end: e, adherence: null }))
     })
 
     const orgOf = (r: OmopRow) => providers.get(r.get("provider_id")) ?? null
@@ -346,6 +382,20 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       }
     }
 
+    // The eras the source derived itself (DRUG_ERA, CONDITION_ERA): compared with the import's, never stored (reconcile.ts).
+    const era = (table: "drug_era" | "condition_era") => (r: OmopRow): RowResult => {
+      const person = idOf(r, "person_id")
+      const start = dayOf(r.get(`${table}_start_date`), `${table}_start_date`)
+      const end = dayOf(r.get(`${table}_end_date`), `${table}_end_date`)
+      for (const x of [person, start, end]) if (isProblem(x)) return x
+      if (start === undefined || end === undefined) return `${table.toUpperCase()} without a start or an end: not compared`
+      const concept = table === "drug_era" ? `${r.get("drug_concept_id")}` : r.get("condition_concept_id")
+      const concepts = table === "drug_era" ? drugIngredients(concept, "", "") : [conceptFor("condition", concept, "", "")]
+      return concepts.map((c) => ({ k: "source_era", table, patient: person as string, concept: c, start: start as number, end: end as number }))
+    }
+    yield* each("drug_era", era("drug_era"))
+    yield* each("condition_era", era("condition_era"))
+
     if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
     const surveillance = yield* surveillanceOf([options.folder], setup)
     if (report.problemCount > 0) return yield* Effect.fail(new ImportRejected(report.problems, report.problemCount))
@@ -354,5 +404,6 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       report.note("CDM_SOURCE.source_release_date before the data's (shifted) dates: not taken for as_of")
       released = undefined
     }
-    return yield* finishImport(setup, { asOf: asOf ?? released, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onSwitched: options.onSwitched })
+    const derived = new Set(files.flatMap((f) => (f.table === "drug_era" || f.table === "condition_era" || f.table === "observation_period" ? [f.table] : [])))
+    return yield* finishImport(setup, { asOf: asOf ?? released, derived, format: "omop", surveillance, files: files.length, bytes: files.reduce((s, f) => s + f.bytes, 0), started, onSwitched: options.onSwitched })
   })

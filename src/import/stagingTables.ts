@@ -27,13 +27,14 @@ export const PHASE_TWO_TABLES: ReadonlyArray<readonly [string, string]> = [
   ["encounter", "src TEXT, type TEXT, patient INTEGER, kind TEXT, cls TEXT, start INTEGER, finish INTEGER, org TEXT"],
   ["course", "src TEXT, type TEXT, patient INTEGER, concept INTEGER, start INTEGER, finish INTEGER, adherence REAL"],
   ["course_detail", "course TEXT, adherence REAL, ongoing INTEGER"],
-  ["dispense", "patient INTEGER, concept INTEGER, day INTEGER, days INTEGER"],
+  ["dispense", "src TEXT, patient INTEGER, concept INTEGER, day INTEGER, days INTEGER, finish INTEGER"],
   ["adverse", "src TEXT, type TEXT, patient INTEGER, drug INTEGER, event INTEGER, day INTEGER"],
   ["procedure", "src TEXT, type TEXT, patient INTEGER, device TEXT, devices TEXT, day INTEGER, org TEXT, encounter TEXT"],
   ["device", "src TEXT, patient INTEGER, device TEXT"],
   ["scores", `patient INTEGER, month INTEGER, direct INTEGER, age_from INTEGER, age_below INTEGER, ${AXES.map((_, a) => `s${a} REAL, n${a} INTEGER`).join(", ")}`],
   ["outcome", "implant TEXT, metric TEXT, value REAL"],
-  ["observed", "patient INTEGER, finish INTEGER"]
+  ["observed", "patient INTEGER, start INTEGER, finish INTEGER"],
+  ["source_era", "tbl TEXT, patient INTEGER, concept INTEGER, start INTEGER, finish INTEGER"]
 ]
 
 /** Every table of the staging file. */

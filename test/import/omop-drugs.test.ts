@@ -1,8 +1,10 @@
 /**
  * OMOP DRUG_EXPOSURE rows as ETLs write them: OHDSI's ETL-Synthea writes each prescription as one
- * Pharmacy claim (type 32869) with days_supply = stop − start (0 for a current medication); CDM
- * 5.4's Mail order record (32857) is a fill. One fill covering its own course says nothing about
- * adherence (unknown, never 1.0); a current medication is kept; two fills or more give PDC.
+ * row spanning it (days_supply = stop − start) and a current medication as a 0-day row without a
+ * verbatim_end_date; CDM 5.4's Mail order record (32857) is a fill. Rows of one person and
+ * ingredient make eras with OHDSI's 30-day persistence window; one fill says nothing about
+ * adherence (unknown, never 1.0); two fills or more in an era give its PDC; a current medication is
+ * ongoing.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -28,7 +30,8 @@ beforeAll(() => {
     [1, 1, 1503297, "2024-01-01", "2025-01-05", 32869, 371],
     [2, 2, 1503297, "2024-03-01", "2024-03-01", 32869, 0],
     [3, 3, 1503297, "2024-01-01", "2024-01-30", 32857, 30],
-    [4, 3, 1503297, "2024-03-01", "2024-03-30", 32857, 30]
+    [4, 3, 1503297, "2024-02-15", "2024-03-15", 32857, 30],
+    [5, 3, 1503297, "2024-04-16", "2024-05-15", 32857, 30]
   ]))
   const dir = tempDataDir()
   summary = JSON.parse(hcc(dir, ["data", "import", "--format", "omop", cdm, "--as-of", "2024-12-31", "--json"]))
@@ -36,12 +39,21 @@ beforeAll(() => {
 })
 
 describe("OMOP drug exposures as ETLs write them", () => {
-  it("one Pharmacy claim per prescription: a course with adherence unknown; a current medication kept; two Mail order fills give PDC", () => {
+  it("one Pharmacy claim per prescription: an era with adherence unknown; a 0-day row without a verbatim end is current, ongoing; Mail order fills 16 days apart one era with PDC, 32 days apart a new era", () => {
     expect(t.drug_exposures!.map((d) => [d.patient_id, d.drug, d.start_date, d.end_date, d.adherence])).toEqual([
-      ["2", "metformin", "2024-03-01", "2024-03-01", ""],
       ["1", "metformin", "2024-01-01", "2025-01-05", ""],
-      ["3", "metformin", "2024-01-01", "2024-03-30", String(Math.round((60 / 90) * 1e4) / 1e4)]
+      ["2", "metformin", "2024-03-01", "", ""],
+      ["3", "metformin", "2024-01-01", "2024-03-15", String(Math.round((60 / 75) * 1e4) / 1e4)],
+      ["3", "metformin", "2024-04-16", "2024-05-15", ""]
     ])
-    expect(summary.left_out["DRUG_EXPOSURE dispensing without days_supply: a course, adherence unknown"]).toBe(1)
+    expect(summary.left_out["DRUG_EXPOSURE current at its date (0 days supplied, no verbatim_end_date): ongoing"]).toBe(1)
+  })
+  it("every era traces back to each of its rows", () => {
+    expect(t.source_ids!.filter((s) => s.table_name === "drug_exposures").map((s) => [s.id, s.source_id])).toEqual([
+      ["1", "drug_exposure/1"],
+      ["2", "drug_exposure/2"],
+      ["3", "drug_exposure/3 drug_exposure/4"],
+      ["4", "drug_exposure/5"]
+    ])
   })
 })

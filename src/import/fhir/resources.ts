@@ -8,6 +8,7 @@
 import type * as fhir4 from "fhir/r4.js"
 import type { Sex } from "../../plugin/vocabularies.ts"
 import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
+import { explanationOfBenefit } from "./claims.ts"
 import { classLabel, encounterKind } from "./encounterClass.ts"
 import { daysOf, medicationRequestPeriod } from "./medicationPeriod.ts"
 import { observation } from "./observations.ts"
@@ -37,7 +38,8 @@ export const PHASE_TWO = [
   "Procedure",
   "Device",
   "AllergyIntolerance",
-  "AdverseEvent"
+  "AdverseEvent",
+  "ExplanationOfBenefit"
 ] as const
 /** Every type the importer reads; files of other types are counted and skipped. */
 export const READ_TYPES: ReadonlySet<string> = new Set([...PHASE_ONE, ...PHASE_TWO])
@@ -61,6 +63,23 @@ const regionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension
 
 const SEXES: ReadonlySet<string> = new Set(["female", "male", "other", "unknown"])
 
+/**
+ * US Core's sex extensions, read when `gender` is absent: US Core 6+ `us-core-individual-sex`
+ * (a SNOMED CT coding: 248152002 Female, 248153007 Male; other codes say nothing we hold), else
+ * US Core 3–6's `us-core-birthsex` (valueCode F, M; UNK and others unknown).
+ */
+const US_CORE_SEX = "http://hl7.org/fhir/us/core/StructureDefinition/us-core-individual-sex"
+const US_CORE_BIRTH_SEX = "http://hl7.org/fhir/us/core/StructureDefinition/us-core-birthsex"
+const SNOMED_SEX: Readonly<Record<string, Sex>> = { "248152002": "female", "248153007": "male" }
+const BIRTH_SEX: Readonly<Record<string, Sex>> = { F: "female", M: "male" }
+const extensionSexOf = (r: fhir4.Patient): Sex | undefined => {
+  const coding = extensionOf(r, US_CORE_SEX)?.valueCoding
+  const individual = coding?.code === undefined ? undefined : SNOMED_SEX[coding.code]
+  if (individual !== undefined) return individual
+  const birth = extensionOf(r, US_CORE_BIRTH_SEX)?.valueCode
+  return birth === undefined ? undefined : BIRTH_SEX[birth]
+}
+
 const patient = (r: fhir4.Patient, ctx: FhirContext): Mapped => {
   const born = ctx.day(r.birthDate, "Patient.birthDate")
   if (isProblem(born)) return { facts: [], problems: [born] }
@@ -70,11 +89,12 @@ const patient = (r: fhir4.Patient, ctx: FhirContext): Mapped => {
   if (r.gender !== undefined && !SEXES.has(r.gender)) return problem("Patient.gender", `'${String(r.gender)}' is not male, female, other or unknown`)
   const death = ctx.day(r.deceasedDateTime, "Patient.deceasedDateTime")
   if (isProblem(death)) return { facts: [], problems: [death] }
+  const extensionSex = r.gender === undefined ? extensionSexOf(r) : undefined
   return {
-    facts: [{ k: "patient", src: r.id!, identifiers: identifiersOf(r.identifier), birthYear, sex: (r.gender ?? "unknown") as Sex, region: regionOf(r, ctx), death: death ?? null }],
+    facts: [{ k: "patient", src: r.id!, identifiers: identifiersOf(r.identifier), birthYear, sex: (r.gender ?? extensionSex ?? "unknown") as Sex, region: regionOf(r, ctx), death: death ?? null }],
     problems: [],
     notes: [
-      ...(r.gender === undefined ? ["Patient without gender: sex unknown"] : []),
+      ...(r.gender === undefined ? [extensionSex === undefined ? "Patient without gender: sex unknown" : "Patient without gender: sex from US Core's sex extension"] : []),
       ...(r.deceasedBoolean === true && death === undefined ? ["Patient deceased on an unknown date: kept alive"] : [])
     ]
   }
@@ -103,7 +123,9 @@ const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
   // A visit without an end is a day's visit, unless it is still going on (R4 EncounterStatus: the
   // patient has arrived, is being seen or is on leave): then it lasts to as_of.
   const ongoing = end === undefined && r.status !== undefined && ENCOUNTER_ONGOING.has(r.status)
+  const backwards = end !== undefined && (end as number) < (start as number)
   return {
+    ...(backwards ? { notes: [ENDS_BEFORE_START("Encounter")] } : {}),
     facts: [{
       k: "encounter",
       src: r.id!,
@@ -117,6 +139,9 @@ const encounter = (r: fhir4.Encounter, ctx: FhirContext): Mapped => {
     problems: []
   }
 }
+
+/** The note of a record whose end comes before its start: counted, and kept as one day (docs/data.md). */
+export const ENDS_BEFORE_START = (type: string): string => `${type} ending before it starts: kept as one day`
 
 const REFUTED = new Set(["refuted", "entered-in-error"])
 /** condition-ver-status codes of a condition not (yet) established: `unconfirmed` and its children. */
@@ -212,9 +237,10 @@ const medicationRequest = (r: fhir4.MedicationRequest, ctx: FhirContext): Mapped
   // Where CQL gives the order no period (no supply, no bounds' end), what its status says: ongoing
   // while active or on hold, else one standard supply — counted, so the summary shows how often.
   const stop = period.days !== undefined ? s + period.days - 1 : (end as number | undefined) ?? (ONGOING.has(r.status) ? null : s + UNSTATED_COURSE_DAYS - 1)
-  const notes = period.days === undefined && end === undefined
+  const notes: Array<string> = period.days === undefined && end === undefined
     ? [`MedicationRequest without a supply or a bounds end (no CQL period): ${ONGOING.has(r.status) ? "ongoing while its status is active" : `one ${UNSTATED_COURSE_DAYS}-day supply`}`]
     : []
+  if (stop !== null && stop < s) notes.push(ENDS_BEFORE_START("MedicationRequest"))
   return { facts: [{ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null }], problems: [], notes }
 }
 
@@ -233,7 +259,11 @@ const medicationStatement = (r: fhir4.MedicationStatement, ctx: FhirContext): Ma
   if (problems.length > 0) return { facts: [], problems }
   const s = start as number
   const stop = (end as number | undefined) ?? (ONGOING.has(r.status) ? null : s + UNSTATED_COURSE_DAYS - 1)
-  return fact({ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null })
+  return {
+    facts: [{ k: "course", src: r.id!, patient: patientId, drug, start: s, end: stop === null ? null : Math.max(s, stop), adherence: adherence as number | null }],
+    problems: [],
+    ...(stop !== null && stop < s ? { notes: [ENDS_BEFORE_START("MedicationStatement")] } : {})
+  }
 }
 
 const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapped => {
@@ -249,7 +279,7 @@ const medicationDispense = (r: fhir4.MedicationDispense, ctx: FhirContext): Mapp
   if (r.daysSupply === undefined) return skip("MedicationDispense without daysSupply: left out of adherence")
   const days = daysOf(r.daysSupply)
   if (days === undefined || !(days > 0)) return problem("MedicationDispense.daysSupply", `${JSON.stringify(r.daysSupply)} is not a number of days`)
-  return fact({ k: "dispense", patient: patientId, drug, day, days: Math.round(days) })
+  return fact({ k: "dispense", src: r.id!, patient: patientId, drug, day, days: Math.round(days), end: null })
 }
 
 const allergyIntolerance = (r: fhir4.AllergyIntolerance, ctx: FhirContext): Mapped => {
@@ -363,6 +393,8 @@ export const mapResource = (resource: fhir4.FhirResource, ctx: FhirContext): Map
       return allergyIntolerance(resource, ctx)
     case "AdverseEvent":
       return adverseEvent(resource, ctx)
+    case "ExplanationOfBenefit":
+      return explanationOfBenefit(resource, ctx)
     default:
       return skip(`${resource.resourceType}: not read`)
   }
