@@ -15,6 +15,7 @@ import { STANDARD_SYSTEM_NAMES } from "../health/codeSystems.ts"
 import { labelOf, UniqueNames } from "./concepts.ts"
 import type { StagedFacts } from "./Staging.ts"
 import { coursesOf, ROWS_PER_CHUNK } from "./courses.ts"
+import { encountersOf } from "./encounters.ts"
 import { implantsOf } from "./implants.ts"
 import { type Agreement, type DerivedTable, newAgreement, reconcile } from "./reconcile.ts"
 import type { RegionMap } from "./regions.ts"
@@ -115,8 +116,8 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     // (Looked up only for such rows: most scores apply at every age.)
     const age = "(s.month / 12 - p.birth_year)"
     // Nothing is observed of a patient after their death: a month after the death's is left out, counted.
-    const deathMonth = new Map<number, number>()
-    for (const r of db.prepare("SELECT idx, death FROM patient WHERE death IS NOT NULL").iterate() as Iterable<{ readonly idx: number; readonly death: number }>) deathMonth.set(r.idx, monthOfDay(r.death))
+    const deaths = new Map<number, number>()
+    for (const r of db.prepare("SELECT idx, death FROM patient WHERE death IS NOT NULL").iterate() as Iterable<{ readonly idx: number; readonly death: number }>) deaths.set(r.idx, r.death)
     let afterDeath = 0
     const statement = db.prepare(`SELECT patient, month, ${AXES.map((_, a) => axis(a)).join(", ")} FROM scores AS s
       WHERE month <= ? AND (age_from IS NULL AND age_below IS NULL OR EXISTS (SELECT 1 FROM patient AS p WHERE p.idx = s.patient
@@ -124,7 +125,8 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
       GROUP BY patient, month ORDER BY patient, month`)
     statement.setReturnArrays(true)
     for (const r of statement.iterate(lastMonth) as Iterable<ReadonlyArray<number | null>>) {
-      if (deathMonth.size > 0 && Number(r[1]) > (deathMonth.get(Number(r[0])) ?? Number.POSITIVE_INFINITY)) {
+      const death = deaths.size === 0 ? undefined : deaths.get(Number(r[0]))
+      if (death !== undefined && Number(r[1]) > monthOfDay(death)) {
         afterDeath++
         continue
       }
@@ -147,40 +149,9 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     if (afterDeath > 0) s.report.note("axis scores of a month after the patient's death: left out", afterDeath)
 
     // Encounters of a mapped class, in file order; none runs past a death.
-    const deathDay = db.prepare("SELECT death FROM patient WHERE idx = ?")
-    const deathOf = (patient: number) => (deathMonth.has(patient) ? (deathDay.get(patient) as { readonly death: number }).death : undefined)
-    batch = []
-    sources = []
-    let id = 0
-    for (const r of db.prepare("SELECT src, type, patient, kind, cls, start, finish FROM encounter ORDER BY f, l").iterate() as Iterable<Record<string, number | string | null>>) {
-      if (r.kind === null) {
-        s.report.note(`${String(r.type)} of class ${String(r.cls)}: not a visit the analytics count, left out`)
-        continue
-      }
-      // A stay still going on (no end) lasts to as_of; an end before the start was counted where it was read.
-      const start = Number(r.start)
-      let end = r.finish === null ? Math.max(start, asOfDay) : Math.max(start, Number(r.finish))
-      const death = deathOf(Number(r.patient))
-      if (death !== undefined && start > death) {
-        s.report.note(`${String(r.type)} starting after the patient's death: left out`)
-        continue
-      }
-      if (death !== undefined && end > death) {
-        s.report.note(`${String(r.type)} running past the patient's death: ended at the death`)
-        end = death
-      }
-      id++
-      batch.push([id, Number(r.patient) + 1, r.kind!, formatDate(start), formatDate(end)])
-      sources.push(["encounters", String(id), `${String(r.type)}/${String(r.src)}`])
-      if (batch.length >= ROWS_PER_CHUNK) {
-        yield emit({ encounters: batch, source_ids: sources }, 0.6)
-        batch = []
-        sources = []
-      }
-    }
-    yield emit({ encounters: batch, source_ids: sources }, 0.6)
+    yield* encountersOf(s, asOfDay, deaths, (rows) => emit(rows, 0.6))
 
-    // Drug courses, one per ingredient, with adherence as PDC from the patient's dispenses of it.
+    // Drug exposure eras, one per person and ingredient, with adherence as PDC from their fills (courses.ts).
     const derived = options.derived ?? new Set<DerivedTable>()
     const agreement = derived.size > 0 ? newAgreement() : undefined
     yield* coursesOf(s, vocab, asOfDay, (rows) => emit(rows, 0.75), agreement)
@@ -189,7 +160,7 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     // Adverse events, one per suspected ingredient.
     batch = []
     sources = []
-    id = 0
+    let id = 0
     for (const r of db.prepare("SELECT src, patient, drug, event, day FROM adverse ORDER BY f, l").iterate() as Iterable<Record<string, number | string>>) {
       const event = vocab.codesOf(Number(r.event))[0]!
       for (const drug of vocab.codesOf(Number(r.drug))) {

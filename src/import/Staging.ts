@@ -12,12 +12,15 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { formatDate } from "../health/calendar.ts"
+import { DataDays } from "./DataDays.ts"
+import { StagedConcepts } from "./StagedConcepts.ts"
 import { AXES } from "../plugin/axes.ts"
 import { rmSync } from "node:fs"
-import type { MapKind } from "../health/ConceptMaps.ts"
-import type { Concept, DeviceEvent, Fact } from "./facts.ts"
+import type { DeviceEvent, Fact } from "./facts.ts"
 import type { Report } from "./Report.ts"
-import { type Origin, PHASE_TWO_TABLES, STAGING_TABLES } from "./stagingTables.ts"
+import { type Origin, PHASE_TWO_TABLES, type StagedFacts, STAGING_TABLES } from "./stagingTables.ts"
+
+export type { StagedFacts }
 import { Versions } from "./Versions.ts"
 
 /** Staged rows per transaction of the scratch file. */
@@ -42,17 +45,7 @@ export class Staging {
   private readonly orgIdentifiers = new Map<string, string>()
   /** Vocabulary entries the source declares (FHIR CodeSystem resources of the service's vocabularies). */
   readonly seeds = new Map<string, { readonly label: string; readonly system: string | null; readonly standard: string | null }>()
-  private readonly concepts = new Map<string, number>()
-  private readonly conceptList: Array<{ readonly kind: MapKind; readonly concept: Concept }> = []
-  /** Concepts only a source's derived tables name (see conceptId). */
-  private readonly comparedOnly = new Set<number>()
-  private maxDay = Number.NEGATIVE_INFINITY
-  /** Event days seen, those after the day of the import, and the latest (see `seen`). */
-  private eventDays = 0
-  private futureEvents = 0
-  private latestEvent = Number.NEGATIVE_INFINITY
-  /** The latest day (not after today) of the facts of the record being read, until `record` stores it. */
-  private recordDay = Number.NEGATIVE_INFINITY
+  private readonly concepts = new StagedConcepts()
   /** The latest day of phase one's kept records. */
   private phaseOneDay = Number.NEGATIVE_INFINITY
   /** Phase one's organizations, until duplicates are resolved. */
@@ -61,7 +54,8 @@ export class Staging {
   private readonly versions: Versions
   /** The day of the import. */
   readonly today: number
-  private futureDays = 0
+  /** The days the data holds, for its as_of (DataDays.ts). */
+  private readonly days: DataDays
   private patientLookup: StatementSync | undefined
 
   readonly path: string
@@ -81,6 +75,7 @@ export class Staging {
     this.report = report
     this.format = format
     this.today = today
+    this.days = new DataDays(today)
     this.strict = strict
     rmSync(path, { force: true })
     this.db = new DatabaseSync(path)
@@ -103,36 +98,9 @@ export class Staging {
     }
   }
 
-  /**
-   * A day the data holds. `event`: the day something happened (a start, a diagnosis, a death), as
-   * opposed to an end, where an ETL's end of time (2099-12-31) lives; events say whether the data
-   * as a whole lies after the day of the import (a shifted, de-identified dataset).
-   */
-  private seen(day: number | null, event = true): void {
-    if (day === null) return
-    if (event) this.event(day)
-    if (day > this.today) {
-      this.futureDays++
-      return
-    }
-    if (day > this.recordDay) this.recordDay = day
-    if (day > this.maxDay) this.maxDay = day
-  }
-
-  /** An event's day, for `shifted` alone (its record's days are `seen`). */
-  private event(day: number): void {
-    this.eventDays++
-    if (day > this.today) this.futureEvents++
-    if (day > this.latestEvent) this.latestEvent = day
-  }
-
-  /**
-   * Whether the data lies after the day of the import: more than half of its event days do, as in a
-   * research database whose dates de-identification shifted a century or two ahead. Its own dates,
-   * not the calendar, then say when its present is (`latestDay`).
-   */
+  /** Whether the data lies after the day of the import (DataDays.ts): its own dates then say when its present is. */
   get shifted(): boolean {
-    return this.futureEvents * 2 > this.eventDays
+    return this.days.shifted
   }
 
   /**
@@ -141,8 +109,7 @@ export class Staging {
    * phase ends (Versions.ts).
    */
   record(origin: Origin, id: string, updated: number | null): void {
-    this.versions.add(origin, id, updated, Number.isFinite(this.recordDay) ? this.recordDay : null)
-    this.recordDay = Number.NEGATIVE_INFINITY
+    this.versions.add(origin, id, updated, this.days.takeRecordDay())
   }
 
   /** The latest day of the records kept once records read more than once are resolved, with phase one's. */
@@ -153,23 +120,6 @@ export class Staging {
   /** Inserts a phase-two fact's row, led by its record's origin. */
   private row(table: string, origin: Origin, values: ReadonlyArray<string | number | null>): void {
     this.run(table, [origin.file, origin.line, ...values])
-  }
-
-  /**
-   * The id of a concept (deduplicated by kind, mapped targets and code, or text when it has no code).
-   * `compared`: named only by a source's own derived table (DRUG_ERA, CONDITION_ERA), which the
-   * import compares with its eras but never stores: such a concept makes no vocabulary entry.
-   */
-  private conceptId(kind: MapKind, concept: Concept, compared = false): number {
-    const key = `${kind}|${concept.targets.join(",")}|${concept.system ?? ""}|${concept.code ?? `text:${concept.display.toLowerCase()}`}`
-    let id = this.concepts.get(key)
-    if (id === undefined) {
-      id = this.conceptList.length
-      this.conceptList.push({ kind, concept })
-      this.concepts.set(key, id)
-      if (compared) this.comparedOnly.add(id)
-    } else if (!compared) this.comparedOnly.delete(id)
-    return id
   }
 
   /** A patient reference → the patient's index, or undefined after reporting it. */
@@ -214,7 +164,7 @@ export class Staging {
     switch (fact.k) {
       case "patient":
         this.patientRecords.push({ origin, fact })
-        this.seen(fact.death)
+        this.days.seen(fact.death)
         return
       case "organization":
         this.organizationRecords.push({ origin, fact })
@@ -246,8 +196,8 @@ export class Staging {
     this.organizationRecords = []
     this.patientRecords.sort(byOrigin)
     const first = new Map<string, Origin>()
-    if (superseded > 0) this.maxDay = this.latestKept()
-    this.phaseOneDay = this.maxDay
+    if (superseded > 0) this.days.latest = this.latestKept()
+    this.phaseOneDay = this.days.latest
     for (const { origin, fact } of this.patientRecords) {
       if (isSuperseded(origin)) continue
       const earlier = first.get(fact.src)
@@ -305,24 +255,24 @@ export class Staging {
       case "condition": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.day)
-        this.row("condition", origin, [p, this.conceptId("condition", fact.concept)])
+        this.days.seen(fact.day)
+        this.row("condition", origin, [p, this.concepts.idOf("condition", fact.concept)])
         if (fact.day !== null) this.events(origin, p, fact.events, fact.day)
         return
       }
       case "encounter": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.end ?? fact.start, false)
-        this.event(fact.start)
+        this.days.seen(fact.end ?? fact.start, false)
+        this.days.event(fact.start)
         this.row("encounter", origin, [fact.src, origin.type, p, fact.kind, fact.cls, fact.start, fact.end, fact.org])
         return
       }
       case "course": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.start)
-        this.row("course", origin, [src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), fact.start, fact.end, fact.adherence])
+        this.days.seen(fact.start)
+        this.row("course", origin, [src(fact.src), origin.type, p, this.concepts.idOf("drug", fact.drug), fact.start, fact.end, fact.adherence])
         return
       }
       case "course_detail":
@@ -331,21 +281,21 @@ export class Staging {
       case "dispense": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.day)
-        this.row("dispense", origin, [src(fact.src), p, this.conceptId("drug", fact.drug), fact.day, fact.days, fact.end])
+        this.days.seen(fact.day)
+        this.row("dispense", origin, [src(fact.src), p, this.concepts.idOf("drug", fact.drug), fact.day, fact.days, fact.end])
         return
       }
       case "adverse": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.day)
-        this.row("adverse", origin, [src(fact.src), origin.type, p, this.conceptId("drug", fact.drug), this.conceptId("adverse_event", fact.event), fact.day])
+        this.days.seen(fact.day)
+        this.row("adverse", origin, [src(fact.src), origin.type, p, this.concepts.idOf("drug", fact.drug), this.concepts.idOf("adverse_event", fact.event), fact.day])
         return
       }
       case "procedure": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.day)
+        this.days.seen(fact.day)
         this.events(origin, p, fact.events, fact.day)
         if (fact.device !== null || fact.deviceRefs.length > 0) {
           this.row("procedure", origin, [fact.src, origin.type, p, fact.device, JSON.stringify(fact.deviceRefs), fact.day, fact.org, fact.encounter])
@@ -361,7 +311,7 @@ export class Staging {
       case "scores": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.day)
+        this.days.seen(fact.day)
         const values: Array<number | null> = [p, fact.month, fact.direct ? 1 : 0, fact.ages?.from ?? null, fact.ages?.below ?? null]
         for (let a = 0; a < AXES.length; a++) values.push(fact.counts[a]! > 0 ? fact.sums[a]! : null, fact.counts[a]!)
         this.row("scores", origin, values)
@@ -373,13 +323,13 @@ export class Staging {
       case "source_era": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.row("source_era", origin, [fact.table, p, this.conceptId(fact.table === "drug_era" ? "drug" : "condition", fact.concept, true), fact.start, fact.end])
+        this.row("source_era", origin, [fact.table, p, this.concepts.idOf(fact.table === "drug_era" ? "drug" : "condition", fact.concept, true), fact.start, fact.end])
         return
       }
       case "observed": {
         const p = this.patientOf(fact.patient, origin, this.subject(origin))
         if (p === undefined) return
-        this.seen(fact.end, false)
+        this.days.seen(fact.end, false)
         this.row("observed", origin, [p, fact.start, fact.end])
         return
       }
@@ -392,23 +342,18 @@ export class Staging {
     for (const e of events) this.row("device_event", origin, [patient, e.metric, e.devices.join(","), day])
   }
 
-  /**
-   * The latest day in the data (as_of unless given), or undefined when there is none: the latest not
-   * after the day of the import, or, for data that lies after it (`shifted`), its latest event day.
-   */
+  /** The latest day in the data (as_of unless given), or undefined when there is none (DataDays.present). */
   get latestDay(): number | undefined {
-    const day = this.shifted ? this.latestEvent : this.maxDay
-    return Number.isFinite(day) ? day : undefined
+    return this.days.present
   }
 
   /** Ends the writes: everything is on disk and indexed for the reads of `rows()`. */
   closePhaseTwo(): void {
     if (this.versions.supersede() > 0) {
       for (const [table] of PHASE_TWO_TABLES) this.db.exec(`DELETE FROM ${table} WHERE (f, l) IN (SELECT f, l FROM superseded)`)
-      this.maxDay = this.latestKept()
+      this.days.latest = this.latestKept()
     }
-    if (this.shifted) this.report.note("event dates after the day of the import (the dataset's dates are shifted, as de-identification does): as_of from the data's own latest event", this.futureEvents)
-    else if (this.futureDays > 0) this.report.note("dates after the day of the import (an end of time such as 2099-12-31, a mistyped year): not taken for as_of", this.futureDays)
+    this.days.report(this.report)
     this.db.exec(`COMMIT;
       CREATE INDEX encounter_src ON encounter (src);
       CREATE INDEX course_detail_course ON course_detail (course);
@@ -433,25 +378,10 @@ export class Staging {
       patients: this.patients,
       latestDay: this.latestDay,
       seeds: this.seeds,
-      concepts: this.conceptList,
-      comparedOnly: this.comparedOnly,
+      concepts: this.concepts.list,
+      comparedOnly: this.concepts.comparedOnly,
       organizations: this.organizations,
       organizationOf: (ref) => this.organizationOf(ref)
     }
   }
-}
-
-/** The staged facts, read-only, as StagedDataset.ts turns them into tables. */
-export interface StagedFacts {
-  readonly db: DatabaseSync
-  readonly report: Report
-  readonly format: "fhir" | "omop"
-  readonly patients: number
-  readonly latestDay: number | undefined
-  readonly seeds: ReadonlyMap<string, { readonly label: string; readonly system: string | null; readonly standard: string | null }>
-  readonly concepts: ReadonlyArray<{ readonly kind: MapKind; readonly concept: Concept }>
-  /** Concepts only a source's derived tables name: they make no vocabulary entry. */
-  readonly comparedOnly: ReadonlySet<number>
-  readonly organizations: ReadonlyMap<string, { readonly name: string; readonly region: string }>
-  readonly organizationOf: (ref: string | null) => string | null
 }

@@ -18,6 +18,7 @@ import { Engine } from "./Engine.ts"
 import type { PhaseProgress } from "../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
 import { dayOf, idOf, isProblem, type RowResult } from "./omop/cells.ts"
+import { drugExposureFacts } from "./omop/drugExposure.ts"
 import { ObservationMapper, readInBulk } from "./omop/observations.ts"
 import { HCC_REGION_PREFIX, HCC_STUDY_PREFIX } from "./omop/ownTerms.ts"
 import { OmopVocabulary } from "./omop/OmopVocabulary.ts"
@@ -44,15 +45,6 @@ export interface OmopImportOptions {
 /** OMOP's Gender concepts (vocabulary Gender): 8532 FEMALE, 8507 MALE, 8521 OTHER, 8570 AMBIGUOUS, 8551 UNKNOWN. */
 const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> = { "8532": "female", "8507": "male", "8521": "other", "8570": "other", "8551": "unknown" }
 
-/**
- * DRUG_EXPOSURE type concepts that record a dispensing (a fill), whose days_supply counts towards
- * adherence: 38000175 Prescription dispensed in pharmacy, 38000176 Prescription dispensed through
- * mail order (CDM 5.3), 32869 Pharmacy claim, 32825 EHR dispensing record, 32857 Mail order record
- * (OMOP Type Concept vocabulary, CDM 5.4). Every row, fill or not, is exposure (courses.ts).
- */
-export const DISPENSING_TYPES: ReadonlySet<string> = new Set(["38000175", "38000176", "32869", "32825", "32857"])
-
-
 /** Reads an OMOP CDM folder (see the module comment); fails with ImportRejected listing every problem. */
 export const importOmop = (options: OmopImportOptions) =>
   Effect.gen(function*() {
@@ -77,12 +69,6 @@ export const importOmop = (options: OmopImportOptions) =>
       })
     )
   })
-
-/** DRUG_EXPOSURE type concepts of a drug given in care (32818 EHR administration record, 38000180 Inpatient administration): a one-day row of one is no current medication. */
-const ADMINISTRATION_TYPES: ReadonlySet<string> = new Set(["32818", "38000180"])
-
-/** Days a DRUG_EXPOSURE row without an end or a supply lasts (CDM 5.4: a written prescription's start + 29). */
-const UNSTATED_DAYS = 30
 
 /** condition_status_concept_id of a possible, not established, diagnosis (the Condition Status vocabulary). */
 const PRELIMINARY_DIAGNOSIS = "32899"
@@ -306,38 +292,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       return [{ k: "condition", patient: person, concept, day: day ?? null, events: day === undefined ? [] : deviceEventsOf(all) }]
     })
 
-    yield* each("drug_exposure", (r) => {
-      const id = idOf(r, "drug_exposure_id")
-      const person = idOf(r, "person_id")
-      const start = dayOf(r.get("drug_exposure_start_date"), "drug_exposure_start_date")
-      const end = dayOf(r.get("drug_exposure_end_date"), "drug_exposure_end_date")
-      for (const x of [id, person, start, end]) if (isProblem(x)) return x
-      if (start === undefined) return { path: "drug_exposure_start_date", reason: "is required" }
-      const supplyText = r.get("days_supply")
-      const supply = supplyText === "" ? undefined : Number(supplyText)
-      if (supply !== undefined && !(Number.isFinite(supply) && supply >= 0)) return { path: "days_supply", reason: `'${supplyText}' is not a number of days` }
-      const drugs = drugIngredients(r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value"))
-      const s = start as number
-      const type = r.get("drug_type_concept_id")
-      const stated = end as number | undefined
-      // Its end: the end date, else start + days_supply − 1, else a written prescription's 30 days
-      // (CDM 5.4, DRUG_EXPOSURE); an end before the start is counted and kept as one day.
-      let e = stated ?? (supply !== undefined && supply > 0 ? s + Math.round(supply) - 1 : s + UNSTATED_DAYS - 1)
-      if (e < s) {
-        report.note("DRUG_EXPOSURE ending before it starts: kept as one day")
-        e = s
-      }
-      // A medication current at its date: ETL-Synthea writes one without a stop as a 0-day row
-      // (end = start, days_supply 0) with no verbatim_end_date; it goes on (courses.ts).
-      if (stated === s && supply === 0 && r.get("verbatim_end_date") === "" && !ADMINISTRATION_TYPES.has(type)) {
-        report.note("DRUG_EXPOSURE current at its date (0 days supplied, no verbatim_end_date): ongoing")
-        return drugs.map((drug) => ({ k: "course", src: id as string, patient: person as string, drug, start: s, end: null, adherence: null }))
-      }
-      const dispensing = DISPENSING_TYPES.has(type)
-      if (dispensing && supply !== undefined && supply > 0) return drugs.map((drug) => ({ k: "dispense", src: id as string, patient: person as string, drug, day: s, days: Math.round(supply), end: e }))
-      if (dispensing) report.note("DRUG_EXPOSURE dispensing without days_supply: exposure, not a fill")
-      return drugs.map((drug) => ({ k: "course", src: id as string, patient: person as string, drug, start: s, end: e, adherence: null }))
-    })
+    yield* each("drug_exposure", (r) => drugExposureFacts(r, drugIngredients(r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value")), (reason) => report.note(reason)))
 
     const orgOf = (r: OmopRow) => providers.get(r.get("provider_id")) ?? null
     yield* each("procedure_occurrence", (r) => {

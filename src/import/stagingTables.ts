@@ -1,10 +1,13 @@
 /**
  * The staging file's tables (Staging.ts) and where a staged row came from. Phase two's tables lead
  * each row with its record's origin (f, l: file and line), so the facts of a record superseded by
- * a later version (Versions.ts) can be taken out.
+ * a later version (Versions.ts) can be taken out. And what the staged facts are, read-only, once staged.
  */
+import type { DatabaseSync } from "node:sqlite"
+import type { MapKind } from "../health/ConceptMaps.ts"
 import { AXES } from "../plugin/axes.ts"
-import type { Place } from "./Report.ts"
+import type { Concept } from "./facts.ts"
+import type { Place, Report } from "./Report.ts"
 
 /** Where a fact came from: a sort key of its file and part (in the import's file order), its line, its place for messages. */
 export interface Origin {
@@ -43,3 +46,18 @@ export const STAGING_TABLES = `CREATE TABLE patient (idx INTEGER PRIMARY KEY, sr
       ${PHASE_TWO_TABLES.map(([table, columns]) => `CREATE TABLE ${table} (f INTEGER, l INTEGER, ${columns});`).join("\n      ")}
       CREATE TABLE record (key TEXT, updated INTEGER, f INTEGER, l INTEGER, day INTEGER);
       CREATE TABLE superseded (f INTEGER, l INTEGER, PRIMARY KEY (f, l)) WITHOUT ROWID;`
+
+/** The staged facts, read-only, as StagedDataset.ts turns them into tables. */
+export interface StagedFacts {
+  readonly db: DatabaseSync
+  readonly report: Report
+  readonly format: "fhir" | "omop"
+  readonly patients: number
+  readonly latestDay: number | undefined
+  readonly seeds: ReadonlyMap<string, { readonly label: string; readonly system: string | null; readonly standard: string | null }>
+  readonly concepts: ReadonlyArray<{ readonly kind: MapKind; readonly concept: Concept }>
+  /** Concepts only a source's derived tables name: they make no vocabulary entry. */
+  readonly comparedOnly: ReadonlySet<number>
+  readonly organizations: ReadonlyMap<string, { readonly name: string; readonly region: string }>
+  readonly organizationOf: (ref: string | null) => string | null
+}

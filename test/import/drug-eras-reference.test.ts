@@ -43,30 +43,34 @@ const eras = (cdm: Partial<OmopTables> & Pick<OmopTables, "drug_exposure">, asOf
 const spans = (list: ReadonlyArray<Era>) => list.map((e) => [e.person, e.ingredient, e.start, e.end])
 
 describe("OMOP exposure rows (§1)", () => {
-  it("end: the end date; else start + days_supply − 1; else start + 29; an end before its start is one day", () => {
+  it("end: the end date; else start + days_supply − 1; else start + 29 (mail order + 89, an administration its day); an end before its start is one day", () => {
     expect(spans(eras({
       drug_exposure: [
         de(1, 1, "2021-01-01", "", { days_supply: "10" }),
         de(2, 2, "2021-01-01", ""),
         de(3, 3, "2020-05-10", "2020-05-01"),
-        de(4, 4, "2020-05-10", "2020-06-10", { days_supply: "5" })
+        de(4, 4, "2020-05-10", "2020-06-10", { days_supply: "5" }),
+        de(5, 5, "2021-01-01", "", { drug_type_concept_id: "32857" }),
+        de(6, 6, "2021-01-01", "", { drug_type_concept_id: "32818" })
       ]
     }))).toEqual([
       ["1", "6809", "2021-01-01", "2021-01-10"],
       ["2", "6809", "2021-01-01", "2021-01-30"],
       ["3", "6809", "2020-05-10", "2020-05-10"],
-      ["4", "6809", "2020-05-10", "2020-06-10"]
+      ["4", "6809", "2020-05-10", "2020-06-10"],
+      ["5", "6809", "2021-01-01", "2021-03-31"],
+      ["6", "6809", "2021-01-01", "2021-01-01"]
     ])
   })
 
-  it("a current medication (end = start, days_supply 0 or empty, no verbatim end) is ongoing, or ends with the observation period that holds it when that ends before as_of", () => {
+  it("a current medication (end = start, days_supply 0, no verbatim end) is ongoing, or ends with the observation period that holds it when that ends before as_of", () => {
     const obs = (person: number, start: string, end: string) => ({ person_id: String(person), observation_period_start_date: start, observation_period_end_date: end })
     expect(spans(eras({
       drug_exposure: [
         current(1, 1, "2023-05-01"), // no observation period: ongoing
         current(2, 2, "2023-05-01"), // period ends before as_of: ends with it
         current(3, 3, "2023-05-01"), // period reaches as_of: ongoing
-        current(4, 4, "2023-05-01", { days_supply: "" }), // days_supply empty: current too
+        current(4, 4, "2023-05-01", { days_supply: "" }), // days_supply empty: a one-day row (an administration may look so), not current
         de(5, 5, "2023-05-01", "2023-05-01", { days_supply: "0" }), // verbatim end = start: a one-day course
         current(6, 6, "2023-05-01"), // the only period does not hold its start: ongoing
         current(7, 7, "2023-05-01"), // died before the period ended: ends at death
@@ -78,7 +82,7 @@ describe("OMOP exposure rows (§1)", () => {
       ["1", "6809", "2023-05-01", null],
       ["2", "6809", "2023-05-01", "2023-09-30"],
       ["3", "6809", "2023-05-01", null],
-      ["4", "6809", "2023-05-01", "2024-12-30"],
+      ["4", "6809", "2023-05-01", "2023-05-01"],
       ["5", "6809", "2023-05-01", "2023-05-01"],
       ["6", "6809", "2023-05-01", null],
       ["7", "6809", "2023-05-01", "2023-08-01"],

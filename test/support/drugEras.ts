@@ -162,14 +162,17 @@ export const omopEras = (cdm: OmopTables, asOf: string): Array<Era> => {
     if (!persons.has(person) || start === null) continue
     const endDate = dayNumber(row.drug_exposure_end_date)
     const supply = (row.days_supply ?? "").trim() === "" ? null : Number(row.days_supply)
-    const current = endDate === start && (supply === null || supply === 0) && (row.verbatim_end_date ?? "").trim() === ""
+    const type = (row.drug_type_concept_id ?? "").trim()
+    // §2: days_supply exactly 0 (as ETL-Synthea writes it), not an administration record.
+    const current = endDate === start && supply === 0 && (row.verbatim_end_date ?? "").trim() === "" && type !== "32818" && type !== "38000180"
     let end: number | null
     if (current) {
       const period = (periods.get(person) ?? []).find(([s, e]) => s <= start && start <= e)
       end = period !== undefined && period[1] < asOfDay ? period[1] : null
     } else if (endDate !== null) end = endDate
     else if (supply !== null && supply > 0) end = start + supply - 1
-    else end = start + 29
+    // §1, CDM 5.4's inference of a missing end (THEMIS): an administration its day, mail order 90 days, else 30.
+    else end = start + (type === "32818" || type === "38000180" ? 0 : type === "38000176" || type === "32857" ? 89 : 29)
     if (end !== null && end < start) end = start
     const fill = DISPENSING_TYPES.has((row.drug_type_concept_id ?? "").trim()) && supply !== null && supply > 0 ? { day: start, days: supply } : null
     for (const ingredient of ingredientsOf((row.drug_concept_id ?? "").trim())) {
@@ -259,9 +262,9 @@ export const fhirEras = (resources: ReadonlyArray<any>, asOf: string, ndcToRxnor
         const rx = rxnormOf(item?.productOrService) ?? (ndc === undefined ? null : ndcToRxnorm[ndc] ?? null)
         const day = dayNumber(item?.servicedDate) ?? dayNumber(r.billablePeriod?.start)
         const days = info("dayssupply", item)?.valueQuantity?.value
-        if (day === null) continue
-        const supply = typeof days === "number" && days > 0 ? days : null
-        add(refId(r.patient), rx, day, supply === null ? day + 29 : day + supply - 1, supply === null ? null : { day, days: supply }, id)
+        // A pharmacy claim item without a date or a days supply says nothing of exposure (docs/data.md: left out).
+        if (day === null || !(typeof days === "number" && days > 0)) continue
+        add(refId(r.patient), rx, day, day + days - 1, { day, days }, id)
       }
     }
   }

@@ -126,3 +126,6 @@ export const subjectOf = (ref: fhir4.Reference | undefined, path: string): strin
   return id === undefined ? { path, reason: "is required (the patient the resource is about)" } : id
 }
 
+/** A resource's extension of a URL, or undefined. */
+export const extensionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension> | undefined }, url: string): fhir4.Extension | undefined =>
+  Array.isArray(resource.extension) ? resource.extension.find((e) => e?.url === url) : undefined

@@ -7,8 +7,9 @@
  */
 import type * as fhir4 from "fhir/r4.js"
 import type { Sex } from "../../plugin/vocabularies.ts"
-import { codingsOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
+import { codingsOf, extensionOf, fact, type FhirContext, hasCode, isProblem, type MedicationCode, problem, referenceId, skip, subjectOf } from "./common.ts"
 import { explanationOfBenefit } from "./claims.ts"
+import { extensionSexOf } from "./patientSex.ts"
 import { classLabel, encounterKind } from "./encounterClass.ts"
 import { daysOf, medicationRequestPeriod } from "./medicationPeriod.ts"
 import { observation } from "./observations.ts"
@@ -47,9 +48,6 @@ export const READ_TYPES: ReadonlySet<string> = new Set([...PHASE_ONE, ...PHASE_T
 const identifiersOf = (ids: ReadonlyArray<fhir4.Identifier> | undefined): ReadonlyArray<string> =>
   (Array.isArray(ids) ? ids : []).flatMap((i) => (typeof i?.value === "string" ? [`?${i.system ?? ""}|${i.value}`, `?|${i.value}`] : []))
 
-const extensionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension> | undefined }, url: string) =>
-  Array.isArray(resource.extension) ? resource.extension.find((e) => e?.url === url) : undefined
-
 /** The region of a resource: our region extension, else its (home, current) address through the region map. */
 const regionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension> | undefined; readonly address?: ReadonlyArray<fhir4.Address> | undefined }, ctx: FhirContext): string => {
   const ext = extensionOf(resource, HCC_REGION_EXTENSION)
@@ -62,23 +60,6 @@ const regionOf = (resource: { readonly extension?: ReadonlyArray<fhir4.Extension
 }
 
 const SEXES: ReadonlySet<string> = new Set(["female", "male", "other", "unknown"])
-
-/**
- * US Core's sex extensions, read when `gender` is absent: US Core 6+ `us-core-individual-sex`
- * (a SNOMED CT coding: 248152002 Female, 248153007 Male; other codes say nothing we hold), else
- * US Core 3–6's `us-core-birthsex` (valueCode F, M; UNK and others unknown).
- */
-const US_CORE_SEX = "http://hl7.org/fhir/us/core/StructureDefinition/us-core-individual-sex"
-const US_CORE_BIRTH_SEX = "http://hl7.org/fhir/us/core/StructureDefinition/us-core-birthsex"
-const SNOMED_SEX: Readonly<Record<string, Sex>> = { "248152002": "female", "248153007": "male" }
-const BIRTH_SEX: Readonly<Record<string, Sex>> = { F: "female", M: "male" }
-const extensionSexOf = (r: fhir4.Patient): Sex | undefined => {
-  const coding = extensionOf(r, US_CORE_SEX)?.valueCoding
-  const individual = coding?.code === undefined ? undefined : SNOMED_SEX[coding.code]
-  if (individual !== undefined) return individual
-  const birth = extensionOf(r, US_CORE_BIRTH_SEX)?.valueCode
-  return birth === undefined ? undefined : BIRTH_SEX[birth]
-}
 
 const patient = (r: fhir4.Patient, ctx: FhirContext): Mapped => {
   const born = ctx.day(r.birthDate, "Patient.birthDate")
