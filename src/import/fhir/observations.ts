@@ -64,6 +64,8 @@ export const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
   const directSums = new Float64Array(AXES.length)
   const directCounts = new Int32Array(AXES.length)
   for (const part of parts) {
+    // One value counts once per instrument, however many of the part's codings name it.
+    const counted = new Set<unknown>()
     for (const c of part.codings) {
       if (c.system === model.directSystem) {
         const axis = model.directAxis(c.code)
@@ -93,6 +95,8 @@ export const observation = (r: fhir4.Observation, ctx: FhirContext): Mapped => {
         }
       } else {
         for (const instrument of model.instrumentsOf(c.system, c.code)) {
+          if (counted.has(instrument)) continue
+          counted.add(instrument)
           const v = valueOf(part.node, part.path)
           if (isProblem(v)) {
             problems.push(v)

@@ -89,7 +89,8 @@ export class ObservationMapper {
     else if (own) kind = { k: "own", vocabulary: concept.vocabulary!, code: concept.code! }
     else {
       const direct = concept.vocabulary === HCC_AXIS_VOCABULARY ? this.axisModel.directAxis(concept.code) : undefined
-      const instruments = cs.flatMap((c) => (c.code === undefined ? [] : this.axisModel.instrumentsOf(c.system, c.code)))
+      // An instrument the concept and the source concept both name (ETLs often give the same LOINC twice) counts once.
+      const instruments = [...new Set(cs.flatMap((c) => (c.code === undefined ? [] : this.axisModel.instrumentsOf(c.system, c.code))))]
       kind = direct === undefined && instruments.length === 0 ? { k: "unused" } : { k: "scored", direct, instruments }
     }
     this.kinds.set(key, kind)
