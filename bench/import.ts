@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import [-- --patients N] [--gzip] [--parquet] [--formats csv,fhir,omop|none] [--csv <folder>] [--omop <folder>] [--athena]`:
+ * `npm run bench:import [-- --patients N] [--gzip] [--parquet] [--formats csv,fhir,omop|none] [--csv <folder>] [--omop <folder>] [--athena] [--baseline=<checkout>]`:
  * import throughput, side by side in one run. A generated dataset (50,000 patients unless given) is
  * exported as CSV, as FHIR R4 Bulk Data (gzip'd with --gzip) and as OMOP CDM 5.4 (Parquet with
  * --parquet), and each export is imported into an empty data folder by the CLI, as an operator runs it: wall
@@ -9,11 +9,13 @@
  * `--athena` puts beside each OMOP folder's vocabulary one of Athena's row counts (7 million
  * concepts, 50 million relationships, 80 million ancestors, none of them used by the data: what a
  * full vocabulary download costs an import), made by DuckDB. Beside each import, the floor: DuckDB
- * merely reading the same files (`SELECT count(*)`, every core). Prints a table; nothing is asserted.
+ * merely reading the same files (`SELECT count(*)`, every core). `--baseline=<checkout>` imports the
+ * same files with that checkout's CLI too, in turn with this one's, and prints both side by side with
+ * their ratio. Prints a table; nothing is asserted.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { spawn, spawnSync } from "node:child_process"
-import { closeSync, copyFileSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
+import { closeSync, copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { createGunzip } from "node:zlib"
@@ -32,6 +34,9 @@ const formats = (arg("formats") ?? "csv,fhir,omop").split(",")
 const omop = arg("omop")
 const ownCsv = arg("csv")
 const athena = process.argv.includes("--athena")
+const baselineArg = process.argv.find((a) => a.startsWith("--baseline="))
+const baseline = baselineArg === undefined ? undefined : resolve(baselineArg.slice("--baseline=".length))
+if (baseline !== undefined && !existsSync(join(baseline, "src/cli.ts"))) throw new Error(`--baseline=${baseline}: not a checkout of this service (no src/cli.ts)`)
 
 const hcc = (dataDir: string, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, encoding: "utf8", maxBuffer: 1 << 26 })
@@ -106,11 +111,11 @@ const withAthenaVocabulary = async (from: string, to: string): Promise<string> =
 }
 
 /** Runs an import as a child process; samples its RSS; returns wall and CPU seconds and peak RSS (and how it failed, if it did). */
-const timedImport = (args: ReadonlyArray<string>) =>
+const timedImport = (args: ReadonlyArray<string>, checkout = ROOT) =>
   new Promise<{ readonly wall: number; readonly cpu: number; readonly peakMiB: number; readonly phases: string; readonly failed?: string }>((resolvePromise) => {
     const dataDir = mkdtempSync(join(tmpdir(), "hcc-bench-import-"))
     const started = performance.now()
-    const child = spawn(process.execPath, [CLI, ...args, "--json"], { cwd: ROOT, env: { ...process.env, HCC_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [join(checkout, "src/cli.ts"), ...args, "--json"], { cwd: checkout, env: { ...process.env, HCC_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d))
     let err = ""
@@ -176,11 +181,14 @@ const main = async () => {
     console.log(`OMOP export${parquet ? " (Parquet)" : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
   }
 
-  const rows: Array<{ readonly name: string; readonly bytes: { readonly stored: number; readonly raw: number }; readonly r: Awaited<ReturnType<typeof timedImport>>; readonly floor: number }> = []
+  type Timed = Awaited<ReturnType<typeof timedImport>>
+  const rows: Array<{ readonly name: string; readonly bytes: { readonly stored: number; readonly raw: number }; readonly r: Timed; readonly base?: Timed; readonly floor: number }> = []
   const measure = async (name: string, folder: string, args: ReadonlyArray<string>) => {
     const r = await timedImport(args)
-    rows.push({ name, bytes: await sizeOf(folder), r, floor: await duckdbFloor(folder) })
     console.log(`${name}: ${r.failed ?? `${r.wall.toFixed(1)} s`}`)
+    const base = baseline === undefined ? undefined : await timedImport(args, baseline)
+    if (base !== undefined) console.log(`${name}, baseline: ${base.failed ?? `${base.wall.toFixed(1)} s`}`)
+    rows.push({ name, bytes: await sizeOf(folder), r, ...(base === undefined ? {} : { base }), floor: await duckdbFloor(folder) })
   }
   if (formats.includes("csv")) await measure("CSV tables", csv, ["data", "import", csv])
   if (ownCsv !== undefined) await measure("CSV tables (yours)", ownCsv, ["data", "import", ownCsv])
@@ -195,6 +203,16 @@ const main = async () => {
 
   const mib = (b: number) => b / 1_048_576
   console.log("")
+  if (baseline !== undefined) {
+    console.log(`Beside the checkout at ${baseline}, the same files, imported in turn: baseline ÷ this, how many times longer the baseline takes.`)
+    console.log("")
+    console.log("| import | wall s | baseline wall s | baseline ÷ this | CPU s | baseline CPU s | peak RSS MiB | baseline peak RSS MiB |")
+    console.log("|---|---|---|---|---|---|---|---|")
+    for (const { name, r, base } of rows) {
+      console.log(`| ${name} | ${r.failed ?? r.wall.toFixed(1)} | ${base?.failed ?? base!.wall.toFixed(1)} | ${r.failed === undefined && base?.failed === undefined ? (base!.wall / r.wall).toFixed(2) : ""} | ${r.cpu.toFixed(1)} | ${base!.cpu.toFixed(1)} | ${r.peakMiB} | ${base!.peakMiB} |`)
+    }
+    console.log("")
+  }
   console.log("| import | files MiB (stored / uncompressed) | wall s | phases s | CPU s | cores used | MiB/s (uncompressed) | MiB/s per core | peak RSS MiB | DuckDB count(*) s | × DuckDB's |")
   console.log("|---|---|---|---|---|---|---|---|---|---|---|")
   for (const { name, bytes, r, floor } of rows) {

@@ -144,7 +144,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
   },
   {
     name: "drug_exposures",
-    doc: "Dispensed courses of a drug",
+    doc: "Courses of a drug: the generated population's courses; an import's exposure eras (one per person and ingredient, OHDSI's 30-day persistence window: \"Drug exposure: eras, fills and adherence\")",
     key: ["id"],
     columns: [
       { name: "id", type: "int", range: [1, 2_147_483_647], doc: "Exposure id" },
@@ -152,7 +152,7 @@ export const HEALTH_TABLES: ReadonlyArray<TableSpec> = [
       { name: "drug", type: "text", vocabulary: "drug", doc: "Drug code" },
       { name: "start_date", type: "date", doc: "First day supplied (may precede the data window)" },
       { name: "end_date", type: "date", nullable: true, doc: "Last day supplied; empty when ongoing at as_of" },
-      { name: "adherence", type: "real", nullable: true, range: [0, 1], doc: "Proportion of days covered (PDC) over the exposure; empty when unknown (no dispensing records)" }
+      { name: "adherence", type: "real", nullable: true, range: [0, 1], doc: "Proportion of days covered (PDC) over the exposure; empty when unknown (an imported era with fewer than two fills)" }
     ]
   },
   {

@@ -14,13 +14,9 @@
  *   DEVICE_EXPOSURE, which the export does not write.
  */
 import { CDM54, type CdmColumns, layout } from "./cdm54.ts"
-import type { OmopTable } from "./tables.ts"
+import { CDM_VERSIONS, type CdmVersion, type OmopTable } from "./cdmTables.ts"
 
-/** A CDM version a file's columns may follow. */
-export type CdmVersion = "5.2" | "5.3" | "5.4"
-
-/** The versions, oldest first. */
-export const CDM_VERSIONS: ReadonlyArray<CdmVersion> = ["5.2", "5.3", "5.4"]
+export { CDM_VERSIONS, type CdmVersion }
 
 type Layouts = Readonly<Record<OmopTable, CdmColumns>>
 

@@ -10,7 +10,7 @@
 import { Effect, Exit } from "effect"
 import { type Engine, EngineError, literal } from "../Engine.ts"
 import { ImportRejected } from "../Report.ts"
-import type { OmopFile } from "./tables.ts"
+import type { OmopFile } from "./cdmTables.ts"
 
 /** DuckDB's words for a failure real files show, and what they mean. */
 const PLAIN: ReadonlyArray<readonly [RegExp, string]> = [

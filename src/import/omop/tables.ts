@@ -18,49 +18,11 @@ import { join, relative } from "node:path"
 import { createGunzip, gunzipSync } from "node:zlib"
 import { type Engine, literal } from "../Engine.ts"
 import { ImportRejected } from "../Report.ts"
-import type { CdmVersion } from "./cdmLayouts.ts"
+import { OMOP_TABLES, type OmopFile, type OmopTable } from "./cdmTables.ts"
 import { readingFile } from "./fileProblem.ts"
 import { SAMPLE_ROWS, textLayoutOf } from "./textLayout.ts"
 
-/** The CDM tables the importer reads, in the order it reads them (vocabulary and references first). */
-export const OMOP_TABLES = [
-  "concept",
-  "concept_relationship",
-  "concept_ancestor",
-  "cdm_source",
-  "location",
-  "care_site",
-  "provider",
-  "death",
-  "person",
-  "observation_period",
-  "visit_occurrence",
-  "condition_occurrence",
-  "drug_exposure",
-  "procedure_occurrence",
-  "device_exposure",
-  "measurement",
-  "observation",
-  "drug_era",
-  "condition_era"
-] as const
-/** One table the importer reads. */
-export type OmopTable = (typeof OMOP_TABLES)[number]
-
-/** One table's file. */
-export interface OmopFile {
-  readonly table: OmopTable
-  readonly path: string
-  /** Its path in the folder imported, for messages. */
-  readonly name: string
-  readonly format: "csv" | "parquet"
-  readonly gzip: boolean
-  readonly bytes: number
-  /** A CSV or TSV file without a header row: the CDM version whose DDL order its fields follow, and their columns (textLayout.ts). */
-  readonly headerless?: { readonly version: CdmVersion; readonly columns: ReadonlyArray<string> }
-  /** Why the file cannot be read at all, when it cannot (one problem of the import). */
-  readonly unreadable?: string
-}
+export { OMOP_TABLES, type OmopFile, type OmopTable } from "./cdmTables.ts"
 
 /** A table's file: `<table>.csv|tsv|txt|parquet`, optionally `.gz`, or the table's bare name (ETL-CMS ships SynPUF's CDM 5.2 files so: `person`, `drug_exposure`). */
 const FILE = /^(.+?)(?:\.(csv|tsv|txt|parquet))?(\.gz)?$/i

@@ -22,7 +22,7 @@
  */
 import type { CdmType } from "./cdm54.ts"
 import { CDM_LAYOUTS, CDM_VERSIONS, type CdmVersion } from "./cdmLayouts.ts"
-import type { OmopTable } from "./tables.ts"
+import type { OmopTable } from "./cdmTables.ts"
 
 /** The rows sampled to tell versions of one column count apart. */
 export const SAMPLE_ROWS = 1000
