@@ -6,21 +6,17 @@
  * shows the write under way (each line is printed after its rows are committed), not after a delay.
  */
 import { spawn } from "node:child_process"
-import { createHash } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { HEALTH_TABLE_NAMES } from "../../src/health/healthTables.ts"
 import { type DbTarget, query } from "../support/db.ts"
 import { databaseFor, ENGINES } from "../support/engines.ts"
+import { datasetDigest, generatedFhirExport } from "../support/datasets.ts"
 import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
 
 let bulk: string
 beforeAll(() => {
-  const source = tempDataDir()
-  hcc(source, ["data", "generate", "--patients", "6000", "--seed", "31"])
-  bulk = join(tempDataDir(), "bulk")
-  hcc(source, ["data", "export", "--format", "fhir", bulk])
+  bulk = generatedFhirExport(6000, 31)
 }, 120_000)
 
 /** Runs `hcc <args>` and sends `signal` once a progress line `<label>: writing N%` shows N ≥ `percent`; the exit code and stderr. */
@@ -63,15 +59,6 @@ const spareSchema = async (target: DbTarget) => {
   return { indexes, keys }
 }
 
-/** SHA-256 of the dataset served, as its CSV export. */
-const servedDigest = (target: DbTarget): string => {
-  const out = join(tempDataDir(), "csv")
-  hcc(target, ["data", "export", out])
-  const h = createHash("sha256")
-  for (const f of readdirSync(out).sort()) h.update(f).update(readFileSync(join(out, f)))
-  return h.digest("hex")
-}
-
 const EMPTY = Object.fromEntries(HEALTH_TABLE_NAMES.map((t) => [t, 0]))
 
 describe.each(ENGINES)("a dataset write stopped on %s", (engine) => {
@@ -85,20 +72,20 @@ describe.each(ENGINES)("a dataset write stopped on %s", (engine) => {
 
   it("data generate, SIGINT past a fifth of its rows: the rows it wrote are removed, the dataset served is unchanged", async () => {
     const target = await served()
-    const [before, schema] = [servedDigest(target), await spareSchema(target)]
+    const [before, schema] = [datasetDigest(target), await spareSchema(target)]
     const { code, stderr } = await stopWhileWriting(target, ["data", "generate", "--patients", "20000", "--seed", "3"], "generating 20000 patients", 20, "SIGINT")
     expect(code, stderr).toBe(130)
     expect(stderr).toContain("hcc: stopped by SIGINT before it finished: nothing was written; the dataset in use is unchanged; the rows written to the spare set were removed\n")
     expect(await spareRows(target)).toEqual(EMPTY)
     expect(await spareSchema(target)).toEqual(schema)
-    expect(servedDigest(target)).toBe(before)
+    expect(datasetDigest(target)).toBe(before)
     hcc(target, ["data", "generate", "--patients", "500", "--seed", "4"])
     expect((await query<{ n: number }>(target, "SELECT COUNT(*) AS n FROM patients"))[0]?.n).toBe(500)
   }, 180_000)
 
   it("data import, SIGTERM in its writing phase: the rows it wrote are removed, the dataset served is unchanged", async () => {
     const target = await served()
-    const [before, schema] = [servedDigest(target), await spareSchema(target)]
+    const [before, schema] = [datasetDigest(target), await spareSchema(target)]
     const { code, stderr } = await stopWhileWriting(target, ["data", "import", "--format", "fhir", bulk], "importing FHIR", 0, "SIGTERM")
     expect(code, stderr).toBe(143)
     expect(stderr).toContain(
@@ -106,6 +93,6 @@ describe.each(ENGINES)("a dataset write stopped on %s", (engine) => {
     )
     expect(await spareRows(target)).toEqual(EMPTY)
     expect(await spareSchema(target)).toEqual(schema)
-    expect(servedDigest(target)).toBe(before)
+    expect(datasetDigest(target)).toBe(before)
   }, 180_000)
 })

@@ -7,15 +7,12 @@ import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { datasetDigest, servedDataset } from "../support/datasets.ts"
+import { datasetDigest, generatedFhirExport, servedDataset } from "../support/datasets.ts"
 import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
 
 let bulk: string
 beforeAll(() => {
-  const source = tempDataDir()
-  hcc(source, ["data", "generate", "--patients", "6000", "--seed", "31"])
-  bulk = join(tempDataDir(), "bulk")
-  hcc(source, ["data", "export", "--format", "fhir", bulk])
+  bulk = generatedFhirExport(6000, 31)
 }, 120_000)
 
 /** Starts an import and kills it (SIGKILL) once its progress line for `phase` reaches `percent`. */

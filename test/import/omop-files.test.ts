@@ -6,12 +6,12 @@
  * tables as CSV) gives, with the values asserted; a file that cannot be read is one problem naming
  * it (and the column at fault), in plain words.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { beforeAll, describe, expect, it } from "vitest"
 import { C, cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
+import { eachCdmTable } from "../fixtures/omop/duckdbTables.ts"
 import { datasetDigest, type Table, tablesOf } from "../support/datasets.ts"
 import { hcc, runHcc, tempDataDir } from "../support/server.ts"
 
@@ -205,29 +205,18 @@ const EXTRA: Record<string, ReadonlyArray<string>> = {
   drug_exposure: ["drug_exposure_start_datetime", "verbatim_end_date", "stop_reason", "refills", "quantity", "sig", "route_concept_id", "lot_number"]
 }
 const writeParquet = async (folder: string, empty: "BOOLEAN" | "INTEGER", edit?: (table: string, select: Array<string>) => void) => {
-  const csv = writeCdm(join(tempDataDir(), "csv"))
   mkdirSync(folder, { recursive: true })
-  const instance = await DuckDBInstance.create(":memory:")
-  const c = await instance.connect()
-  try {
-    for (const name of readdirSync(csv)) {
-      const table = name.replace(/\.csv$/, "").toLowerCase()
-      const tab = name.startsWith("CONCEPT")
-      const source = `read_csv('${join(csv, name)}', header = true, delim = '${tab ? "\\t" : ","}', quote = '${tab ? "" : '"'}')`
-      const columns = (await c.runAndReadAll(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${source})`)).getRows().map((r) => String(r[0]))
-      const select: Array<string> = []
-      for (const column of columns) {
-        const n = (await c.runAndReadAll(`SELECT count("${column}") FROM ${source}`)).getRows()[0]?.[0]
-        select.push(Number(n) === 0 ? `NULL::${empty} AS "${column}"` : `"${column}"`)
-      }
-      for (const column of EXTRA[table] ?? []) if (!columns.includes(column)) select.push(`NULL::${empty} AS "${column}"`)
-      edit?.(table, select)
-      await c.run(`COPY (SELECT ${select.join(", ")} FROM ${source}) TO '${join(folder, `${table}.parquet`)}' (FORMAT parquet, COMPRESSION 'uncompressed')`)
+  await eachCdmTable(async (c, table, source) => {
+    const columns = (await c.runAndReadAll(`SELECT column_name FROM (DESCRIBE SELECT * FROM ${source})`)).getRows().map((r) => String(r[0]))
+    const select: Array<string> = []
+    for (const column of columns) {
+      const n = (await c.runAndReadAll(`SELECT count("${column}") FROM ${source}`)).getRows()[0]?.[0]
+      select.push(Number(n) === 0 ? `NULL::${empty} AS "${column}"` : `"${column}"`)
     }
-  } finally {
-    c.closeSync()
-    instance.closeSync()
-  }
+    for (const column of EXTRA[table] ?? []) if (!columns.includes(column)) select.push(`NULL::${empty} AS "${column}"`)
+    edit?.(table, select)
+    await c.run(`COPY (SELECT ${select.join(", ")} FROM ${source}) TO '${join(folder, `${table}.parquet`)}' (FORMAT parquet, COMPRESSION 'uncompressed')`)
+  })
   return folder
 }
 

@@ -5,11 +5,11 @@
  * dataset the plain CSV folder gives. And thousands of unmapped concepts that share one long
  * display import with distinct codes.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { C, cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
+import { eachCdmTable } from "../fixtures/omop/duckdbTables.ts"
 import { datasetDigest, tablesOf } from "../support/datasets.ts"
 import { hcc, runHcc, tempDataDir } from "../support/server.ts"
 
@@ -28,26 +28,16 @@ beforeAll(() => {
 
 /** Writes every table as Parquet with DuckDB (types as it infers them from the CSV: ids as integers, dates as dates); `parts` tables as a folder of two part files. */
 const writeParquet = async (folder: string, parts: ReadonlyArray<string>) => {
-  const csv = writeCdm(join(tempDataDir(), "csv"))
   mkdirSync(folder, { recursive: true })
-  const instance = await DuckDBInstance.create(":memory:")
-  const c = await instance.connect()
-  try {
-    for (const name of readdirSync(csv)) {
-      const table = name.replace(/\.csv$/, "").toLowerCase()
-      const source = `read_csv('${join(csv, name)}', header = true, delim = '${name.startsWith("CONCEPT") ? "\\t" : ","}', quote = '${name.startsWith("CONCEPT") ? "" : '"'}')`
-      if (parts.includes(table)) {
-        mkdirSync(join(folder, table))
-        await c.run(`COPY (SELECT * FROM ${source} LIMIT 2) TO '${join(folder, table, "part-0.parquet")}' (FORMAT parquet)`)
-        await c.run(`COPY (SELECT * FROM ${source} OFFSET 2) TO '${join(folder, table, "part-1.parquet")}' (FORMAT parquet)`)
-      } else {
-        await c.run(`COPY (SELECT * FROM ${source}) TO '${join(folder, `${table}.parquet`)}' (FORMAT parquet)`)
-      }
+  await eachCdmTable(async (c, table, source) => {
+    if (parts.includes(table)) {
+      mkdirSync(join(folder, table))
+      await c.run(`COPY (SELECT * FROM ${source} LIMIT 2) TO '${join(folder, table, "part-0.parquet")}' (FORMAT parquet)`)
+      await c.run(`COPY (SELECT * FROM ${source} OFFSET 2) TO '${join(folder, table, "part-1.parquet")}' (FORMAT parquet)`)
+    } else {
+      await c.run(`COPY (SELECT * FROM ${source}) TO '${join(folder, `${table}.parquet`)}' (FORMAT parquet)`)
     }
-  } finally {
-    c.closeSync()
-    instance.closeSync()
-  }
+  })
   return folder
 }
 

@@ -3,7 +3,16 @@ import { parse } from "csv-parse/sync"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { call, hcc, ROOT, startServer, tempDataDir, waitReady } from "./server.ts"
+import { call, hcc, ROOT, startServer, type Target, tempDataDir, waitReady } from "./server.ts"
+
+/** A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder. */
+export const generatedFhirExport = (patients: number, seed: number): string => {
+  const source = tempDataDir()
+  hcc(source, ["data", "generate", "--patients", String(patients), "--seed", String(seed)])
+  const bulk = join(tempDataDir(), "bulk")
+  hcc(source, ["data", "export", "--format", "fhir", bulk])
+  return bulk
+}
 
 /** Rows of one table, by column name. */
 export type Table = ReadonlyArray<Record<string, string>>
@@ -16,9 +25,9 @@ export const tablesOf = (dataDir: string): Record<string, Table> => {
 }
 
 /** SHA-256 of a data folder's whole dataset (to show an import changed nothing). */
-export const datasetDigest = (dataDir: string): string => {
+export const datasetDigest = (target: Target): string => {
   const out = join(tempDataDir(), "csv")
-  hcc(dataDir, ["data", "export", out])
+  hcc(target, ["data", "export", out])
   const h = createHash("sha256")
   for (const f of readdirSync(out).sort()) h.update(f).update(readFileSync(join(out, f)))
   return h.digest("hex")
