@@ -149,7 +149,16 @@ console.log(JSON.stringify({
       while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100))
       expect(lines().find((l) => l.msg === "plugin loaded" && l.plugin === "series-stats")).toMatchObject({ source: "hcc-plugin-series-stats" })
       const token = readFileSync(join(dataDir, "demo.token"), "utf8").trim()
-      const result = JSON.parse(run("node", ["check.ts", url, token], project)) as Record<string, any>
+      // A failed check names what the service logged at error level (an internal error's cause is logged under its request id).
+      const checked = (() => {
+        try {
+          return run("node", ["check.ts", url, token], project)
+        } catch (e) {
+          const logged = lines().filter((l) => l.level === "error" || l.level === "fatal").map((l) => JSON.stringify(l))
+          throw new Error(`${e instanceof Error ? e.message : String(e)}\nthe service logged:\n${logged.join("\n")}`)
+        }
+      })()
+      const result = JSON.parse(checked) as Record<string, any>
       for (let i = 0; i < result.kernel.wasm.length; i++) expect(result.kernel.wasm[i]).toBeCloseTo(result.kernel.twin[i], 9)
       expect(result.kernel.wasm.length).toBe(18)
       expect(result.kernel.shapeError).toBe("fitTrajectories")
