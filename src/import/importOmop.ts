@@ -223,10 +223,13 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     yield* each("person", (r) => {
       const id = idOf(r, "person_id")
       if (isProblem(id)) return id
-      const year = Number(r.get("year_of_birth"))
-      if (r.get("year_of_birth") === "" || !Number.isInteger(year)) return { path: "year_of_birth", reason: r.get("year_of_birth") === "" ? "is required (age = as_of year − year of birth)" : `'${r.get("year_of_birth")}' is not a year` }
+      // The CDM requires year_of_birth, but a person without one (as FHIR allows) has no age, which
+      // every cohort needs: left out with all about them, counted (Staging.ts), not a reason to refuse the rest.
+      const given = r.get("year_of_birth")
+      const year = given === "" ? null : Number(given)
+      if (year !== null && !Number.isInteger(year)) return { path: "year_of_birth", reason: `'${given}' is not a year` }
       // Judged against the data, not the calendar: a de-identified dataset may be born in 2149 (below, and docs/data.md "Dates").
-      if (year < 1000 || year > 9999) return { path: "year_of_birth", reason: `${year} is not a four-digit year` }
+      if (year !== null && (year < 1000 || year > 9999)) return { path: "year_of_birth", reason: `${year} is not a four-digit year` }
       const gender = GENDER[r.get("gender_concept_id")]
       const sourceValue = r.get("person_source_value")
       return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(r.get("location_id")), death: deaths.get(id) ?? null }]

@@ -92,7 +92,7 @@ describe("OMOP import: bad input imports nothing", () => {
     ["a person not in PERSON", "condition_occurrence.csv", (r: Array<Array<string | number>>) => (r[0]![1] = 99), /condition_occurrence\.csv:2: person_id: person 99 is not in the PERSON table/],
     ["an unparseable date", "visit_occurrence.csv", (r: Array<Array<string | number>>) => (r[2]![3] = "2024-02-30"), /visit_occurrence\.csv:4: visit_start_date: '2024-02-30' is not a date/],
     ["an unparseable quantity", "measurement.csv", (r: Array<Array<string | number>>) => (r[0]![5] = "nine"), /measurement\.csv:2: value_as_number: 'nine' is not a number/],
-    ["a missing year of birth", "PERSON.csv", (r: Array<Array<string | number>>) => (r[1]![2] = ""), /PERSON\.csv:3: year_of_birth: is required/]
+    ["a year of birth that is not a year", "PERSON.csv", (r: Array<Array<string | number>>) => (r[1]![2] = "19x5"), /PERSON\.csv:3: year_of_birth: '19x5' is not a year/]
   ])("%s", (_, file, edit, message) => {
     // --strict: a row naming a person PERSON lacks is a problem too (else it is left out and counted: orphans.test.ts).
     const r = runHcc(target, ["data", "import", "--format", "omop", "--strict", variant(file, edit)])

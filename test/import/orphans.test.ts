@@ -69,6 +69,19 @@ describe("OMOP: rows naming a person PERSON lacks", () => {
   })
 })
 
+describe("OMOP: a person without a year of birth", () => {
+  it("has no age, which every cohort needs: left out with all about them, counted, as FHIR's Patient without a birthDate", () => {
+    const files = cdmFiles()
+    const [header, persons] = files["PERSON.csv"]!
+    files["PERSON.csv"] = [header, persons.map((r) => (r[0] === 2 ? r.map((v, i) => (i === 2 ? "" : v)) : [...r]))]
+    const dir = tempDataDir()
+    const summary = JSON.parse(hcc(dir, ["data", "import", "--format", "omop", writeCdm(join(tempDataDir(), "cdm"), files), "--json"]))
+    expect(tablesOf(dir).source_ids!.filter((s) => s.table_name === "patients").map((s) => s.source_id)).toEqual(["person/1", "person/3", "person/4"])
+    expect(summary.left_out["person without a birth date: left out, with all that is about them (every cohort needs an age)"]).toBe(1)
+    expect(Object.keys(summary.left_out).some((k) => k.endsWith("about a patient left out: left out"))).toBe(true)
+  })
+})
+
 describe("FHIR: resources naming a patient the export lacks", () => {
   it("are left out and counted by type and reference; the rest imports", () => {
     const files = ehrFiles()
