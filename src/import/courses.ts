@@ -59,8 +59,7 @@ const NOTES = {
 
 /** How far the eras made agree with what the source derived itself (reconcile.ts), counted as they are made. */
 export interface EraAgreement {
-  /** DRUG_ERA rows (one per ingredient) of the patients with eras here, and of them: the same era here (start and end), or one overlapping. */
-  drugEraSeen: number
+  /** Of the DRUG_ERA rows (one per ingredient) of the patients with eras here: the same era here (start and end), or one overlapping. */
   drugEraSame: number
   drugEraOverlapping: number
   /** Eras here, and those starting within an observation period of their patient. */
@@ -91,7 +90,7 @@ export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: 
   while (nextCourse.done !== true || nextDispense.done !== true) {
     const p = Math.min(patientOf(nextCourse), patientOf(nextDispense))
     const byDrug = new Map<string, Array<Exposure>>()
-    const add = (concept: number, e: Omit<Exposure, "end"> & { readonly end: number }) => {
+    const add = (concept: number, e: Exposure) => {
       for (const drug of vocab.codesOf(concept)) {
         const list = byDrug.get(drug) ?? []
         list.push({ ...e })
@@ -181,7 +180,6 @@ const agree = (
   for (const e of eras) if (periods.some((o) => o.start <= e.start && e.start <= o.finish)) a.erasObserved++
   for (const row of source) {
     for (const drug of vocab.codesOf(row.concept)) {
-      a.drugEraSeen++
       const same = eras.filter((e) => e.drug === drug)
       if (same.some((e) => e.start === row.start && Math.min(e.end, asOfDay) === row.finish)) a.drugEraSame++
       if (same.some((e) => e.start <= row.finish && Math.min(e.end, asOfDay) >= row.start)) a.drugEraOverlapping++

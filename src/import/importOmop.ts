@@ -17,7 +17,7 @@ import type { Concept, EncounterKind } from "./facts.ts"
 import { Engine } from "./Engine.ts"
 import type { PhaseProgress } from "../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup, surveillanceOf } from "./importCommon.ts"
-import { dayOf, idOf, isProblem, type RowResult } from "./omop/cells.ts"
+import { dayOf, idOf, integerCell, isProblem, type RowResult } from "./omop/cells.ts"
 import { drugExposureFacts } from "./omop/drugExposure.ts"
 import { ObservationMapper, readInBulk } from "./omop/observations.ts"
 import { HCC_REGION_PREFIX, HCC_STUDY_PREFIX } from "./omop/ownTerms.ts"
@@ -193,7 +193,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     yield* each("location", (r) => {
       const country = r.get("country_source_value") || (r.get("country_concept_id") !== "" ? vocabulary.codingsOf(Number(r.get("country_concept_id"))).name ?? "" : "")
       const own = r.get("location_source_value")
-      locations.set(r.get("location_id"), { state: r.get("state"), country, region: own.startsWith(HCC_REGION_PREFIX) ? own.slice(HCC_REGION_PREFIX.length) : undefined })
+      locations.set(integerCell(r, "location_id"), { state: r.get("state"), country, region: own.startsWith(HCC_REGION_PREFIX) ? own.slice(HCC_REGION_PREFIX.length) : undefined })
     })
     const regionOf = (locationId: string) => {
       const l = locations.get(locationId)
@@ -205,12 +205,12 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const own = r.get("care_site_source_value")
       const org = own.startsWith(HCC_STUDY_PREFIX) && own.length > HCC_STUDY_PREFIX.length ? own.slice(HCC_STUDY_PREFIX.length) : id
       careSites.set(id, org)
-      staging.addPhaseOne(origin, { k: "organization", src: org, identifiers: [], region: regionOf(r.get("location_id")), name: r.get("care_site_name") || id })
+      staging.addPhaseOne(origin, { k: "organization", src: org, identifiers: [], region: regionOf(integerCell(r, "location_id")), name: r.get("care_site_name") || id })
     })
     const orgOfCareSite = (careSiteId: string) => careSiteId === "" ? null : careSites.get(careSiteId) ?? careSiteId
     yield* each("provider", (r) => {
-      const org = orgOfCareSite(r.get("care_site_id"))
-      if (org !== null) providers.set(r.get("provider_id"), org)
+      const org = orgOfCareSite(integerCell(r, "care_site_id"))
+      if (org !== null) providers.set(integerCell(r, "provider_id"), org)
     })
     yield* each("death", (r) => {
       const person = idOf(r, "person_id")
@@ -230,9 +230,9 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       if (year !== null && !Number.isInteger(year)) return { path: "year_of_birth", reason: `'${given}' is not a year` }
       // Judged against the data, not the calendar: a de-identified dataset may be born in 2149 (below, and docs/data.md "Dates").
       if (year !== null && (year < 1000 || year > 9999)) return { path: "year_of_birth", reason: `${year} is not a four-digit year` }
-      const gender = GENDER[r.get("gender_concept_id")]
+      const gender = GENDER[integerCell(r, "gender_concept_id")]
       const sourceValue = r.get("person_source_value")
-      return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(r.get("location_id")), death: deaths.get(id) ?? null }]
+      return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(integerCell(r, "location_id")), death: deaths.get(id) ?? null }]
     })
     staging.closePhaseOne()
     // The persons' ids, for the bulk reads of MEASUREMENT and OBSERVATION (a row of a person not in PERSON is a problem).
@@ -278,14 +278,14 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const concept = r.get("visit_concept_id")
       const kind = visitKindOf(concept)
       if (end !== undefined && (end as number) < (start as number)) report.note("VISIT_OCCURRENCE ending before it starts: kept as one day")
-      return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: orgOfCareSite(r.get("care_site_id")) }]
+      return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: orgOfCareSite(integerCell(r, "care_site_id")) }]
     })
 
     yield* each("condition_occurrence", (r) => {
       const person = idOf(r, "person_id")
       if (isProblem(person)) return person
       // A possible diagnosis is not a diagnosis the analytics may count (as FHIR's provisional).
-      if (r.get("condition_status_concept_id") === PRELIMINARY_DIAGNOSIS) return "CONDITION_OCCURRENCE with condition_status_concept_id 32899 (Preliminary diagnosis): left out"
+      if (integerCell(r, "condition_status_concept_id") === PRELIMINARY_DIAGNOSIS) return "CONDITION_OCCURRENCE with condition_status_concept_id 32899 (Preliminary diagnosis): left out"
       const day = dayOf(r.get("condition_start_date"), "condition_start_date")
       if (isProblem(day)) return day
       const all = codings(r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))
@@ -297,7 +297,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
 
     yield* each("drug_exposure", (r) => drugExposureFacts(r, drugIngredients(r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value")), (reason) => report.note(reason)))
 
-    const orgOf = (r: OmopRow) => providers.get(r.get("provider_id")) ?? null
+    const orgOf = (r: OmopRow) => providers.get(integerCell(r, "provider_id")) ?? null
     yield* each("procedure_occurrence", (r) => {
       const id = idOf(r, "procedure_occurrence_id")
       const person = idOf(r, "person_id")
@@ -308,7 +308,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const events = deviceEventsOf(all)
       if (device === null && events.length === 0) return "PROCEDURE_OCCURRENCE not about an implant: left out"
       if (day === undefined) return { path: "procedure_date", reason: "is required for an implant or a revision" }
-      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: r.get("visit_occurrence_id") || null, events }]
+      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: integerCell(r, "visit_occurrence_id") || null, events }]
     })
 
     yield* each("device_exposure", (r) => {
@@ -320,7 +320,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       const device = deviceCategoryOf(all)
       if (device === null) return "DEVICE_EXPOSURE of no implant category: left out"
       if (day === undefined) return { path: "device_exposure_start_date", reason: "is required" }
-      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: r.get("visit_occurrence_id") || null, events: [] }]
+      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: integerCell(r, "visit_occurrence_id") || null, events: [] }]
     })
 
     // MEASUREMENT and OBSERVATION: in bulk, else (a row with a problem) row by row (observations.ts).

@@ -14,7 +14,7 @@ export type DerivedTable = "drug_era" | "condition_era" | "observation_period"
 export type Agreement = Readonly<Record<string, number>> | "empty"
 
 /** A new, zeroed tally for coursesOf. */
-export const newAgreement = (): EraAgreement => ({ drugEraSeen: 0, drugEraSame: 0, drugEraOverlapping: 0, eras: 0, erasObserved: 0 })
+export const newAgreement = (): EraAgreement => ({ drugEraSame: 0, drugEraOverlapping: 0, eras: 0, erasObserved: 0 })
 
 const count = (s: StagedFacts, sql: string): number => Number((s.db.prepare(sql).get() as { readonly n: number }).n)
 

@@ -17,7 +17,8 @@ const csv = (rows: ReadonlyArray<ReadonlyArray<string | number>>) => rows.map((r
 let t: Record<string, Table>
 let summary: Record<string, any>
 
-beforeAll(() => {
+/** The CDM folder; `floats`: its integer columns as pandas writes a column with an empty cell ("32869.0"). */
+const writeFolder = (floats: boolean) => {
   const cdm = join(tempDataDir(), "cdm")
   mkdirSync(cdm, { recursive: true })
   writeFileSync(join(cdm, "concept.csv"), csv([
@@ -34,10 +35,18 @@ beforeAll(() => {
     [5, 3, 1503297, "2024-04-16", "2024-05-15", 32857, 30],
     [6, 4, 1503297, "2024-02-01", "", 32857, ""],
     [7, 5, 1503297, "2024-02-01", "", 32818, ""]
-  ]))
+  ].map((r, i) => (floats && i > 0 ? r.map((v) => (typeof v === "number" ? `${v}.0` : v)) : r))))
+  return cdm
+}
+const importOf = (cdm: string) => {
   const dir = tempDataDir()
-  summary = JSON.parse(hcc(dir, ["data", "import", "--format", "omop", cdm, "--as-of", "2024-12-31", "--json"]))
-  t = tablesOf(dir)
+  return { summary: JSON.parse(hcc(dir, ["data", "import", "--format", "omop", cdm, "--as-of", "2024-12-31", "--json"])), tables: tablesOf(dir) }
+}
+
+beforeAll(() => {
+  const read = importOf(writeFolder(false))
+  summary = read.summary
+  t = read.tables
 })
 
 describe("OMOP drug exposures as ETLs write them", () => {
@@ -64,5 +73,11 @@ describe("OMOP drug exposures as ETLs write them", () => {
       ["5", "drug_exposure/6"],
       ["6", "drug_exposure/7"]
     ])
+  })
+})
+
+describe("integer columns written as floats (pandas: a column with an empty cell becomes float)", () => {
+  it("read as the integers they are: the same eras, fills and types", () => {
+    expect(importOf(writeFolder(true)).tables.drug_exposures).toEqual(t.drug_exposures)
   })
 })

@@ -22,9 +22,18 @@ export const DAY_SQL = (text: string): string =>
 
 export const isProblem = (x: unknown): x is Problem => typeof x === "object" && x !== null && "reason" in x
 
-/** An integer id column (required). */
+/**
+ * An integer as the source wrote it, in its plain form: pandas writes an integer column that has an
+ * empty cell as floats ("32869.0"), so a whole number with a zero fraction is that integer.
+ */
+export const integerText = (v: string): string => (v.endsWith(".0") || /\.0+$/.test(v) ? v.replace(/\.0+$/, "") : v)
+
+/** An integer id column (required); "12.0" is 12 (integerText). */
 export const idOf = (row: OmopRow, column: string): string | Problem => {
-  const v = row.get(column)
+  const v = integerText(row.get(column))
   if (v === "") return { path: column, reason: "is required" }
-  return /^-?\d+$/.test(v) ? v : { path: column, reason: `'${v}' is not an integer id` }
+  return /^-?\d+$/.test(v) ? v : { path: column, reason: `'${row.get(column)}' is not an integer id` }
 }
+
+/** An integer column (a concept the rules compare, a key another table names) as its plain integer text ('' when empty). */
+export const integerCell = (row: OmopRow, column: string): string => integerText(row.get(column))

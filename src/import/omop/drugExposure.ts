@@ -4,7 +4,7 @@
  * a fill; ETL-Synthea's current medication (a 0-day row without a verbatim end) goes on.
  */
 import type { Concept, Fact } from "../facts.ts"
-import { dayOf, idOf, isProblem, type RowResult } from "./cells.ts"
+import { dayOf, idOf, integerCell, integerText, isProblem, type RowResult } from "./cells.ts"
 import type { OmopRow } from "./tables.ts"
 
 /**
@@ -36,11 +36,11 @@ export const drugExposureFacts = (r: OmopRow, drugs: ReadonlyArray<Concept>, not
   const end = dayOf(r.get("drug_exposure_end_date"), "drug_exposure_end_date")
   for (const x of [id, person, start, end]) if (isProblem(x)) return x
   if (start === undefined) return { path: "drug_exposure_start_date", reason: "is required" }
-  const supplyText = r.get("days_supply")
+  const supplyText = integerText(r.get("days_supply"))
   const supply = supplyText === "" ? undefined : Number(supplyText)
   if (supply !== undefined && !(Number.isFinite(supply) && supply >= 0)) return { path: "days_supply", reason: `'${supplyText}' is not a number of days` }
   const s = start as number
-  const type = r.get("drug_type_concept_id")
+  const type = integerCell(r, "drug_type_concept_id")
   const stated = end as number | undefined
   const course = (finish: number | null): ReadonlyArray<Fact> => drugs.map((drug) => ({ k: "course", src: id as string, patient: person as string, drug, start: s, end: finish, adherence: null }))
   // Its end: the end date, else start + days_supply − 1, else the type's default; an end before the
