@@ -18,18 +18,12 @@ import { Kernels } from "../../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { AXES, firstDayOfMonth, monthOfDay, SEXES } from "../../src/plugin/Plugin.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
+import { mulberry32 } from "../support/random.ts"
 
 const K = 11
 const small = (n: number) => n >= 1 && n < K
 
-/** A seeded generator (mulberry32), so every run asks the same questions. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const rnd = random(20_261_126)
+const rnd = mulberry32(20_261_126)
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1))
 const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rnd() * xs.length)]!
 const some = <A>(xs: ReadonlyArray<A>, most: number): Array<A> => [...xs].sort(() => rnd() - 0.5).slice(0, int(1, most))

@@ -10,18 +10,12 @@ import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { type GlmFamily, makeWasm, reference } from "../../src/kernels/Kernels.ts"
 import { instantiateCore } from "../../src/kernels/WasmModule.ts"
+import { mulberry32 } from "../support/random.ts"
 
 const wasm = makeWasm(new Arena(instantiateCore()))
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
 const close = (a: number, b: number, tol: number) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b))
 
-/** A small deterministic generator (mulberry32) for simulated data. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 const poisson = (rand: () => number, mean: number) => {
   const l = Math.exp(-mean)
   let k = 0
@@ -35,7 +29,7 @@ const poisson = (rand: () => number, mean: number) => {
 
 /** n rows: an intercept, then p − 1 normal-ish covariates; y drawn from the family with `beta`. */
 const simulate = (seed: number, n: number, beta: ReadonlyArray<number>, family: GlmFamily, withOffset: boolean) => {
-  const rand = prng(seed)
+  const rand = mulberry32(seed)
   const p = beta.length
   const x = new Float64Array(n * p)
   const y = new Float64Array(n)

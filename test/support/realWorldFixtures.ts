@@ -14,18 +14,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { dayNumber, isoDate, type OmopTables, type Rows } from "./drugEras.ts"
-
-/** mulberry32: a tiny seeded PRNG returning floats in [0, 1). */
-export const mulberry32 = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { mulberry32 } from "./random.ts"
 
 type Rand = () => number
 const int = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1))
