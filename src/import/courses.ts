@@ -83,7 +83,8 @@ export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: 
   const sourceErasOf = s.db.prepare("SELECT concept, start, finish FROM source_era WHERE tbl = 'drug_era' AND patient = ?")
   const notes = new Map<string, number>()
   const note = (reason: string) => notes.set(reason, (notes.get(reason) ?? 0) + 1)
-  const eras: Array<Era> = []
+  // Each era as it is written, made once its patient is read (its rows are then let go).
+  const eras: Array<{ readonly f: number; readonly l: number; readonly drug: string; readonly start: number; readonly row: Row; readonly sources: string }> = []
   let nextCourse = courses.next()
   let nextDispense = dispenses.next()
   const patientOf = (r: IteratorResult<Record<string, unknown>>) => (r.done === true ? Number.POSITIVE_INFINITY : Number(r.value.patient))
@@ -141,11 +142,23 @@ export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: 
           continue
         }
         era = { f: e.f, l: e.l, patient: p, drug, start: e.start, end: e.end, rows: [e] }
-        eras.push(era)
         mine.push(era)
       }
     }
     if (agreement !== undefined) agree(agreement, mine, periods, sourceErasOf.all(p) as Array<{ readonly concept: number; readonly start: number; readonly finish: number }>, vocab, asOfDay)
+    for (const era of mine) {
+      const end = era.end === Number.POSITIVE_INFINITY ? null : era.end
+      const adherence = adherenceOf(era, end ?? asOfDay)
+      const ids = [...era.rows].sort((a, b) => a.f - b.f || a.l - b.l).map((e) => e.src).filter((src) => src !== "")
+      eras.push({
+        f: era.f,
+        l: era.l,
+        drug: era.drug,
+        start: era.start,
+        row: [p + 1, era.drug, formatDate(era.start), end === null ? null : formatDate(end), adherence === null ? null : Math.round(adherence * 1e4) / 1e4],
+        sources: [...new Set(ids)].join(" ")
+      })
+    }
     mine.length = 0
   }
   for (const [reason, n] of notes) s.report.note(reason, n)
@@ -153,11 +166,8 @@ export function* coursesOf(s: StagedFacts, vocab: Vocab, asOfDay: number, emit: 
   let batch: Array<Row> = []
   let sources: Array<Row> = []
   for (const [i, era] of eras.entries()) {
-    const end = era.end === Number.POSITIVE_INFINITY ? null : era.end
-    const adherence = adherenceOf(era, end ?? asOfDay)
-    batch.push([i + 1, era.patient + 1, era.drug, formatDate(era.start), end === null ? null : formatDate(end), adherence === null ? null : Math.round(adherence * 1e4) / 1e4])
-    const ids = [...era.rows].sort((a, b) => a.f - b.f || a.l - b.l).map((e) => e.src).filter((src) => src !== "")
-    if (ids.length > 0) sources.push(["drug_exposures", String(i + 1), [...new Set(ids)].join(" ")])
+    batch.push([i + 1, ...era.row])
+    if (era.sources !== "") sources.push(["drug_exposures", String(i + 1), era.sources])
     if (batch.length >= ROWS_PER_CHUNK) {
       yield emit({ drug_exposures: batch, source_ids: sources })
       batch = []
