@@ -72,15 +72,21 @@ export class Engine {
     })
   })
 
-  /** Runs a query with the connection; interrupting the fiber interrupts the query. */
+  /**
+   * Runs a query with the connection. Interrupting the fiber interrupts the query and waits until
+   * DuckDB has given it up: closing a connection while one of its queries still runs on a worker
+   * thread deadlocks that thread (the query's own context is destroyed under its lock), and the
+   * process then never exits.
+   */
   private withConnection = <A>(what: string, f: (c: DuckDBConnection) => Promise<A>): Effect.Effect<A, EngineError> =>
     Effect.flatMap(this.connect, (c) =>
-      Effect.tryPromise({
-        try: (signal) => {
-          signal.addEventListener("abort", () => c.interrupt(), { once: true })
-          return f(c)
-        },
-        catch: (e) => new EngineError(what, reasonOf(e))
+      Effect.callback<A, EngineError>((resume) => {
+        const query = f(c)
+        query.then((a) => resume(Effect.succeed(a)), (e: unknown) => resume(Effect.fail(new EngineError(what, reasonOf(e)))))
+        return Effect.promise(() => {
+          c.interrupt()
+          return query.then(() => undefined, () => undefined)
+        })
       }))
 
   /** Runs a statement (or several) for its effect. */
