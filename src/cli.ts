@@ -26,6 +26,7 @@ import { PLUGIN_NAME, scaffoldProblem, writeScaffold } from "./plugin/scaffold.t
 import { SERVICE_VERSION } from "./version.ts"
 import { resolve } from "node:path"
 import { accountsCreate, accountsDisable, accountsEnable, accountsList, accountsUpdate, tokensIssue, tokensList, tokensRevoke } from "./commands/accounts.ts"
+import { accountsAudit, accountsInvite, accountsPeople, accountsRemovePerson, tokensRoll } from "./commands/people.ts"
 import { dataExport, dataGenerate, dataImport } from "./commands/data.ts"
 import { Committed, emit, Json, UsageError } from "./commands/output.ts"
 
@@ -98,11 +99,11 @@ export const hcc = Command.make("hcc").pipe(
     serveCommand,
     Command.make("accounts").pipe(
       Command.withDescription("Manage accounts"),
-      Command.withSubcommands([accountsCreate, accountsList, accountsUpdate, accountsDisable, accountsEnable])
+      Command.withSubcommands([accountsCreate, accountsList, accountsUpdate, accountsDisable, accountsEnable, accountsInvite, accountsPeople, accountsRemovePerson, accountsAudit])
     ),
     Command.make("tokens").pipe(
       Command.withDescription("Manage API tokens"),
-      Command.withSubcommands([tokensIssue, tokensList, tokensRevoke])
+      Command.withSubcommands([tokensIssue, tokensList, tokensRevoke, tokensRoll])
     ),
     Command.make("data").pipe(
       Command.withDescription("Generate, import and export the health dataset"),

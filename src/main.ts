@@ -31,16 +31,17 @@ import { LimiterStore } from "./db/LimiterStore.ts"
 import { Ledger } from "./metering/Ledger.ts"
 import { Idempotency } from "./metering/Idempotency.ts"
 import { Metering } from "./metering/Metering.ts"
+import { People } from "./portal/People.ts"
 import * as MetricsServer from "./observability/MetricsServer.ts"
 import * as Otel from "./observability/Otel.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
 import { SERVICE_VERSION } from "./version.ts"
 import { missingServerFlags } from "./nodeFlags.ts"
 
-/** Accounts, ledger, metering, readiness, compute core (and threads) and health data over the migrated state database. */
+/** Accounts and the portal's people, ledger, metering, readiness, compute core (and threads) and health data over the migrated state database. */
 export const StateLive = PatientDataLive.layer.pipe(
   Layer.provideMerge(HealthDataLive.layer),
-  Layer.provideMerge(Layer.mergeAll(Accounts.layer, Metering.layer, Idempotency.layer, Readiness.layer, ComputePool.layer)),
+  Layer.provideMerge(Layer.mergeAll(Accounts.layer, People.layer, Metering.layer, Idempotency.layer, Readiness.layer, ComputePool.layer)),
   Layer.provideMerge(Layer.mergeAll(Ledger.layer, LimiterStore.layer)),
   Layer.provideMerge(Database.LimiterSql.layer),
   Layer.provideMerge(Database.layer)

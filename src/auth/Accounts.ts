@@ -83,7 +83,7 @@ export class TokenNotFound extends Schema.TaggedError<TokenNotFound>()("TokenNot
 
 const ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 /** A random id such as `acc_3k9x…`: 16 characters of base36 from the CSPRNG. */
-const randomId = (prefix: string): string => {
+export const randomId = (prefix: string): string => {
   let s = prefix + "_"
   for (let i = 0; i < 16; i++) s += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
   return s
@@ -167,6 +167,16 @@ export class Accounts extends Context.Service<Accounts, {
   readonly listTokens: (accountId?: string) => Effect.Effect<ReadonlyArray<TokenInfo>, SqlError.SqlError>
   /** Revokes a token (idempotent: revoking twice keeps the first time). */
   readonly revokeToken: (tokenId: string) => Effect.Effect<TokenInfo, SqlError.SqlError | TokenNotFound>
+  /**
+   * Rolls a token: a new one (same account and label, the old one's expiry if it had one) now, and
+   * the old one kept for `graceSeconds` more, then expired (at once with 0). Fails for a token
+   * revoked or expired already.
+   */
+  readonly rollToken: (tokenId: string, graceSeconds: number) => Effect.Effect<{ readonly token: string; readonly info: TokenInfo; readonly old: TokenInfo }, SqlError.SqlError | TokenNotFound>
+  /** One token's metadata. */
+  readonly tokenInfo: (tokenId: string) => Effect.Effect<TokenInfo, SqlError.SqlError | TokenNotFound>
+  /** One account. */
+  readonly account: (id: string) => Effect.Effect<Account, SqlError.SqlError | AccountNotFound>
   /** Resolves a presented credential to its account, or says why not (cached for `authCacheMs`). */
   readonly authenticate: (credential: string) => Effect.Effect<Principal, AuthFailure | SqlError.SqlError>
 }>()("hcc/Accounts") {
@@ -284,14 +294,28 @@ export class Accounts extends Context.Service<Accounts, {
           : sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens
               WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toTokenInfo)))
 
+      const tokenInfo = (tokenId: string) =>
+        Effect.flatMap(
+          sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens WHERE id = ${tokenId}`,
+          (rows) => (rows[0] === undefined ? Effect.fail(new TokenNotFound({ id: tokenId })) : Effect.succeed(toTokenInfo(rows[0])))
+        )
+
       const revokeToken = Effect.fn("Accounts.revokeToken")(function*(tokenId: string) {
         const now = yield* nowIso
         yield* sql`UPDATE tokens SET revoked_at = ${now} WHERE id = ${tokenId} AND revoked_at IS NULL`
-        const rows = yield* sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at
-          FROM tokens WHERE id = ${tokenId}`
-        const row = rows[0]
-        if (row === undefined) return yield* new TokenNotFound({ id: tokenId })
-        return toTokenInfo(row)
+        cache.clear()
+        return yield* tokenInfo(tokenId)
+      })
+
+      const rollToken = Effect.fn("Accounts.rollToken")(function*(tokenId: string, graceSeconds: number) {
+        const old = yield* tokenInfo(tokenId)
+        const now = yield* Clock.currentTimeMillis
+        if (old.revokedAt !== null || (old.expiresAt !== null && Date.parse(old.expiresAt) <= now)) return yield* new TokenNotFound({ id: tokenId })
+        const { info, token } = yield* Effect.orDie(issueToken({ accountId: old.accountId, label: old.label, expiresAt: old.expiresAt === null ? undefined : new Date(old.expiresAt) }))
+        const end = new Date(now + graceSeconds * 1000).toISOString()
+        yield* sql`UPDATE tokens SET expires_at = ${end} WHERE id = ${tokenId} AND (expires_at IS NULL OR expires_at > ${end})`
+        cache.clear()
+        return { token, info, old: yield* tokenInfo(tokenId) }
       })
 
       type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }
@@ -330,7 +354,7 @@ export class Accounts extends Context.Service<Accounts, {
         })
       }
 
-      return Accounts.of({ create, update, setDisabled, list, issueToken, listTokens, revokeToken, authenticate })
+      return Accounts.of({ create, update, setDisabled, list, issueToken, listTokens, revokeToken, rollToken, tokenInfo, account: byId, authenticate })
     })
   )
 }

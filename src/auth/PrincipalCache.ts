@@ -28,6 +28,11 @@ export class PrincipalCache<P> {
     return e.principal
   }
 
+  /** Forgets every look-up (a token of this process revoked or cut short: it stops working here at once). */
+  clear(): void {
+    this.entries.clear()
+  }
+
   /** Remembers a successful look-up made at `now`. */
   set(tokenHash: string, principal: P, expiresAt: string | null, now: number): void {
     if (this.ttlMs <= 0) return

@@ -27,6 +27,7 @@ export const ENV_VARS = [
   "HCC_KEEP_ALIVE_TIMEOUT_SECONDS",
   "HCC_MAX_CONNECTIONS",
   "HCC_CORS_ORIGINS",
+  "HCC_PUBLIC_URL",
   "HCC_METRICS_PORT",
   "HCC_METRICS_HOST",
   "HCC_THREADS",
@@ -74,6 +75,12 @@ export interface AppSettings {
   readonly maxConnections: number
   /** Origins browsers may call from (CORS); empty = none. */
   readonly corsOrigins: ReadonlyArray<string>
+  /**
+   * The origin people reach the service at (`https://api.example.com`), for the portal: its invite
+   * links, the origin its state-changing requests must come from, its passkeys' relying party, and
+   * — when https — its `__Host-` Secure session cookie. Undefined: the request's own Host, over http.
+   */
+  readonly publicUrl: string | undefined
   /** Port of the Prometheus `/metrics` listener (0 = any free port); undefined = no listener. */
   readonly metricsPort: number | undefined
   /** Interface the metrics listener binds to. */
@@ -119,6 +126,10 @@ const CorsOrigins = Schema.String.check(
   Schema.isPattern(/^\s*(https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)?\s*$/u, { message: "expected a comma-separated list of origins like https://app.example.com" })
 )
 
+const PublicUrl = Schema.String.check(
+  Schema.isPattern(/^https?:\/\/[^\s,/]+\/?$/u, { message: "expected an origin like https://api.example.com" })
+)
+
 /** The `Config` description of every variable, with its default. */
 export const settingsConfig: Config.Config<AppSettings> = Config.all({
   // 0 asks the OS for a free port (tests); the bound port is in the "listening" log line.
@@ -155,6 +166,7 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
   ),
+  publicUrl: Config.option(Config.schema(PublicUrl, "HCC_PUBLIC_URL")).pipe(Config.map((o) => (o._tag === "Some" ? new URL(o.value).origin : undefined))),
   metricsPort: Config.option(Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65_535 })), "HCC_METRICS_PORT")).pipe(
     Config.map(Option.getOrUndefined)
   ),
@@ -196,6 +208,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       keepAliveTimeoutSeconds: 65,
       maxConnections: 2000,
       corsOrigins: [],
+      publicUrl: undefined,
       metricsPort: undefined,
       metricsHost: "127.0.0.1",
       threads: 0,

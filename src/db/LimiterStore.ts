@@ -58,6 +58,14 @@ export class LimiterStore extends Context.Service<LimiterStore, {
     accountId: string,
     f: (row: LimiterRow, nowMs: number, exec: Exec) => Effect.Effect<readonly [A, LimiterRow], E, R>
   ) => Effect.Effect<A, E | SqlError.SqlError, R>
+  /**
+   * As `locked`, for a row of the sign-in throttle (the same limiter, keyed by what is throttled,
+   * e.g. an e-mail address or a client address, instead of an account).
+   */
+  readonly throttled: <A, E, R>(
+    key: string,
+    f: (row: LimiterRow, nowMs: number, exec: Exec) => Effect.Effect<readonly [A, LimiterRow], E, R>
+  ) => Effect.Effect<A, E | SqlError.SqlError, R>
   /** The account's row without a lock (for reports), with the limiter time. */
   readonly peek: (accountId: string) => Effect.Effect<{ readonly row: LimiterRow; readonly nowMs: number }, SqlError.SqlError>
   /** The limiter time now. */
@@ -83,14 +91,21 @@ export class LimiterStore extends Context.Service<LimiterStore, {
       const steadyNow = Effect.sync(() => offset + monotonic())
 
       const empty: LimiterRow = { burst: "", clockMs: 0, day: "" }
-      const select = (accountId: string, lock: boolean) =>
-        isPg
+      /** An account's row (`limiter_state`) or a throttle's (`throttle_state`). */
+      type Rows = { readonly table: "limiter_state"; readonly key: "account_id" } | { readonly table: "throttle_state"; readonly key: "key" }
+      const ACCOUNTS: Rows = { table: "limiter_state", key: "account_id" }
+      const THROTTLES: Rows = { table: "throttle_state", key: "key" }
+      const select = (rows: Rows, id: string, lock: boolean) => {
+        const table = sql(rows.table)
+        const key = sql(rows.key)
+        return isPg
           ? lock
             ? sql<StoredRow>`SELECT burst, clock_ms, day, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::float8 AS now_ms
-                FROM limiter_state WHERE account_id = ${accountId} FOR UPDATE`
+                FROM ${table} WHERE ${key} = ${id} FOR UPDATE`
             : sql<StoredRow>`SELECT burst, clock_ms, day, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::float8 AS now_ms
-                FROM limiter_state WHERE account_id = ${accountId}`
-          : sql<StoredRow>`SELECT burst, clock_ms, day, NULL AS now_ms FROM limiter_state WHERE account_id = ${accountId}`
+                FROM ${table} WHERE ${key} = ${id}`
+          : sql<StoredRow>`SELECT burst, clock_ms, day, NULL AS now_ms FROM ${table} WHERE ${key} = ${id}`
+      }
       const now: Effect.Effect<number, SqlError.SqlError> = isPg
         ? Effect.map(sql<{ readonly now_ms: number }>`SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::float8 AS now_ms`, (r) => r[0]!.now_ms)
         : steadyNow
@@ -98,31 +113,35 @@ export class LimiterStore extends Context.Service<LimiterStore, {
       const rowOf = (stored: StoredRow | undefined): LimiterRow =>
         stored === undefined ? empty : { burst: stored.burst, clockMs: stored.clock_ms, day: stored.day }
 
-      const locked = <A, E, R>(accountId: string, f: (row: LimiterRow, nowMs: number, exec: Exec) => Effect.Effect<readonly [A, LimiterRow], E, R>) =>
+      const lockedRow = (rows: Rows) => <A, E, R>(id: string, f: (row: LimiterRow, nowMs: number, exec: Exec) => Effect.Effect<readonly [A, LimiterRow], E, R>) =>
         transaction(sql, "relaxed", (exec) =>
           Effect.gen(function*() {
-            let [stored] = yield* exec(select(accountId, true))
+            const table = sql(rows.table)
+            const key = sql(rows.key)
+            let [stored] = yield* exec(select(rows, id, true))
             if (stored === undefined) {
-              yield* exec(sql`INSERT INTO limiter_state (account_id, burst, clock_ms, day) VALUES (${accountId}, '', 0, '')
-                ON CONFLICT (account_id) DO NOTHING`)
-              ;[stored] = yield* exec(select(accountId, true))
+              yield* exec(sql`INSERT INTO ${table} (${key}, burst, clock_ms, day) VALUES (${id}, '', 0, '')
+                ON CONFLICT (${key}) DO NOTHING`)
+              ;[stored] = yield* exec(select(rows, id, true))
             }
             const row = rowOf(stored)
             const [result, next] = yield* f(row, yield* timeOf(stored), exec)
             if (next.burst !== row.burst || next.clockMs !== row.clockMs || next.day !== row.day) {
-              yield* exec(sql`UPDATE limiter_state SET burst = ${next.burst}, clock_ms = ${next.clockMs}, day = ${next.day}
-                WHERE account_id = ${accountId}`)
+              yield* exec(sql`UPDATE ${table} SET burst = ${next.burst}, clock_ms = ${next.clockMs}, day = ${next.day}
+                WHERE ${key} = ${id}`)
             }
             return result
           }))
+      const locked = lockedRow(ACCOUNTS)
+      const throttled = lockedRow(THROTTLES)
 
       const peek = (accountId: string) =>
         Effect.gen(function*() {
-          const [stored] = yield* select(accountId, false)
+          const [stored] = yield* select(ACCOUNTS, accountId, false)
           return { row: rowOf(stored), nowMs: yield* timeOf(stored) }
         })
 
-      return LimiterStore.of({ locked, peek, now })
+      return LimiterStore.of({ locked, throttled, peek, now })
     })
   )
 }

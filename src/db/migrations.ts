@@ -226,6 +226,76 @@ const datasetStamp = Effect.gen(function*() {
   yield* sql`INSERT INTO dataset_stamp (id) VALUES (${randomUUID()})`
 })
 
+/**
+ * The account portal (docs/portal.md): the people of an account (a password hash, never the
+ * password), their one-time invites and sign-in sessions (both stored as SHA-256 hashes of the
+ * secret), their passkeys (public keys), the audit log an owner reads, the 429s by account, day and
+ * endpoint (the ledger holds charged calls only), and the sign-in throttle's rows (the burst
+ * limiter's, keyed by account e-mail or address instead of an account).
+ */
+const portal = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE people (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    email TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL CHECK (role IN ('owner', 'developer')),
+    password_hash TEXT,
+    created_at TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX people_account ON people (account_id)`
+  yield* sql`CREATE TABLE invites (
+    code_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    email TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('owner', 'developer')),
+    invited_by TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  )`
+  yield* sql`CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    person_id TEXT NOT NULL REFERENCES people (id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX sessions_person ON sessions (person_id)`
+  yield* sql`CREATE TABLE passkeys (
+    id TEXT PRIMARY KEY,
+    person_id TEXT NOT NULL REFERENCES people (id) ON DELETE CASCADE,
+    public_key TEXT NOT NULL,
+    counter BIGINT NOT NULL,
+    transports TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT
+  )`
+  yield* sql`CREATE INDEX passkeys_person ON passkeys (person_id)`
+  yield* sql`CREATE TABLE audit_log (
+    id ${autoKey(sql)},
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    address TEXT NOT NULL,
+    at TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX audit_log_account ON audit_log (account_id, at)`
+  yield* sql`CREATE TABLE usage_refused (
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    day TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    refused INTEGER NOT NULL,
+    PRIMARY KEY (account_id, day, endpoint)
+  )`
+  yield* sql`CREATE TABLE throttle_state (
+    key TEXT PRIMARY KEY,
+    burst TEXT NOT NULL,
+    clock_ms DOUBLE PRECISION NOT NULL,
+    day TEXT NOT NULL
+  )`
+})
 
 /** All migrations, in order. */
 export const migrations = Migrator.fromRecord({
@@ -237,7 +307,8 @@ export const migrations = Migrator.fromRecord({
   "6_account_admin": accountAdmin,
   "7_dataset_stamp": datasetStamp,
   "8_real_data": realData,
-  "9_dataset_sets": datasetSets
+  "9_dataset_sets": datasetSets,
+  "10_portal": portal
 })
 
 /** Applies pending migrations; returns the ones it ran. */

@@ -38,7 +38,7 @@ export type Answer<R> = (request: IncomingMessage, info: RequestInfo, principal:
 export type Implementations<R> = Readonly<Record<string, Answer<R>>>
 
 /** A pipeline compiled for one route. */
-type Pipeline<R> = (request: IncomingMessage, info: RequestInfo) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+export type Pipeline<R> = (request: IncomingMessage, info: RequestInfo) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
 
 /** Path → method → pipeline (every route of this service is a static path). */
 export type RouteTable<R> = ReadonlyMap<string, ReadonlyMap<string, Pipeline<R>>>
@@ -53,13 +53,15 @@ export const bearerCredential = (header: string | undefined): string => {
 
 /**
  * Compiles the route table of an API: each endpoint's implementation, behind the authorization its
- * group declares; then `pages`, served beside the API without a token.
+ * group declares; then `pages`, served beside the API without a token; then `routes` of any method
+ * that answer for themselves (the account portal's, behind its own session).
  */
 export const compileRoutes = <Id extends string, Groups extends HttpApiGroup.Constraint, R>(
   api: HttpApi.HttpApi<Id, Groups>,
   implementations: Implementations<R>,
   pages: ReadonlyArray<readonly [string, Effect.Effect<HttpServerResponse.HttpServerResponse>]>,
-  authorize: ReturnType<typeof makeAuthorize>
+  authorize: ReturnType<typeof makeAuthorize>,
+  routes: ReadonlyArray<readonly [method: string, path: string, Pipeline<R>]> = []
 ): RouteTable<R> => {
   const table = new Map<string, Map<string, Pipeline<R>>>()
   const add = (method: string, path: string, pipeline: Pipeline<R>) => {
@@ -85,6 +87,7 @@ export const compileRoutes = <Id extends string, Groups extends HttpApiGroup.Con
   })
   if (unimplemented.length > 0) throw new Error(`endpoints without an implementation: ${unimplemented.join(", ")}`)
   for (const [path, page] of pages) add("GET", path, () => page)
+  for (const [method, path, pipeline] of routes) add(method, path, pipeline)
   return table
 }
 

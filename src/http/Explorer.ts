@@ -13,7 +13,7 @@ import { docsNav, EXPLORE_PATH } from "./Guides.ts"
 import { pageCsp } from "./Hygiene.ts"
 
 export { EXPLORE_PATH }
-const BUILT = resolve(import.meta.dirname, "../../build/explore")
+const BUILD = resolve(import.meta.dirname, "../../build")
 
 /** The assets: path, file in build/explore, media type. */
 export const EXPLORE_ASSETS: ReadonlyArray<readonly [string, string, string]> = [
@@ -89,15 +89,15 @@ const page = (): string => {
 </html>`
 }
 
-/** Reads one built asset once; a missing build is said plainly (run npm run build). */
-const asset = (file: string, type: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+/** Reads one built asset of `folder` (under build/) once; a missing build is said plainly (run npm run build). */
+export const builtAsset = (folder: string, file: string, type: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   let answer: HttpServerResponse.HttpServerResponse | undefined
   return Effect.sync(() => {
     if (answer !== undefined) return answer
     try {
-      return (answer = HttpServerResponse.uint8Array(readFileSync(join(BUILT, file)), { contentType: type }))
+      return (answer = HttpServerResponse.uint8Array(readFileSync(join(BUILD, folder, file)), { contentType: type }))
     } catch {
-      return HttpServerResponse.text(`The explorer is not built: run npm run build (build/explore/${file} is missing).`, { status: 503 })
+      return HttpServerResponse.text(`This page is not built: run npm run build (build/${folder}/${file} is missing).`, { status: 503 })
     }
   })
 }
@@ -107,6 +107,6 @@ export const explorePages = (): ReadonlyArray<readonly [string, Effect.Effect<Ht
   let html: HttpServerResponse.HttpServerResponse | undefined
   return [
     [EXPLORE_PATH, Effect.sync(() => (html ??= HttpServerResponse.setHeader(HttpServerResponse.html(page()), "content-security-policy", EXPLORE_CSP)))],
-    ...EXPLORE_ASSETS.map(([path, file, type]) => [path, asset(file, type)] as const)
+    ...EXPLORE_ASSETS.map(([path, file, type]) => [path, builtAsset("explore", file, type)] as const)
   ]
 }

@@ -54,6 +54,8 @@ export const traceOf = (header: string | undefined): { readonly traceId: string;
 
 /** Path of the docs page (its own Content-Security-Policy). */
 const DOCS_PATH = "/docs"
+/** The account portal (its page states its own policy; nothing of it is shared with another origin). */
+const PORTAL_PATH = "/portal"
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -111,14 +113,16 @@ export const makeRequestGuard = (known: ReadonlySet<string>, metering: Metering[
     const headers: Record<string, string> = {
       "x-request-id": info.requestId,
       ...rateLimit(metering, info),
-      ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) ? path : undefined, authenticated),
-      ...corsHeaders(response, g.headers["origin"], corsOrigins),
+      ...securityHeaders(response, path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) || path === PORTAL_PATH ? path : undefined, authenticated),
+      // The portal is never shared with another origin (its session is a cookie).
+      ...(path.startsWith(PORTAL_PATH) ? {} : corsHeaders(response, g.headers["origin"], corsOrigins)),
       traceparent: `00-${trace.traceId}-${trace.spanId}-${trace.flags}`,
       ...info.responseHeaders,
       // Shutting down: every answer closes its connection, whenever its request arrived.
       ...(isDraining() ? { connection: "close" } : {})
     }
     const res = encodeResponse(HttpServerResponse.setHeaders(response, headers), g)
+    if (res.status === 429 && info.principal !== undefined) metering.refused(info.principal.account.id, path)
     const code = info.problem?.code
     recordRequest(known.has(path) ? path : "unmatched", g.method, res.status, Number(finished - g.started) / 1e9, info.hccCost ?? 0, info.problem?.limit)
     if (logRequests && (logProbes || !PROBES.has(path))) {

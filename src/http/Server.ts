@@ -18,6 +18,8 @@ import { compileRoutes, doorLayer, type Implementations } from "./Door.ts"
 import type { InvokeServices } from "../plugin/invoke.ts"
 import { callServices, pluginCall } from "./DomainHandlers.ts"
 import { explorePages } from "./Explorer.ts"
+import { portalPages } from "../portal/page.ts"
+import { makePortalRoutes } from "../portal/routes.ts"
 import { escapeHtml, guidePages } from "./Guides.ts"
 import { healthzAnswer, makeCatalogAnswer, makeReadyzAnswer, makeUsageAnswer } from "./PlatformHandlers.ts"
 
@@ -96,7 +98,13 @@ export const httpLayer = Layer.unwrap(
       Effect.promise(() => import(DOCS_ASSETS_URL) as Promise<{ readonly css: string; readonly javascript: string }>),
       (assets) => (docs ??= HttpServerResponse.html(docsPage(spec, assets)))
     )
-    const routes = compileRoutes(api, implementations, [[OPENAPI_PATH, openapi], [DOCS_PATH, docsAnswer], ...guidePages(), ...explorePages()], makeAuthorize(yield* Accounts, yield* Metering))
+    const routes = compileRoutes(
+      api,
+      implementations,
+      [[OPENAPI_PATH, openapi], [DOCS_PATH, docsAnswer], ...guidePages(), ...explorePages(), ...portalPages()],
+      makeAuthorize(yield* Accounts, yield* Metering),
+      yield* makePortalRoutes
+    )
     return doorLayer(routes)
   })
 )

@@ -18,7 +18,7 @@ import { Array as Arr, Clock, Context, Effect, Layer, Schema } from "effect"
 import type { SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
-import { type Exec, execAlone, LimiterSql, relaxedStatement } from "../db/Database.ts"
+import { type Exec, execAlone, LimiterSql, relaxedStatement, transaction } from "../db/Database.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import * as BurstBuckets from "./BurstBuckets.ts"
 import * as Coalescer from "./Coalescer.ts"
@@ -105,6 +105,11 @@ export class Metering extends Context.Service<Metering, {
   readonly snapshot: (principal: Principal) => Effect.Effect<UsageSnapshot, SqlError.SqlError>
   /** What this process last decided for the account, synchronously (for response headers). */
   readonly snapshotAt: (principal: Principal) => UsageSnapshot
+  /**
+   * Counts a call a limit refused (a 429) against the account's day and the endpoint, for the
+   * portal's usage page; written in the background a second later, many in one statement each.
+   */
+  readonly refused: (accountId: string, endpoint: string) => void
 }>()("hcc/Metering") {
   /** Limits decided in the database, over the SQL ledger. */
   static readonly layer = Layer.effect(
@@ -284,7 +289,27 @@ export class Metering extends Context.Service<Metering, {
         }).pipe(Effect.catch((e) => Effect.logWarning("could not sweep expired reservations", e)), Effect.forever)
       )
 
-      return Metering.of({ admit, reserve, commit, release, snapshot, snapshotAt })
+      // 429s by account, day and endpoint: counted here, added to usage_refused a second later.
+      const runFork = Effect.runForkWith(yield* Effect.context<never>())
+      const refusals = new Map<string, number>()
+      const flushRefusals = () => {
+        const batch = [...refusals]
+        refusals.clear()
+        runFork(Effect.ignore(transaction(sql, "relaxed", (exec) =>
+          Effect.forEach(batch, ([key, n]) => {
+            const [accountId, day, endpoint] = key.split("\u0000") as [string, string, string]
+            return exec(sql`INSERT INTO usage_refused (account_id, day, endpoint, refused) VALUES (${accountId}, ${day}, ${endpoint}, ${n})
+              ON CONFLICT (account_id, day, endpoint) DO UPDATE SET refused = usage_refused.refused + ${n}`)
+          }, { discard: true }))))
+      }
+      const refused = (accountId: string, endpoint: string): void => {
+        const day = seen.get(accountId)?.day || utcDay(Date.now())
+        const key = `${accountId}\u0000${day}\u0000${endpoint}`
+        if (refusals.size === 0) setTimeout(flushRefusals, 1000).unref()
+        refusals.set(key, (refusals.get(key) ?? 0) + 1)
+      }
+
+      return Metering.of({ admit, reserve, commit, release, snapshot, snapshotAt, refused })
     })
   )
 }

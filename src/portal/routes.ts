@@ -1,0 +1,278 @@
+/**
+ * The account portal's JSON routes under /portal/api (docs/portal.md): signing up from an invite,
+ * signing in and out, and — signed in — the account and its limits, usage, tokens, people and audit
+ * log. Static paths only (ids travel in bodies), so the door's route table holds them as it holds
+ * the API's. Every change is written to the account's audit log: who, what, when, from where, and
+ * never a token, password or session id.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import type { IncomingMessage } from "node:http"
+import { type Account, Accounts, type TokenInfo } from "../auth/Accounts.ts"
+import { accountJson, tokenJson } from "../commands/accounts.ts"
+import { AppConfig } from "../config/AppConfig.ts"
+import { LimiterStore } from "../db/LimiterStore.ts"
+import type { Pipeline } from "../http/Door.ts"
+import type { RequestInfo } from "../http/RequestContext.ts"
+import { Metering } from "../metering/Metering.ts"
+import { addressOf, bodyOf, cookieOf, csrfMatches, csrfOf, intField, json, originProblem, ownOrigin, problem, stringField } from "./http.ts"
+import { isEmail, normalEmail, People, PortalRefused, type Role, type SignedIn } from "./People.ts"
+import { passwordProblem } from "./passwords.ts"
+import { SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, takeAttempt } from "./Throttle.ts"
+
+/** The portal's page. */
+export const PORTAL_PATH = "/portal"
+const API = `${PORTAL_PATH}/api`
+
+/** The longest grace a rolled token keeps working (a week). */
+export const MAX_GRACE_SECONDS = 7 * 86_400
+/** Days of usage the usage page shows, today included. */
+export const USAGE_DAYS = 30
+
+/** An invite link: the code in the fragment, which a browser never sends, so no server or proxy logs it. */
+export const inviteLink = (origin: string, code: string): string => `${origin}${PORTAL_PATH}#invite=${code}`
+
+const refused = (status: number, code: string, detail: string) => new PortalRefused({ status, code, detail })
+
+/** A UTC day `n` days before `day`. */
+const daysBefore = (day: string, n: number) => new Date(Date.parse(day) - n * 86_400_000).toISOString().slice(0, 10)
+
+/** The routes, with what they need from the service. */
+export const makePortalRoutes = Effect.gen(function*() {
+  const people = yield* People
+  const accounts = yield* Accounts
+  const metering = yield* Metering
+  const config = yield* AppConfig
+  const sql = yield* SqlClient.SqlClient
+  const limiter = yield* LimiterStore
+  const cookie = cookieOf(config.publicUrl)
+  const routes: Array<readonly [string, string, Pipeline<never>]> = []
+
+  /** Runs a handler: a refusal becomes its problem answer; anything else is the door's 500. */
+  const answer = (info: RequestInfo, effect: Effect.Effect<ReturnType<typeof json>, unknown>) =>
+    Effect.catchIf(effect, (e): e is PortalRefused => e instanceof PortalRefused, (e) =>
+      Effect.succeed(problem(info, e.status, e.code, e.detail, e.retryAfter === undefined ? {} : { "retry-after": String(e.retryAfter) })))
+
+  /** A route anyone may call (signing up or in); a POST must come from the portal's own origin. */
+  const open = (method: "GET" | "POST", path: string, f: (req: IncomingMessage, info: RequestInfo, body: Record<string, unknown>) => Effect.Effect<ReturnType<typeof json>, unknown>) =>
+    routes.push([method, `${API}/${path}`, (req, info) =>
+      answer(info, Effect.gen(function*() {
+        if (method === "POST") {
+          const why = originProblem(req, config.publicUrl)
+          if (why !== undefined) return yield* refused(403, "cross_origin", why)
+        }
+        return yield* f(req, info, method === "POST" ? yield* bodyOf(req, info) : {})
+      }))])
+
+  interface Context {
+    readonly req: IncomingMessage
+    readonly info: RequestInfo
+    readonly body: Record<string, unknown>
+    readonly me: SignedIn
+    readonly sessionId: string
+    readonly account: Account
+  }
+  /** A route for a signed-in person (`owner`: owners only); a POST also needs the origin and the session's CSRF token. */
+  const signed = (method: "GET" | "POST", path: string, f: (c: Context) => Effect.Effect<ReturnType<typeof json>, unknown>, owner = false) =>
+    routes.push([method, `${API}/${path}`, (req, info) =>
+      answer(info, Effect.gen(function*() {
+        const { me, sessionId } = yield* sessionOf(req)
+        if (me === undefined || sessionId === undefined) return yield* refused(401, "signed_out", "Sign in to the portal first (the session ended or never began).")
+        if (method === "POST") {
+          const why = originProblem(req, config.publicUrl)
+          if (why !== undefined) return yield* refused(403, "cross_origin", why)
+          if (!csrfMatches(req, sessionId)) return yield* refused(403, "csrf", "The request lacks this session's X-CSRF-Token; reload the portal.")
+        }
+        if (owner && me.person.role !== "owner") return yield* refused(403, "owners_only", "Only an owner of the account can do this.")
+        const account = yield* accounts.account(me.person.accountId)
+        return yield* f({ req, info, body: method === "POST" ? yield* bodyOf(req, info) : {}, me, sessionId, account })
+      }))])
+
+  const audit = (c: { readonly req: IncomingMessage }, accountId: string, actor: string, action: string, detail: Record<string, string | number | null> = {}) =>
+    people.audit(accountId, { actor, action, detail, address: addressOf(c.req) })
+
+  /** Signs a person in: a new session (the one the browser held ends), its cookie, the page's state. */
+  const signIn = (req: IncomingMessage, personId: string) =>
+    Effect.gen(function*() {
+      const session = yield* people.startSession(personId, cookie.read(req))
+      return { session, cookie: cookie.set(session.id) }
+    })
+  const throttle = (req: IncomingMessage, email: string | undefined) =>
+    Effect.gen(function*() {
+      const wait = yield* Effect.provideService(takeAttempt([["address", addressOf(req), SIGN_IN_PER_ADDRESS], ...(email === undefined ? [] : [["email", email, SIGN_IN_PER_EMAIL] as const])]), LimiterStore, limiter)
+      if (wait > 0) return yield* new PortalRefused({ status: 429, code: "too_many_attempts", detail: `Too many attempts; try again in ${wait} seconds.`, retryAfter: wait })
+    })
+
+  /**
+   * The session a request's cookie names. A cookie that names no live session is a guess (or an
+   * ended session) and counts against the address's sign-in attempts, so session ids cannot be
+   * tried faster than passwords.
+   */
+  const sessionOf = (req: IncomingMessage) =>
+    Effect.gen(function*() {
+      const sessionId = cookie.read(req)
+      const given = req.headers.cookie?.includes(`${cookie.name}=`) === true
+      const me = sessionId === undefined ? undefined : yield* people.session(sessionId)
+      if (me === undefined && given) yield* throttle(req, undefined)
+      return { me, sessionId }
+    })
+
+  const sessionState = (me: SignedIn, sessionId: string, account: Account) => ({
+    signed_in: true,
+    person: { id: me.person.id, email: me.person.email, role: me.person.role },
+    account: { id: account.id, name: account.name },
+    csrf_token: csrfOf(sessionId),
+    session_expires_at: me.expiresAt
+  })
+
+  open("GET", "session", (req) =>
+    Effect.gen(function*() {
+      const { me, sessionId } = yield* sessionOf(req)
+      if (me === undefined || sessionId === undefined) return json({ signed_in: false })
+      return json(sessionState(me, sessionId, yield* accounts.account(me.person.accountId)))
+    }))
+
+  open("POST", "invitation", (_req, _info, body) =>
+    Effect.gen(function*() {
+      const found = yield* people.invitation(yield* stringField(body, "code", 100))
+      const account = yield* accounts.account(found.accountId)
+      return json({ email: found.email, role: found.role, account: { name: account.name } })
+    }))
+
+  open("POST", "sign-up", (req, _info, body) =>
+    Effect.gen(function*() {
+      yield* throttle(req, undefined)
+      const code = yield* stringField(body, "code", 100)
+      const password = yield* stringField(body, "password", 1024)
+      const found = yield* people.invitation(code)
+      const weak = yield* passwordProblem(password, [found.email, found.email.split("@")[0]!, "hcc", "medical intelligence", "hccmedical"])
+      if (weak !== undefined) return yield* refused(400, "weak_password", `/password: ${weak}`)
+      const person = yield* people.acceptInvite(code, password)
+      yield* audit({ req }, person.accountId, person.email, "signed_up", { role: person.role })
+      const s = yield* signIn(req, person.id)
+      const account = yield* accounts.account(person.accountId)
+      return json(sessionState({ person, sessionHash: "", expiresAt: s.session.expiresAt }, s.session.id, account), 201, { "set-cookie": s.cookie })
+    }))
+
+  open("POST", "sign-in", (req, _info, body) =>
+    Effect.gen(function*() {
+      const email = normalEmail(yield* stringField(body, "email", 320))
+      yield* throttle(req, email)
+      const person = yield* people.checkPassword(email, yield* stringField(body, "password", 1024))
+      const s = yield* signIn(req, person.id)
+      yield* audit({ req }, person.accountId, person.email, "signed_in", { with: "password" })
+      const account = yield* accounts.account(person.accountId)
+      return json(sessionState({ person, sessionHash: "", expiresAt: s.session.expiresAt }, s.session.id, account), 200, { "set-cookie": s.cookie })
+    }))
+
+  signed("POST", "sign-out", (c) =>
+    Effect.gen(function*() {
+      yield* people.endSession(c.sessionId)
+      yield* audit(c, c.account.id, c.me.person.email, "signed_out")
+      return json({ signed_in: false }, 200, { "set-cookie": cookie.clear })
+    }))
+
+  signed("POST", "sign-out-everywhere", (c) =>
+    Effect.gen(function*() {
+      const ended = yield* people.endSessions(c.me.person.id)
+      yield* audit(c, c.account.id, c.me.person.email, "signed_out_everywhere", { sessions: ended })
+      return json({ signed_in: false, sessions_ended: ended }, 200, { "set-cookie": cookie.clear })
+    }))
+
+  signed("GET", "account", (c) =>
+    Effect.gen(function*() {
+      const s = yield* metering.snapshot({ account: c.account, tokenId: "", tokenExpiresAt: null })
+      const limit = (l: NonNullable<typeof s.daily>) => ({ limit: l.quota, used: l.used, remaining: l.remaining, window_seconds: l.windowSeconds, reset_seconds: l.resetSeconds })
+      return json({ ...accountJson(c.account), day: s.day, limits: { burst: limit(s.burst), daily: s.daily === undefined ? null : limit(s.daily) }, queries_today: s.dailyQueries, hcc_cost_today: Math.round(s.dailyHccCost * 1e6) / 1e6 })
+    }))
+
+  signed("GET", "usage", (c) =>
+    Effect.gen(function*() {
+      const s = yield* metering.snapshot({ account: c.account, tokenId: "", tokenExpiresAt: null })
+      const from = daysBefore(s.day, USAGE_DAYS - 1)
+      const calls = yield* sql<{ day: string; endpoint: string; calls: number; hcc_cost: number }>`SELECT day, endpoint, COUNT(*) AS calls, SUM(hcc_cost) AS hcc_cost
+        FROM usage_ledger WHERE account_id = ${c.account.id} AND day >= ${from} AND day <= ${s.day} GROUP BY day, endpoint`
+      const refusals = yield* sql<{ day: string; endpoint: string; refused: number }>`SELECT day, endpoint, refused FROM usage_refused
+        WHERE account_id = ${c.account.id} AND day >= ${from} AND day <= ${s.day}`
+      const rows = new Map<string, { day: string; endpoint: string; calls: number; hcc_cost: number; refused: number }>()
+      const row = (day: string, endpoint: string) => {
+        const key = `${day} ${endpoint}`
+        let r = rows.get(key)
+        if (r === undefined) rows.set(key, r = { day, endpoint, calls: 0, hcc_cost: 0, refused: 0 })
+        return r
+      }
+      for (const r of calls) Object.assign(row(r.day, r.endpoint), { calls: Number(r.calls), hcc_cost: Math.round(Number(r.hcc_cost) * 1e6) / 1e6 })
+      for (const r of refusals) row(r.day, r.endpoint).refused = Number(r.refused)
+      const days = [...rows.values()].sort((a, b) => a.day.localeCompare(b.day) || a.endpoint.localeCompare(b.endpoint))
+      const sum = (xs: ReadonlyArray<typeof days[number]>) => ({ calls: xs.reduce((n, r) => n + r.calls, 0), hcc_cost: Math.round(xs.reduce((n, r) => n + r.hcc_cost, 0) * 1e6) / 1e6, refused: xs.reduce((n, r) => n + r.refused, 0) })
+      const today = days.filter((r) => r.day === s.day)
+      return json({ from, to: s.day, today: { day: s.day, ...sum(today), by_endpoint: today }, last_30_days: sum(days), days })
+    }))
+
+  const ownToken = (c: Context) =>
+    Effect.gen(function*() {
+      const id = yield* stringField(c.body, "token_id", 40)
+      const info = yield* Effect.catchTag(accounts.tokenInfo(id), "TokenNotFound", () => Effect.succeed(undefined))
+      if (info === undefined || info.accountId !== c.account.id) return yield* refused(404, "not_found", `no token ${id} in this account`)
+      return info
+    })
+  const tokenOut = (t: TokenInfo) => {
+    const { account_id: _, ...rest } = tokenJson(t)
+    return rest
+  }
+
+  signed("GET", "tokens", (c) => Effect.map(accounts.listTokens(c.account.id), (list) => json({ tokens: list.map(tokenOut) })))
+
+  signed("POST", "tokens/issue", (c) =>
+    Effect.gen(function*() {
+      const label = (yield* stringField(c.body, "label", 100)).trim()
+      const days = yield* intField(c.body, "expires_in_days", 1, 3650)
+      const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+      const { info, token } = yield* accounts.issueToken({ accountId: c.account.id, label, expiresAt: days === undefined ? undefined : new Date(now + days * 86_400_000) })
+      yield* audit(c, c.account.id, c.me.person.email, "token_issued", { token_id: info.id, label })
+      return json({ token, ...tokenOut(info) }, 201)
+    }))
+
+  signed("POST", "tokens/revoke", (c) =>
+    Effect.gen(function*() {
+      const t = yield* ownToken(c)
+      const info = yield* accounts.revokeToken(t.id)
+      yield* audit(c, c.account.id, c.me.person.email, "token_revoked", { token_id: t.id, label: t.label })
+      return json(tokenOut(info))
+    }))
+
+  signed("POST", "tokens/roll", (c) =>
+    Effect.gen(function*() {
+      const t = yield* ownToken(c)
+      const grace = (yield* intField(c.body, "grace_seconds", 0, MAX_GRACE_SECONDS, 86_400))!
+      const rolled = yield* Effect.catchTag(accounts.rollToken(t.id, grace), "TokenNotFound", () => Effect.fail(refused(409, "not_active", `token ${t.id} is revoked or expired already; issue a new one`)))
+      yield* audit(c, c.account.id, c.me.person.email, "token_rolled", { token_id: t.id, new_token_id: rolled.info.id, grace_seconds: grace })
+      return json({ token: rolled.token, ...tokenOut(rolled.info), old: tokenOut(rolled.old) }, 201)
+    }))
+
+  const personOut = (p: { readonly id: string; readonly email: string; readonly role: Role; readonly createdAt: string }) => ({ id: p.id, email: p.email, role: p.role, created_at: p.createdAt })
+
+  signed("GET", "people", (c) => Effect.map(people.list(c.account.id), (list) => json({ people: list.map(personOut) })))
+
+  signed("POST", "people/invite", (c) =>
+    Effect.gen(function*() {
+      const email = normalEmail(yield* stringField(c.body, "email", 320))
+      if (!isEmail(email)) return yield* refused(400, "invalid_request", "/email: is not an e-mail address")
+      const role = yield* stringField(c.body, "role", 20)
+      if (role !== "owner" && role !== "developer") return yield* refused(400, "invalid_request", "/role: must be owner or developer")
+      const invite = yield* people.invite({ accountId: c.account.id, email, role, by: c.me.person.email })
+      yield* audit(c, c.account.id, c.me.person.email, "person_invited", { email, role })
+      return json({ link: inviteLink(ownOrigin(c.req, config.publicUrl), invite.code), email, role, expires_at: invite.expiresAt }, 201)
+    }), true)
+
+  signed("POST", "people/remove", (c) =>
+    Effect.gen(function*() {
+      const removed = yield* people.remove(c.account.id, yield* stringField(c.body, "person_id", 40))
+      yield* audit(c, c.account.id, c.me.person.email, "person_removed", { email: removed.email, role: removed.role })
+      return json(personOut(removed))
+    }), true)
+
+  signed("GET", "audit", (c) => Effect.map(people.auditLog(c.account.id, 500), (entries) => json({ entries })), true)
+
+  return routes
+})

@@ -1,0 +1,179 @@
+/**
+ * The portal's security through HTTP, as an attacker would try it (OWASP ASVS v4 §2–3): a wrong
+ * password and a guessed session id get nothing and are throttled; a cross-site or token-less
+ * change is refused; a session id held before a sign-in is useless after it; the cookie's flags;
+ * an invite link works once; no password, token, session id or invite code in any log line or
+ * URL; a developer cannot invite or read the audit log; a revoked token answers 401 at once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { hcc, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
+
+let server: TestServer
+let account: string
+const PASSWORD = "violet kettle harbour"
+const secrets: Array<string> = [PASSWORD]
+
+/** A portal call: JSON body, the portal's own Origin unless told, a cookie and CSRF token when given. */
+const portal = (path: string, init: { readonly body?: unknown; readonly cookie?: string; readonly csrf?: string; readonly headers?: Record<string, string>; readonly on?: TestServer } = {}) => {
+  const s = init.on ?? server
+  const headers: Record<string, string> = { accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json", origin: s.url }), ...init.headers }
+  if (init.cookie !== undefined) headers.cookie = init.cookie
+  if (init.csrf !== undefined) headers["x-csrf-token"] = init.csrf
+  return fetch(`${s.url}/portal/api/${path}`, { method: init.body === undefined ? "GET" : "POST", headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) })
+}
+
+/** The session cookie (`name=value`) a response sets. */
+const cookieOf = (res: Response): string => {
+  const set = res.headers.get("set-cookie") ?? ""
+  return set.slice(0, set.indexOf(";"))
+}
+
+/** An invite from the CLI, as an operator makes it; the code from the link's fragment. */
+const invite = (email: string, role: "owner" | "developer", on = server, accountId = account) => {
+  const out = JSON.parse(hcc(on, ["accounts", "invite", "--account", accountId, "--email", email, "--role", role, "--json"])) as { link: string }
+  const code = out.link.slice(out.link.indexOf("#invite=") + "#invite=".length)
+  secrets.push(code)
+  return { link: out.link, code }
+}
+
+const signUp = async (email: string, role: "owner" | "developer", password = PASSWORD, on = server) => {
+  const { code } = invite(email, role, on)
+  const res = await portal("sign-up", { body: { code, password }, on })
+  expect(res.status).toBe(201)
+  const session = (await res.json()) as { csrf_token: string }
+  const cookie = cookieOf(res)
+  secrets.push(cookie.slice(cookie.indexOf("=") + 1), session.csrf_token)
+  return { cookie, csrf: session.csrf_token }
+}
+
+beforeAll(async () => {
+  server = await startServer({ env: { HCC_LOG_LEVEL: "debug" } })
+  await waitReady(server)
+  account = newAccount(server, { tier: "starter" }).accountId
+}, 120_000)
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+describe("the portal through HTTP", () => {
+  it("an invite link carries its code in the fragment, and works once", async () => {
+    const { code, link } = invite("once@example.org", "owner")
+    expect(link).toMatch(/^http:\/\/localhost:\d+\/portal#invite=[A-Za-z0-9_-]{43}$/)
+    expect((await portal("sign-up", { body: { code, password: PASSWORD } })).status).toBe(201)
+    const again = await portal("sign-up", { body: { code, password: PASSWORD } })
+    expect(again.status).toBe(410)
+    expect(((await again.json()) as { code: string }).code).toBe("invite_invalid")
+  })
+
+  it("the session cookie is HttpOnly, SameSite=Strict, Path=/, not Secure over http; __Host- and Secure behind https", async () => {
+    const res = await portal("sign-in", { body: { email: "once@example.org", password: PASSWORD } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("set-cookie")).toMatch(/^hcc_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/)
+    expect(res.headers.get("cache-control")).toBe("no-store")
+
+    const tls = await startServer({ env: { HCC_PUBLIC_URL: "https://portal.example" } })
+    try {
+      await waitReady(tls)
+      const other = newAccount(tls, { tier: "starter" }).accountId
+      process.env.HCC_PUBLIC_URL = "https://portal.example"
+      const { code, link } = invite("tls@example.org", "owner", tls, other)
+      delete process.env.HCC_PUBLIC_URL
+      expect(link.startsWith("https://portal.example/portal#invite=")).toBe(true)
+      // From the service's public origin only.
+      expect((await portal("sign-up", { body: { code, password: PASSWORD }, on: tls })).status).toBe(403)
+      const ok = await portal("sign-up", { body: { code, password: PASSWORD }, on: tls, headers: { origin: "https://portal.example" } })
+      expect(ok.status).toBe(201)
+      expect(ok.headers.get("set-cookie")).toMatch(/^__Host-hcc_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Secure$/)
+    } finally {
+      await tls.stop()
+    }
+  }, 120_000)
+
+  it("a wrong password gets nothing, and the sixth try in a minute is throttled even with the right one", async () => {
+    await signUp("throttled@example.org", "developer")
+    for (let i = 0; i < 5; i++) {
+      const res = await portal("sign-in", { body: { email: "throttled@example.org", password: `wrong password ${i}` } })
+      expect(res.status).toBe(401)
+      expect(res.headers.get("set-cookie")).toBeNull()
+      expect(await res.text()).not.toContain("throttled@example.org")
+    }
+    const res = await portal("sign-in", { body: { email: "THROTTLED@example.org", password: PASSWORD } })
+    expect(res.status).toBe(429)
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(res.headers.get("set-cookie")).toBeNull()
+  })
+
+  it("a change from another site, or without the session's CSRF token, is refused", async () => {
+    const me = await signUp("csrf@example.org", "owner")
+    const cases: ReadonlyArray<[Record<string, string>, string | undefined]> = [
+      [{ origin: "https://evil.example" }, me.csrf],
+      [{ origin: server.url, "sec-fetch-site": "cross-site" }, me.csrf],
+      [{ origin: server.url }, undefined],
+      [{ origin: server.url }, "x".repeat(43)]
+    ]
+    for (const [headers, csrf] of cases) {
+      const res = await portal("tokens/issue", { body: { label: "stolen" }, cookie: me.cookie, csrf, headers })
+      expect(res.status, JSON.stringify(headers)).toBe(403)
+    }
+    const tokens = (await (await portal("tokens", { cookie: me.cookie })).json()) as { tokens: Array<{ label: string }> }
+    expect(tokens.tokens.map((t) => t.label)).not.toContain("stolen")
+  })
+
+  it("a session id held before signing in is useless after it (the id is renewed)", async () => {
+    const before = await portal("sign-in", { body: { email: "csrf@example.org", password: PASSWORD } })
+    const planted = cookieOf(before)
+    expect((await portal("account", { cookie: planted })).status).toBe(200)
+    const after = await portal("sign-in", { body: { email: "csrf@example.org", password: PASSWORD }, cookie: planted })
+    const renewed = cookieOf(after)
+    secrets.push(planted.split("=")[1]!, renewed.split("=")[1]!)
+    expect(renewed).not.toBe(planted)
+    expect((await portal("account", { cookie: planted })).status).toBe(401)
+    expect((await portal("account", { cookie: renewed })).status).toBe(200)
+  })
+
+  it("a developer issues and revokes tokens (401 at once) but cannot invite or read the audit log", async () => {
+    const dev = await signUp("dev@example.org", "developer")
+    const issued = await portal("tokens/issue", { body: { label: "ci", expires_in_days: 30 }, cookie: dev.cookie, csrf: dev.csrf })
+    expect(issued.status).toBe(201)
+    const token = (await issued.json()) as { token: string; id: string; expires_at: string }
+    secrets.push(token.token)
+    expect((await fetch(`${server.url}/v1/catalog`, { headers: { authorization: `Bearer ${token.token}` } })).status).toBe(200)
+    expect((await portal("tokens/revoke", { body: { token_id: token.id }, cookie: dev.cookie, csrf: dev.csrf })).status).toBe(200)
+    expect((await fetch(`${server.url}/v1/catalog`, { headers: { authorization: `Bearer ${token.token}` } })).status).toBe(401)
+    // Another account's token is not this account's to revoke.
+    const stranger = newAccount(server, { tier: "starter" })
+    expect((await portal("tokens/revoke", { body: { token_id: stranger.tokenId }, cookie: dev.cookie, csrf: dev.csrf })).status).toBe(404)
+    const invited = await portal("people/invite", { body: { email: "friend@example.org", role: "owner" }, cookie: dev.cookie, csrf: dev.csrf })
+    expect(invited.status).toBe(403)
+    expect((await portal("audit", { cookie: dev.cookie })).status).toBe(403)
+    // Nothing a person can send changes the tier.
+    expect((await portal("account", { body: { tier: "unlimited" }, cookie: dev.cookie, csrf: dev.csrf })).status).toBe(405)
+  })
+
+  it("an owner reads the audit log: who, what, when, from where, never a token", async () => {
+    const owner = await signUp("auditor@example.org", "owner")
+    const log = (await (await portal("audit", { cookie: owner.cookie })).json()) as { entries: Array<{ actor: string; action: string; address: string; at: string }> }
+    const actions = log.entries.map((e) => `${e.actor} ${e.action}`)
+    expect(actions).toEqual(expect.arrayContaining(["dev@example.org token_issued", "dev@example.org token_revoked", "operator (hcc CLI) person_invited", "auditor@example.org signed_up"]))
+    expect(log.entries.every((e) => e.address !== "" && !Number.isNaN(Date.parse(e.at)))).toBe(true)
+    const text = JSON.stringify(log)
+    for (const s of secrets) expect(text).not.toContain(s)
+  })
+
+  it("a guessed session id gets nothing, and guessing is throttled", async () => {
+    const statuses: Array<number> = []
+    for (let i = 0; i < 35; i++) statuses.push((await portal("account", { cookie: `hcc_session=${"A".repeat(42)}${i % 10}` })).status)
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401])
+    expect(statuses).toContain(429)
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true)
+  })
+
+  it("no password, token, session id, CSRF token or invite code in any log line, nor any in a logged path", async () => {
+    await server.stop()
+    const logs = server.stdout() + server.stderr()
+    expect(logs).toContain("/portal/api/sign-in")
+    for (const s of secrets) expect(logs, s.slice(0, 6)).not.toContain(s)
+    for (const line of server.logLines()) if (typeof line.path === "string") expect(line.path).toMatch(/^\/[a-z0-9/._-]*$/)
+  })
+})
