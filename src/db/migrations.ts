@@ -229,9 +229,9 @@ const datasetStamp = Effect.gen(function*() {
 /**
  * The account portal (docs/portal.md): the people of an account (a password hash, never the
  * password), their one-time invites and sign-in sessions (both stored as SHA-256 hashes of the
- * secret), their passkeys (public keys), the audit log an owner reads, the 429s by account, day and
- * endpoint (the ledger holds charged calls only), and the sign-in throttle's rows (the burst
- * limiter's, keyed by account e-mail or address instead of an account).
+ * secret), their passkeys (public keys) and the passkeys' one-time challenges, the audit log an
+ * owner reads, the 429s by account, day and endpoint (the ledger holds charged calls only), and
+ * the sign-in throttle's rows (the burst limiter's, keyed by e-mail or address instead of an account).
  */
 const portal = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -272,6 +272,12 @@ const portal = Effect.gen(function*() {
     last_used_at TEXT
   )`
   yield* sql`CREATE INDEX passkeys_person ON passkeys (person_id)`
+  yield* sql`CREATE TABLE passkey_challenges (
+    challenge TEXT PRIMARY KEY,
+    purpose TEXT NOT NULL CHECK (purpose IN ('register', 'sign_in')),
+    person_id TEXT,
+    expires_at TEXT NOT NULL
+  )`
   yield* sql`CREATE TABLE audit_log (
     id ${autoKey(sql)},
     account_id TEXT NOT NULL REFERENCES accounts (id),

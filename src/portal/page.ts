@@ -50,6 +50,7 @@ const page = `<!DOCTYPE html>
 <div class="field"><label for="email">E-mail address</label><input id="email" type="email" autocomplete="username" required aria-describedby="sign-in-problem"></div>
 <div class="field"><label for="password">Password</label><input id="password" type="password" autocomplete="current-password" required aria-describedby="sign-in-problem"></div>
 <button type="submit">Sign in</button>
+<button type="button" id="passkey-sign-in">Sign in with a passkey</button>
 <p id="sign-in-problem" class="problem" role="alert"></p>
 </form>
 <p><small>No account yet? An owner of your organisation's account, or the service's operator, sends you an invite link.</small></p>
@@ -61,6 +62,8 @@ const page = `<!DOCTYPE html>
 <p id="you"></p>
 <button type="button" id="sign-out">Sign out</button>
 <button type="button" id="sign-out-everywhere">Sign out everywhere</button>
+<button type="button" id="add-passkey">Add a passkey</button>
+<p id="passkeys" role="status"></p>
 <p id="you-problem" class="problem" role="alert"></p>
 </section>
 

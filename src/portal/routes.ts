@@ -1,28 +1,20 @@
 /**
  * The account portal's JSON routes under /portal/api (docs/portal.md): signing up from an invite,
  * signing in and out, and — signed in — the account and its limits, usage, tokens, people and audit
- * log. Static paths only (ids travel in bodies), so the door's route table holds them as it holds
- * the API's. Every change is written to the account's audit log: who, what, when, from where, and
- * never a token, password or session id.
+ * log (passkeys in passkeyRoutes.ts). Static paths only (ids travel in bodies), so the door's route
+ * table holds them as it holds the API's. Every change is written to the account's audit log: who,
+ * what, when, from where, and never a token, password or session id.
  */
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
-import type { IncomingMessage } from "node:http"
-import { type Account, Accounts, type TokenInfo } from "../auth/Accounts.ts"
+import type { TokenInfo } from "../auth/Accounts.ts"
 import { accountJson, tokenJson } from "../commands/accounts.ts"
-import { AppConfig } from "../config/AppConfig.ts"
-import { LimiterStore } from "../db/LimiterStore.ts"
-import type { Pipeline } from "../http/Door.ts"
-import type { RequestInfo } from "../http/RequestContext.ts"
-import { Metering } from "../metering/Metering.ts"
-import { addressOf, bodyOf, cookieOf, csrfMatches, csrfOf, intField, json, originProblem, ownOrigin, problem, stringField } from "./http.ts"
-import { isEmail, normalEmail, People, PortalRefused, type Role, type SignedIn } from "./People.ts"
+import { intField, json, ownOrigin, stringField } from "./http.ts"
+import { type Kit, makeKit, PORTAL_PATH, refused, type Signed } from "./kit.ts"
+import { passkeyRoutes } from "./passkeyRoutes.ts"
 import { passwordProblem } from "./passwords.ts"
-import { SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, takeAttempt } from "./Throttle.ts"
+import { isEmail, normalEmail, type Role } from "./People.ts"
 
-/** The portal's page. */
-export const PORTAL_PATH = "/portal"
-const API = `${PORTAL_PATH}/api`
+export { PORTAL_PATH }
 
 /** The longest grace a rolled token keeps working (a week). */
 export const MAX_GRACE_SECONDS = 7 * 86_400
@@ -32,99 +24,11 @@ export const USAGE_DAYS = 30
 /** An invite link: the code in the fragment, which a browser never sends, so no server or proxy logs it. */
 export const inviteLink = (origin: string, code: string): string => `${origin}${PORTAL_PATH}#invite=${code}`
 
-const refused = (status: number, code: string, detail: string) => new PortalRefused({ status, code, detail })
-
 /** A UTC day `n` days before `day`. */
 const daysBefore = (day: string, n: number) => new Date(Date.parse(day) - n * 86_400_000).toISOString().slice(0, 10)
 
-/** The routes, with what they need from the service. */
-export const makePortalRoutes = Effect.gen(function*() {
-  const people = yield* People
-  const accounts = yield* Accounts
-  const metering = yield* Metering
-  const config = yield* AppConfig
-  const sql = yield* SqlClient.SqlClient
-  const limiter = yield* LimiterStore
-  const cookie = cookieOf(config.publicUrl)
-  const routes: Array<readonly [string, string, Pipeline<never>]> = []
-
-  /** Runs a handler: a refusal becomes its problem answer; anything else is the door's 500. */
-  const answer = (info: RequestInfo, effect: Effect.Effect<ReturnType<typeof json>, unknown>) =>
-    Effect.catchIf(effect, (e): e is PortalRefused => e instanceof PortalRefused, (e) =>
-      Effect.succeed(problem(info, e.status, e.code, e.detail, e.retryAfter === undefined ? {} : { "retry-after": String(e.retryAfter) })))
-
-  /** A route anyone may call (signing up or in); a POST must come from the portal's own origin. */
-  const open = (method: "GET" | "POST", path: string, f: (req: IncomingMessage, info: RequestInfo, body: Record<string, unknown>) => Effect.Effect<ReturnType<typeof json>, unknown>) =>
-    routes.push([method, `${API}/${path}`, (req, info) =>
-      answer(info, Effect.gen(function*() {
-        if (method === "POST") {
-          const why = originProblem(req, config.publicUrl)
-          if (why !== undefined) return yield* refused(403, "cross_origin", why)
-        }
-        return yield* f(req, info, method === "POST" ? yield* bodyOf(req, info) : {})
-      }))])
-
-  interface Context {
-    readonly req: IncomingMessage
-    readonly info: RequestInfo
-    readonly body: Record<string, unknown>
-    readonly me: SignedIn
-    readonly sessionId: string
-    readonly account: Account
-  }
-  /** A route for a signed-in person (`owner`: owners only); a POST also needs the origin and the session's CSRF token. */
-  const signed = (method: "GET" | "POST", path: string, f: (c: Context) => Effect.Effect<ReturnType<typeof json>, unknown>, owner = false) =>
-    routes.push([method, `${API}/${path}`, (req, info) =>
-      answer(info, Effect.gen(function*() {
-        const { me, sessionId } = yield* sessionOf(req)
-        if (me === undefined || sessionId === undefined) return yield* refused(401, "signed_out", "Sign in to the portal first (the session ended or never began).")
-        if (method === "POST") {
-          const why = originProblem(req, config.publicUrl)
-          if (why !== undefined) return yield* refused(403, "cross_origin", why)
-          if (!csrfMatches(req, sessionId)) return yield* refused(403, "csrf", "The request lacks this session's X-CSRF-Token; reload the portal.")
-        }
-        if (owner && me.person.role !== "owner") return yield* refused(403, "owners_only", "Only an owner of the account can do this.")
-        const account = yield* accounts.account(me.person.accountId)
-        return yield* f({ req, info, body: method === "POST" ? yield* bodyOf(req, info) : {}, me, sessionId, account })
-      }))])
-
-  const audit = (c: { readonly req: IncomingMessage }, accountId: string, actor: string, action: string, detail: Record<string, string | number | null> = {}) =>
-    people.audit(accountId, { actor, action, detail, address: addressOf(c.req) })
-
-  /** Signs a person in: a new session (the one the browser held ends), its cookie, the page's state. */
-  const signIn = (req: IncomingMessage, personId: string) =>
-    Effect.gen(function*() {
-      const session = yield* people.startSession(personId, cookie.read(req))
-      return { session, cookie: cookie.set(session.id) }
-    })
-  const throttle = (req: IncomingMessage, email: string | undefined) =>
-    Effect.gen(function*() {
-      const wait = yield* Effect.provideService(takeAttempt([["address", addressOf(req), SIGN_IN_PER_ADDRESS], ...(email === undefined ? [] : [["email", email, SIGN_IN_PER_EMAIL] as const])]), LimiterStore, limiter)
-      if (wait > 0) return yield* new PortalRefused({ status: 429, code: "too_many_attempts", detail: `Too many attempts; try again in ${wait} seconds.`, retryAfter: wait })
-    })
-
-  /**
-   * The session a request's cookie names. A cookie that names no live session is a guess (or an
-   * ended session) and counts against the address's sign-in attempts, so session ids cannot be
-   * tried faster than passwords.
-   */
-  const sessionOf = (req: IncomingMessage) =>
-    Effect.gen(function*() {
-      const sessionId = cookie.read(req)
-      const given = req.headers.cookie?.includes(`${cookie.name}=`) === true
-      const me = sessionId === undefined ? undefined : yield* people.session(sessionId)
-      if (me === undefined && given) yield* throttle(req, undefined)
-      return { me, sessionId }
-    })
-
-  const sessionState = (me: SignedIn, sessionId: string, account: Account) => ({
-    signed_in: true,
-    person: { id: me.person.id, email: me.person.email, role: me.person.role },
-    account: { id: account.id, name: account.name },
-    csrf_token: csrfOf(sessionId),
-    session_expires_at: me.expiresAt
-  })
-
+/** Signing up, in and out. */
+const signInRoutes = ({ accounts, audit, open, people, sessionOf, sessionState, signed, signIn, throttle, cookie }: Kit) => {
   open("GET", "session", (req) =>
     Effect.gen(function*() {
       const { me, sessionId } = yield* sessionOf(req)
@@ -179,6 +83,10 @@ export const makePortalRoutes = Effect.gen(function*() {
       return json({ signed_in: false, sessions_ended: ended }, 200, { "set-cookie": cookie.clear })
     }))
 
+}
+
+/** The account, its limits and its usage. */
+const accountRoutes = ({ metering, signed, sql }: Kit) => {
   signed("GET", "account", (c) =>
     Effect.gen(function*() {
       const s = yield* metering.snapshot({ account: c.account, tokenId: "", tokenExpiresAt: null })
@@ -209,7 +117,11 @@ export const makePortalRoutes = Effect.gen(function*() {
       return json({ from, to: s.day, today: { day: s.day, ...sum(today), by_endpoint: today }, last_30_days: sum(days), days })
     }))
 
-  const ownToken = (c: Context) =>
+}
+
+/** The account's tokens. */
+const tokenRoutes = ({ accounts, audit, signed }: Kit) => {
+  const ownToken = (c: Signed) =>
     Effect.gen(function*() {
       const id = yield* stringField(c.body, "token_id", 40)
       const info = yield* Effect.catchTag(accounts.tokenInfo(id), "TokenNotFound", () => Effect.succeed(undefined))
@@ -250,6 +162,10 @@ export const makePortalRoutes = Effect.gen(function*() {
       return json({ token: rolled.token, ...tokenOut(rolled.info), old: tokenOut(rolled.old) }, 201)
     }))
 
+}
+
+/** The account's people and audit log (owners only). */
+const peopleRoutes = ({ audit, config, people, signed }: Kit) => {
   const personOut = (p: { readonly id: string; readonly email: string; readonly role: Role; readonly createdAt: string }) => ({ id: p.id, email: p.email, role: p.role, created_at: p.createdAt })
 
   signed("GET", "people", (c) => Effect.map(people.list(c.account.id), (list) => json({ people: list.map(personOut) })))
@@ -274,5 +190,14 @@ export const makePortalRoutes = Effect.gen(function*() {
 
   signed("GET", "audit", (c) => Effect.map(people.auditLog(c.account.id, 500), (entries) => json({ entries })), true)
 
-  return routes
+}
+
+/** Every portal route, for the door's route table. */
+export const makePortalRoutes = Effect.map(makeKit, (kit) => {
+  signInRoutes(kit)
+  accountRoutes(kit)
+  tokenRoutes(kit)
+  peopleRoutes(kit)
+  passkeyRoutes(kit)
+  return kit.routes
 })

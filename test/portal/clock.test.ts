@@ -11,7 +11,7 @@ import { Accounts } from "../../src/auth/Accounts.ts"
 import { AppConfig } from "../../src/config/AppConfig.ts"
 import * as Database from "../../src/db/Database.ts"
 import { hashPassword, passwordProblem, verifyPassword } from "../../src/portal/passwords.ts"
-import { People } from "../../src/portal/People.ts"
+import { People, PortalRefused } from "../../src/portal/People.ts"
 import { tempDataDir } from "../support/server.ts"
 
 const START = Date.UTC(2026, 11, 6, 9, 0, 0)
@@ -24,6 +24,9 @@ const layer = () =>
     Layer.provide(AppConfig.layerTest({ dataDir: tempDataDir(), authCacheMs: 0 }))
   )
 const run = <A, E>(body: Effect.Effect<A, E, People | Accounts>) => Effect.andThen(TestClock.setTime(START), Effect.scoped(Effect.provide(body, layer())))
+
+/** A portal refusal's status and code. */
+const refusal = <A, E>(effect: Effect.Effect<A, E>) => Effect.map(Effect.flip(effect), (e) => (e instanceof PortalRefused ? `${e.status} ${e.code}` : String(e)))
 
 const newOwner = Effect.gen(function*() {
   const accounts = yield* Accounts
@@ -99,9 +102,9 @@ describe("on a test clock", () => {
       yield* TestClock.adjust(24 * HOUR - 1000)
       const dev = yield* people.acceptInvite(once.code, "another long passphrase")
       assert.strictEqual(dev.role, "developer")
-      assert.strictEqual((yield* Effect.flip(people.acceptInvite(once.code, "another long passphrase"))).status, 410)
+      assert.strictEqual(yield* refusal(people.acceptInvite(once.code, "another long passphrase")), "410 invite_invalid")
       yield* TestClock.adjust(1000)
-      assert.strictEqual((yield* Effect.flip(people.invitation(late.code))).code, "invite_invalid")
+      assert.strictEqual(yield* refusal(people.invitation(late.code)), "410 invite_invalid")
     })))
 })
 

@@ -14,7 +14,7 @@ const PASSWORD = "violet kettle harbour"
 const secrets: Array<string> = [PASSWORD]
 
 /** A portal call: JSON body, the portal's own Origin unless told, a cookie and CSRF token when given. */
-const portal = (path: string, init: { readonly body?: unknown; readonly cookie?: string; readonly csrf?: string; readonly headers?: Record<string, string>; readonly on?: TestServer } = {}) => {
+const portal = (path: string, init: { readonly body?: unknown; readonly cookie?: string; readonly csrf?: string | undefined; readonly headers?: Record<string, string>; readonly on?: TestServer } = {}) => {
   const s = init.on ?? server
   const headers: Record<string, string> = { accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json", origin: s.url }), ...init.headers }
   if (init.cookie !== undefined) headers.cookie = init.cookie

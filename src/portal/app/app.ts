@@ -5,6 +5,7 @@
  * in the address's fragment (`#invite=…`), which browsers never send to a server; it is removed
  * from the address as soon as it is read. A new token is shown once, and never stored.
  */
+import { startAuthentication, startRegistration } from "@simplewebauthn/browser"
 import { byId, el } from "../../explore/fields.ts"
 import { drawChart } from "../../explore/chart.ts"
 import { USAGE_VIEW } from "./usageView.ts"
@@ -92,6 +93,21 @@ byId("sign-in-form").addEventListener("submit", async (e) => {
   await signedIn(r.json)
 })
 
+byId("passkey-sign-in").addEventListener("click", async () => {
+  setText("sign-in-problem", "")
+  const options = await api("POST", "passkeys/sign-in-options", {})
+  if (options.status !== 200) return setText("sign-in-problem", say(options))
+  let response: unknown
+  try {
+    response = await startAuthentication({ optionsJSON: options.json as any })
+  } catch (e) {
+    return setText("sign-in-problem", `No passkey was used (${e instanceof Error ? e.message : String(e)}).`)
+  }
+  const r = await api("POST", "passkeys/sign-in", { response })
+  if (r.status !== 200) return setText("sign-in-problem", say(r))
+  await signedIn(r.json)
+})
+
 // ---- Signed in ---------------------------------------------------------------------------------
 
 const signedIn = async (session: Json) => {
@@ -108,7 +124,30 @@ const signedIn = async (session: Json) => {
   byId("you-heading").focus()
 }
 
-const refresh = () => Promise.all([loadAccount(), loadUsage(), loadTokens(), ...(state.role === "owner" ? [loadPeople(), loadAudit()] : [])])
+const loadPasskeys = async () => {
+  const r = await api("GET", "passkeys")
+  if (await ended(r)) return
+  const n = r.json["passkeys"].length
+  setText("passkeys", n === 0 ? "No passkey yet: add one to sign in without your password." : `${n} passkey${n === 1 ? "" : "s"} can sign you in.`)
+}
+
+byId("add-passkey").addEventListener("click", async () => {
+  setText("you-problem", "")
+  const options = await api("POST", "passkeys/options", {})
+  if (options.status !== 200) return setText("you-problem", say(options))
+  let response: unknown
+  try {
+    response = await startRegistration({ optionsJSON: options.json as any })
+  } catch (e) {
+    return setText("you-problem", `No passkey was added (${e instanceof Error ? e.message : String(e)}).`)
+  }
+  const r = await api("POST", "passkeys/register", { response })
+  if (r.status !== 201) return setText("you-problem", say(r))
+  setText("state", "Passkey added.")
+  await loadPasskeys()
+})
+
+const refresh = () => Promise.all([loadAccount(), loadUsage(), loadTokens(), loadPasskeys(), ...(state.role === "owner" ? [loadPeople(), loadAudit()] : [])])
 
 /** The page after an answer that says the session has ended. */
 const ended = async (r: { readonly status: number }) => {
