@@ -1,8 +1,8 @@
 /**
  * Response headers every answer carries, and CORS (docs/api.md, "Browsers: security headers and
  * CORS"): nosniff, no referrer, no framing, a Content-Security-Policy (on /docs one that allows
- * exactly its own inline script and style, by hash, and nothing from elsewhere; a /docs page that
- * states its own policy, the explorer, keeps it), `no-store` on
+ * exactly its own inline script and style, by hash, and nothing from elsewhere; a page that
+ * states its own policy, the explorer's or the portal's, keeps it), `no-store` on
  * answers to an authenticated request, and CORS for the origins in HCC_CORS_ORIGINS (none by default).
  */
 import { HttpServerResponse } from "effect/http"
