@@ -77,6 +77,18 @@ describe("the account portal in Chromium", () => {
     await page.waitForSelector("#signed-in:not([hidden])")
     expect(await page.textContent("#you")).toContain("owner@example.org, owner of")
     expect(await page.textContent("#account")).toContain("Professional")
+    // Signed out, then in again with the password.
+    await page.click("#sign-out")
+    await page.waitForSelector("#sign-in:not([hidden])")
+    await page.fill("#email", "owner@example.org")
+    await page.fill("#password", "not the password")
+    await page.click("#sign-in-form button[type=submit]")
+    await expect.poll(() => page.textContent("#sign-in-problem")).toContain("do not match")
+    await page.fill("#email", "owner@example.org")
+    await page.fill("#password", PASSWORD)
+    await page.click("#sign-in-form button[type=submit]")
+    await page.waitForSelector("#signed-in:not([hidden])")
+    expect(await page.inputValue("#password")).toBe("")
   })
 
   it("issues a token (shown once, with the lines that use it) that answers the API, then shows the calls just made", async () => {

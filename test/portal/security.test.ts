@@ -151,6 +151,42 @@ describe("the portal through HTTP", () => {
     expect((await portal("account", { body: { tier: "unlimited" }, cookie: dev.cookie, csrf: dev.csrf })).status).toBe(405)
   })
 
+  it("usage counts the calls a limit refused (429) by endpoint, beside the charged ones", async () => {
+    const me = await signUp("usage@example.org", "owner")
+    const issued = (await (await portal("tokens/issue", { body: { label: "burst" }, cookie: me.cookie, csrf: me.csrf })).json()) as { token: string }
+    secrets.push(issued.token)
+    const statuses: Array<number> = []
+    for (let i = 0; i < 14; i++) statuses.push((await fetch(`${server.url}/v1/catalog`, { headers: { authorization: `Bearer ${issued.token}` } })).status)
+    const refused = statuses.filter((s) => s === 429).length
+    expect(refused).toBeGreaterThan(0)
+    await expect.poll(async () => {
+      const usage = (await (await portal("usage", { cookie: me.cookie })).json()) as { today: { refused: number; by_endpoint: Array<{ endpoint: string; refused: number }> } }
+      return usage.today.by_endpoint.find((r) => r.endpoint === "/v1/catalog")?.refused
+    }, { timeout: 10_000 }).toBeGreaterThanOrEqual(refused)
+  })
+
+  it("an owner removes a person (their session ends at once) but not the account's last owner; sign out everywhere ends every session", async () => {
+    const boss = await signUp("boss@example.org", "owner")
+    const temp = await signUp("temp@example.org", "developer")
+    const people = (await (await portal("people", { cookie: boss.cookie })).json()) as { people: Array<{ id: string; email: string; role: string }> }
+    const tempId = people.people.find((p) => p.email === "temp@example.org")!.id
+    expect((await portal("people/remove", { body: { person_id: tempId }, cookie: boss.cookie, csrf: boss.csrf })).status).toBe(200)
+    expect((await portal("account", { cookie: temp.cookie })).status).toBe(401)
+    // Every owner but one removed, the last one stays.
+    const owners = people.people.filter((p) => p.role === "owner" && p.email !== "boss@example.org")
+    for (const o of owners) expect((await portal("people/remove", { body: { person_id: o.id }, cookie: boss.cookie, csrf: boss.csrf })).status).toBe(200)
+    const self = people.people.find((p) => p.email === "boss@example.org")!.id
+    const last = await portal("people/remove", { body: { person_id: self }, cookie: boss.cookie, csrf: boss.csrf })
+    expect(last.status).toBe(409)
+    expect(((await last.json()) as { code: string }).code).toBe("last_owner")
+    const second = cookieOf(await portal("sign-in", { body: { email: "boss@example.org", password: PASSWORD } }))
+    secrets.push(second.split("=")[1]!)
+    const everywhere = await portal("sign-out-everywhere", { body: {}, cookie: boss.cookie, csrf: boss.csrf })
+    expect(((await everywhere.json()) as { sessions_ended: number }).sessions_ended).toBe(2)
+    expect(everywhere.headers.get("set-cookie")).toMatch(/^hcc_session=; .*Max-Age=0/)
+    expect((await portal("account", { cookie: second })).status).toBe(401)
+  })
+
   it("an owner reads the audit log: who, what, when, from where, never a token", async () => {
     const owner = await signUp("auditor@example.org", "owner")
     const log = (await (await portal("audit", { cookie: owner.cookie })).json()) as { entries: Array<{ actor: string; action: string; address: string; at: string }> }
