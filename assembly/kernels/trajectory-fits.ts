@@ -117,13 +117,90 @@ export function plateauSse(v: usize, t: usize, m: i32, k: f64, basis: usize): f6
 // middle of the series): y ≈ lgC + lgA·basis.
 export let lgC: f64 = 0.0
 export let lgA: f64 = 0.0
+// Set by logisticSse: which levels its fit holds at a bound (1: the one at basis = 0, 2: the one
+// at basis = 1, 3: both, 0: none).
+export let lgHeld: i32 = 0
+
+// The logistic's asymptotes stay on the score's scale: d and d + B within [LEVEL_MIN, LEVEL_MAX]
+// (a logistic whose asymptote lies off the scale is an exponential in disguise).
+export const LOGISTIC_LEVEL_MIN: f64 = 0.0
+export const LOGISTIC_LEVEL_MAX: f64 = 10.0
+
+@inline function clampLevel(x: f64): f64 {
+  return x < LOGISTIC_LEVEL_MIN ? LOGISTIC_LEVEL_MIN : x > LOGISTIC_LEVEL_MAX ? LOGISTIC_LEVEL_MAX : x
+}
+
+// Σ (y − a0 − (a1 − a0)·β)², point by point in index order.
+function levelsSse(v: usize, basis: usize, m: i32, a0: f64, a1: f64): f64 {
+  const q = a1 - a0
+  let sse: f64 = 0.0
+  for (let i = 0; i < m; i++) {
+    const r = getF(v, i) - a0 - q * getF(basis, i)
+    sse += r * r
+  }
+  return sse
+}
 
 /**
- * The logistic's SSE at (k, t0) with its best d and B (written to out0, out1). The fit is the same
- * on the basis b = 1/(1 + e^(k(t − t0))) or on 1 − b = 1/(1 + e^(−k(t − t0))) (an intercept is
- * fitted): when t0 lies past the middle of the series most b are near 1, where b − mean(b) cancels
- * catastrophically (b = 1 − 10⁻¹⁵ keeps one digit), so the basis used there is 1 − b, which is
- * near 0 with full relative precision; then d = c + A and B = −A.
+ * The least squares of y ≈ a0·(1 − β) + a1·β with a0 and a1 within the levels' bounds, given the
+ * unconstrained fit c + A·β (out0, out1) and its SSE: that fit when its levels (c, c + A) are
+ * within them; else the best of the box's four edges (the constrained optimum of a 2-variable
+ * convex problem whose unconstrained one lies outside lies on the boundary), each edge's level
+ * held at its bound and the other solved in closed form, then clamped. Leaves c and A of the fit
+ * kept in out0, out1 and the levels it holds in lgHeld; returns its SSE. Sums point by point in
+ * index order, as the twin's.
+ */
+function boxedLevels(v: usize, basis: usize, m: i32, sse: f64): f64 {
+  const c = out0
+  const a1 = c + out1
+  lgHeld = 0
+  if (!(sse < Infinity) || (c >= LOGISTIC_LEVEL_MIN && c <= LOGISTIC_LEVEL_MAX && a1 >= LOGISTIC_LEVEL_MIN && a1 <= LOGISTIC_LEVEL_MAX)) return sse
+  let bestSse: f64 = Infinity
+  let b0: f64 = 0.0
+  let b1: f64 = 0.0
+  let held: i32 = 0
+  for (let edge = 0; edge < 4; edge++) {
+    const bound = (edge & 1) == 0 ? LOGISTIC_LEVEL_MIN : LOGISTIC_LEVEL_MAX
+    let num: f64 = 0.0
+    let den: f64 = 0.0
+    if (edge < 2) {
+      for (let i = 0; i < m; i++) {
+        const x = getF(basis, i)
+        num += x * (getF(v, i) - bound)
+        den += x * x
+      }
+    } else {
+      for (let i = 0; i < m; i++) {
+        const x = 1.0 - getF(basis, i)
+        num += x * (getF(v, i) - bound * getF(basis, i))
+        den += x * x
+      }
+    }
+    const solved = den > 1e-300 ? (edge < 2 ? bound + num / den : num / den) : bound
+    const free = clampLevel(solved)
+    const e0 = edge < 2 ? bound : free
+    const e1 = edge < 2 ? free : bound
+    const e = levelsSse(v, basis, m, e0, e1)
+    if (e < bestSse) {
+      bestSse = e
+      b0 = e0
+      b1 = e1
+      held = free == solved ? (edge < 2 ? 1 : 2) : 3
+    }
+  }
+  out0 = b0
+  out1 = b1 - b0
+  lgHeld = held
+  return bestSse
+}
+
+/**
+ * The logistic's SSE at (k, t0) with its best d and B (written to out0, out1), its asymptotes held
+ * to the score's scale (boxedLevels). The fit is the same on the basis b = 1/(1 + e^(k(t − t0)))
+ * or on 1 − b = 1/(1 + e^(−k(t − t0))) (an intercept is fitted): when t0 lies past the middle of
+ * the series most b are near 1, where b − mean(b) cancels catastrophically (b = 1 − 10⁻¹⁵ keeps
+ * one digit), so the basis used there is 1 − b, which is near 0 with full relative precision; then
+ * d = c + A and B = −A.
  */
 export function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: usize): f64 {
   const flip = t0 > 0.5 * (getF(t, 0) + getF(t, m - 1))
@@ -137,7 +214,7 @@ export function logisticSse(v: usize, t: usize, m: i32, k: f64, t0: f64, basis: 
     v128.store(basis + (<usize>i << 3), f64x2.div(one, f64x2.add(one, e)))
   }
   if (i < m) setF(basis, i, 1.0 / (1.0 + expK(kk * (getF(t, i) - t0))))
-  const sse = basisSse(v, basis, m)
+  const sse = boxedLevels(v, basis, m, basisSse(v, basis, m))
   lgC = out0
   lgA = out1
   if (flip) {
@@ -177,8 +254,9 @@ const LM_SSE_TOLERANCE: f64 = 1e-13
 /**
  * Levenberg–Marquardt minimisation of the logistic's SSE over (k, t0) by variable projection
  * (Golub & Pereyra, SIAM J Numer Anal 1973;10:413): d and B are solved exactly at every (k, t0)
- * (logisticSse), and the step for (k, t0) comes from the residual's derivatives with d and B held,
- * projected off the span of [1, b] (Kaufman's approximation, BIT 1975;15:49), damped by λ on the
+ * (logisticSse, their levels on the scale), and the step for (k, t0) comes from the residual's
+ * derivatives with d and B held, projected off the span of the free levels' columns (Kaufman's
+ * approximation, BIT 1975;15:49; [1, b] when no level is held at a bound), damped by λ on the
  * diagonal (Marquardt's scaling). A trial point outside the domain is clamped into it; a trial
  * that does not lower the SSE raises λ tenfold, one that does lowers it tenfold. Stops when an
  * accepted step lowers the SSE by no more than LM_SSE_TOLERANCE (relative, plus 1e-20), when λ
@@ -195,13 +273,17 @@ export function logisticRefine(v: usize, t: usize, m: i32, k: f64, t0: f64, tLo:
     const c = lgC
     const a = lgA
     const bb = out1
+    const held = lgHeld
     let sb: f64 = 0.0
     for (let i = 0; i < m; i++) sb += getF(basis, i)
     const mb = sb / <f64>m
     // Columns of the residual's derivatives: ∂r/∂k = B·b(1−b)·(t − t0), ∂r/∂t0 = −B·b(1−b)·k
     // (the basis left is b or 1 − b: b(1−b) is the same, and so is the span projected off).
-    // One pass: the columns' sums, cross products with the centred basis and with the residual;
-    // the projection off [1, b] then follows in closed form (Σ(g − ḡ − p·db)² = Σg² − m·ḡ² − p·Σg·db).
+    // One pass: the columns' sums, cross products with the centred basis, with the free level's
+    // column x and with the residual; the projection off the span of the free levels' columns then
+    // follows in closed form: off [1, b] when no level is held (Σ(g − ḡ − p·db)² = Σg² − m·ḡ² −
+    // p·Σg·db), off x alone when one is (x = b when the level at b = 0 is held, else 1 − b),
+    // nothing when both are.
     let sk: f64 = 0.0
     let st: f64 = 0.0
     let skb: f64 = 0.0
@@ -212,6 +294,9 @@ export function logisticRefine(v: usize, t: usize, m: i32, k: f64, t0: f64, tLo:
     let stt: f64 = 0.0
     let g1: f64 = 0.0
     let g2: f64 = 0.0
+    let skx: f64 = 0.0
+    let stx: f64 = 0.0
+    let sxx: f64 = 0.0
     for (let i = 0; i < m; i++) {
       const b = getF(basis, i)
       const w = bb * b * (1.0 - b)
@@ -219,6 +304,7 @@ export function logisticRefine(v: usize, t: usize, m: i32, k: f64, t0: f64, tLo:
       const gt = -w * ck
       const db = b - mb
       const r = getF(v, i) - c - a * b
+      const x = held == 1 ? b : 1.0 - b
       sk += gk
       st += gt
       skb += gk * db
@@ -229,12 +315,17 @@ export function logisticRefine(v: usize, t: usize, m: i32, k: f64, t0: f64, tLo:
       stt += gt * gt
       g1 += gk * r
       g2 += gt * r
+      skx += gk * x
+      stx += gt * x
+      sxx += x * x
     }
     const pk = sbb > 1e-300 ? skb / sbb : 0.0
     const pt = sbb > 1e-300 ? stb / sbb : 0.0
-    const a11 = skk - sk * sk / <f64>m - pk * skb
-    const a12 = skt - sk * st / <f64>m - pk * stb
-    const a22 = stt - st * st / <f64>m - pt * stb
+    const qk = sxx > 1e-300 ? skx / sxx : 0.0
+    const qt = sxx > 1e-300 ? stx / sxx : 0.0
+    const a11 = held == 0 ? skk - sk * sk / <f64>m - pk * skb : held == 3 ? skk : skk - qk * skx
+    const a12 = held == 0 ? skt - sk * st / <f64>m - pk * stb : held == 3 ? skt : skt - qk * stx
+    const a22 = held == 0 ? stt - st * st / <f64>m - pt * stb : held == 3 ? stt : stt - qt * stx
     // A parameter on a bound of the domain that the descent would push across is held there
     // (an active set): the step is taken in the other alone; both held is a constrained minimum.
     const holdK = (ck <= LOGISTIC_K_MIN && g1 > 0.0) || (ck >= LOGISTIC_K_MAX && g1 < 0.0)

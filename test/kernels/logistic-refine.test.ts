@@ -1,9 +1,11 @@
 /**
  * The temporal logistic is fitted off its (k, t0) grid to the least-squares optimum over its domain
- * (0 < k ≤ 20, t0 within the series' span ± the span): on an exact logistic series whose k and t0
- * fall between grid points the fit recovers them, and on noisy series — drops still under way at
- * the end among them — no point of a dense grid over the domain has a lower SSE (WASM and twin
- * alike), so the logistic's AICc is not inflated and model selection does not lean against it.
+ * (10⁻⁴ ≤ k ≤ 20, t0 within the series' span ± the span, both asymptotes on the score's scale
+ * 0–10): on an exact logistic series whose k and t0 fall between grid points the fit recovers
+ * them, and on noisy series — drops still under way at the end, drops at the first or last point,
+ * jumps between two levels, flat series — no point of a dense grid over the domain has a lower
+ * SSE (WASM and twin alike, bit for bit), so the logistic's AICc is not inflated, model selection
+ * does not lean against it, and it never forecasts off the scale through a far tail.
  */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
@@ -15,25 +17,39 @@ const wasm = makeWasm(new Arena(instantiateCore()))
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
 
 /**
- * The logistic's SSE with its best d and B (least squares on [1, basis]), computed apart from the
- * kernels. The basis is 1/(1 + e^(−k(t − t0))) (= 1 − b, the same fit with an intercept) when t0
- * lies past the middle of the series: there b is near 1 and b − mean(b) keeps too few digits to
- * compare fits (at t0 eight points past the end and k = 3, b = 1 − 10⁻¹²).
+ * The logistic's SSE with its best asymptotes on the score's scale, computed apart from the
+ * kernels: y ≈ d·u + e·b with b = 1/(1 + e^(k(t − t0))), u = 1 − b (each from its own exponential,
+ * so neither loses digits near 1), and 0 ≤ d, e ≤ 10 (d = the level after, e = d + B the level
+ * before). A box-constrained least-squares problem in two variables: its optimum is the best
+ * feasible point among the unconstrained one, the four edges' (one variable at a bound, the other
+ * solved and clamped) and the four corners (the KKT conditions leave no other candidate).
  */
+const LO = 0
+const HI = 10
 const logisticSse = (y: ReadonlyArray<number>, k: number, t0: number): number => {
-  const m = y.length
-  const sign = t0 > (m - 1) / 2 ? -1 : 1
-  const b = y.map((_, t) => 1 / (1 + Math.exp(sign * k * (t - t0))))
-  const mb = b.reduce((a, x) => a + x, 0) / m
-  const my = y.reduce((a, x) => a + x, 0) / m
-  let sbb = 0
-  let sby = 0
-  for (let i = 0; i < m; i++) {
-    sbb += (b[i]! - mb) ** 2
-    sby += (b[i]! - mb) * (y[i]! - my)
+  const b = y.map((_, t) => 1 / (1 + Math.exp(k * (t - t0))))
+  const u = y.map((_, t) => 1 / (1 + Math.exp(-k * (t - t0))))
+  const sse = (d: number, e: number) => y.reduce((a, yi, i) => a + (yi - d * u[i]! - e * b[i]!) ** 2, 0)
+  const dot = (p: ReadonlyArray<number>, q: ReadonlyArray<number>) => p.reduce((a, x, i) => a + x * q[i]!, 0)
+  const clamp = (x: number) => Math.min(HI, Math.max(LO, x))
+  const candidates: Array<[number, number]> = []
+  const uu = dot(u, u)
+  const bb = dot(b, b)
+  const ub = dot(u, b)
+  const uy = dot(u, y)
+  const by = dot(b, y)
+  const det = uu * bb - ub * ub
+  if (det > 1e-12 * uu * bb) candidates.push([(bb * uy - ub * by) / det, (uu * by - ub * uy) / det])
+  for (const bound of [LO, HI]) {
+    // d at a bound: y − d·u ≈ e·b
+    candidates.push([bound, clamp((by - bound * ub) / bb)])
+    // e at a bound: y − e·b ≈ d·u
+    candidates.push([clamp((uy - bound * ub) / uu), bound])
+    for (const other of [LO, HI]) candidates.push([bound, other])
   }
-  const slope = sbb > 0 ? sby / sbb : 0
-  return y.reduce((a, yi, i) => a + (yi - my - slope * (b[i]! - mb)) ** 2, 0)
+  let best = Infinity
+  for (const [d, e] of candidates) if (d >= LO && d <= HI && e >= LO && e <= HI) best = Math.min(best, sse(d, e))
+  return best
 }
 
 /** The lowest SSE on a dense grid over the domain: k geometric from 0.01 to 20 (500 values), t0 over the span ± the span (301 values). */
@@ -91,4 +107,48 @@ describe.each([["wasm", wasm], ["twin", reference]] as const)("logistic refineme
       expect(sseFromAicc(r.aicc[4]!, y.length)).toBeLessThanOrEqual(denseGridMin(y) + 1e-9)
     }
   })
+
+  it("asymptotes on the scale: a last-point drop after a flat series is no exponential collapse to 0", () => {
+    // A far tail (B ≈ −888,768) mimicking an exponential through the last point has a lower SSE
+    // than any logistic with its levels on the scale; it is outside the domain.
+    const y = [6.979, 6.986, 6.971, 6.97, 6.981, 7.017, 7.033, 6.999, 7.022, 6.985, 6.672]
+    const r = run(k.fitTrajectories(Float64Array.from(y), 1, y.length, 6))
+    expect(r.model[0]).toBe(4)
+    const [d, b] = [r.params[0]!, r.params[1]!]
+    for (const level of [d, d + b]) {
+      expect(level).toBeGreaterThanOrEqual(0)
+      expect(level).toBeLessThanOrEqual(10)
+    }
+    const sse = sseFromAicc(r.aicc[4]!, y.length)
+    expect(sse).toBeCloseTo(logisticSse(y, r.params[2]!, r.params[3]!), 9)
+    expect(sse).toBeLessThanOrEqual(denseGridMin(y) + 1e-9)
+    for (const p of r.pred) expect(p).toBeGreaterThan(6)
+  })
+
+  it("drops at the first or last point, two-level jumps, flat series with noise, series near 0 and 10: the bounded optimum, levels on the scale", () => {
+    const noise = (i: number) => (((i * 7919) % 13) - 6) / 100
+    const shapes: Array<Array<number>> = [
+      Array.from({ length: 12 }, (_, t) => (t === 0 ? 2.1 : 8 + noise(t))),
+      Array.from({ length: 12 }, (_, t) => (t === 11 ? 0.4 : 7.5 + noise(t))),
+      Array.from({ length: 14 }, (_, t) => (t < 7 ? 9.6 : 1.2) + noise(t)),
+      Array.from({ length: 16 }, (_, t) => (t % 8 < 4 ? 6 : 4) + noise(t)),
+      Array.from({ length: 12 }, (_, t) => 5 + noise(t)),
+      Array.from({ length: 10 }, (_, t) => Math.max(0, 0.3 - 0.05 * t) + Math.abs(noise(t))),
+      Array.from({ length: 10 }, (_, t) => Math.min(10, 9.7 + 0.05 * t) - Math.abs(noise(t)))
+    ]
+    for (const y of shapes) {
+      const r = run(k.fitTrajectories(Float64Array.from(y), 1, y.length, 3))
+      const sse = sseFromAicc(r.aicc[4]!, y.length)
+      expect(sse, JSON.stringify(y)).toBeLessThanOrEqual(denseGridMin(y) + 1e-9)
+      if (r.model[0] === 4) for (const level of [r.params[0]!, r.params[0]! + r.params[1]!]) expect(level >= 0 && level <= 10, JSON.stringify(y)).toBe(true)
+    }
+  })
+})
+
+it("the bounded logistic is the same in WASM and the twin, bit for bit", () => {
+  const y = Float64Array.from([6.979, 6.986, 6.971, 6.97, 6.981, 7.017, 7.033, 6.999, 7.022, 6.985, 6.672, 9.6, 9.6, 1.2, 1.2, 1.3])
+  const a = run(wasm.fitTrajectories(y, 1, y.length, 4))
+  const b = run(reference.fitTrajectories(y, 1, y.length, 4))
+  expect(a.model[0]).toBe(4)
+  expect([...a.params, ...a.pred, a.aicc[4]]).toEqual([...b.params, ...b.pred, b.aicc[4]])
 })

@@ -121,16 +121,93 @@ export const plateauSse = (v: Float64Array, t: Float64Array, m: number, k: numbe
 }
 
 /**
- * The logistic's SSE at (k, t0) with its best d and B (out[0], out[1]; as the WASM kernel's): on
- * the basis 1 − b = 1/(1 + e^(−k(t − t0))) when t0 lies past the middle of the series (b near 1
- * cancels catastrophically), then d = c + A and B = −A; out[2], out[3] keep the fit on the basis
- * used (c, A).
+ * The logistic's asymptotes stay on the score's scale: d (the level as t grows) and d + B (before
+ * the drop or rise) within [LOGISTIC_LEVEL_MIN, LOGISTIC_LEVEL_MAX]. A logistic whose asymptote
+ * lies off the scale is an exponential in disguise (its far tail through the points), and its
+ * forecast runs off the scale with it.
+ */
+export const LOGISTIC_LEVEL_MIN = 0
+export const LOGISTIC_LEVEL_MAX = 10
+
+const clampLevel = (x: number): number => (x < LOGISTIC_LEVEL_MIN ? LOGISTIC_LEVEL_MIN : x > LOGISTIC_LEVEL_MAX ? LOGISTIC_LEVEL_MAX : x)
+
+/** Σ (y − a0 − (a1 − a0)·β)², point by point in index order (as the WASM kernel's levelsSse). */
+const levelsSse = (v: Float64Array, basis: Float64Array, m: number, a0: number, a1: number): number => {
+  const q = a1 - a0
+  let sse = 0
+  for (let i = 0; i < m; i++) {
+    const r = v[i]! - a0 - q * basis[i]!
+    sse += r * r
+  }
+  return sse
+}
+
+/**
+ * The least squares of y ≈ a0·(1 − β) + a1·β with a0 and a1 within the levels' bounds, given the
+ * unconstrained fit c + A·β (out[0], out[1]) and its SSE: that fit when its levels (c, c + A) are
+ * within them; else the best of the four edges of the box (a 2-variable convex problem whose
+ * unconstrained optimum lies outside the box has its constrained one on the box's boundary), each
+ * edge's level held at its bound and the other solved in closed form, then clamped. Writes c and A
+ * of the fit kept to out[0], out[1] and which levels it holds at a bound to out[4] (1: the level
+ * at β = 0, 2: the one at β = 1, 3: both; 0: none); returns its SSE (as the WASM kernel's boxedLevels).
+ */
+const boxedLevels = (v: Float64Array, basis: Float64Array, m: number, sse: number, out: Float64Array): number => {
+  const c = out[0]!
+  const a1 = c + out[1]!
+  out[4] = 0
+  if (!(sse < Infinity) || (c >= LOGISTIC_LEVEL_MIN && c <= LOGISTIC_LEVEL_MAX && a1 >= LOGISTIC_LEVEL_MIN && a1 <= LOGISTIC_LEVEL_MAX)) return sse
+  let bestSse = Infinity
+  let b0 = 0
+  let b1 = 0
+  let held = 0
+  for (let edge = 0; edge < 4; edge++) {
+    const bound = (edge & 1) === 0 ? LOGISTIC_LEVEL_MIN : LOGISTIC_LEVEL_MAX
+    let num = 0
+    let den = 0
+    if (edge < 2) {
+      // a0 held: y − a0 ≈ (a1 − a0)·β
+      for (let i = 0; i < m; i++) {
+        const x = basis[i]!
+        num += x * (v[i]! - bound)
+        den += x * x
+      }
+    } else {
+      // a1 held: y − a1·β ≈ a0·(1 − β)
+      for (let i = 0; i < m; i++) {
+        const x = 1 - basis[i]!
+        num += x * (v[i]! - bound * basis[i]!)
+        den += x * x
+      }
+    }
+    const solved = den > 1e-300 ? (edge < 2 ? bound + num / den : num / den) : bound
+    const free = clampLevel(solved)
+    const e0 = edge < 2 ? bound : free
+    const e1 = edge < 2 ? free : bound
+    const e = levelsSse(v, basis, m, e0, e1)
+    if (e < bestSse) {
+      bestSse = e
+      b0 = e0
+      b1 = e1
+      held = free === solved ? (edge < 2 ? 1 : 2) : 3
+    }
+  }
+  out[0] = b0
+  out[1] = b1 - b0
+  out[4] = held
+  return bestSse
+}
+
+/**
+ * The logistic's SSE at (k, t0) with its best d and B (out[0], out[1]; as the WASM kernel's), its
+ * asymptotes held to the score's scale (boxedLevels): on the basis 1 − b = 1/(1 + e^(−k(t − t0)))
+ * when t0 lies past the middle of the series (b near 1 cancels catastrophically), then d = c + A
+ * and B = −A; out[2], out[3] keep the fit on the basis used (c, A).
  */
 export const logisticSse = (v: Float64Array, t: Float64Array, m: number, k: number, t0: number, basis: Float64Array, out: Float64Array): number => {
   const flip = t0 > 0.5 * (t[0]! + t[m - 1]!)
   const kk = flip ? -k : k
   for (let i = 0; i < m; i++) basis[i] = 1 / (1 + expK(kk * (t[i]! - t0)))
-  const sse = basisSse(v, basis, m, out)
+  const sse = boxedLevels(v, basis, m, basisSse(v, basis, m, out), out)
   out[2] = out[0]!
   out[3] = out[1]!
   if (flip) {
@@ -161,8 +238,9 @@ const LM_SSE_TOLERANCE = 1e-13
 /**
  * Levenberg–Marquardt minimisation of the logistic's SSE over (k, t0) by variable projection
  * (Golub & Pereyra, SIAM J Numer Anal 1973;10:413), as the WASM kernel's logisticRefine: d and B
- * solved exactly at every (k, t0); the step from the residual's derivatives with d and B held,
- * projected off the span of [1, b] (Kaufman, BIT 1975;15:49), damped by λ on the diagonal; trials
+ * solved exactly at every (k, t0), their levels on the scale (boxedLevels); the step from the
+ * residual's derivatives with d and B held, projected off the span of the free levels' columns
+ * (Kaufman, BIT 1975;15:49: [1, b] when no level is held at a bound), damped by λ on the diagonal; trials
  * clamped into the domain; λ tenfold down on a lower SSE, up otherwise. Same arithmetic, same
  * order. Writes the best (k, t0, SSE) to best.
  */
@@ -178,10 +256,13 @@ export const logisticRefine = (
     const c = out[2]!
     const a = out[3]!
     const bb = out[1]!
+    const held = out[4]!
     let sb = 0
     for (let i = 0; i < m; i++) sb += basis[i]!
     const mb = sb / m
-    // One pass, then the projection off [1, b] in closed form (as the WASM kernel's).
+    // One pass, then the projection off the span of the free levels' columns in closed form (as the
+    // WASM kernel's): [1, b] when neither level is held at a bound; b alone when the level at b = 0
+    // is held; 1 − b alone when the level at b = 1 is; nothing when both are.
     let sk = 0
     let st = 0
     let skb = 0
@@ -192,6 +273,9 @@ export const logisticRefine = (
     let stt = 0
     let g1 = 0
     let g2 = 0
+    let skx = 0
+    let stx = 0
+    let sxx = 0
     for (let i = 0; i < m; i++) {
       const b = basis[i]!
       const w = bb * b * (1 - b)
@@ -199,6 +283,7 @@ export const logisticRefine = (
       const gt = -w * ck
       const db = b - mb
       const r = v[i]! - c - a * b
+      const x = held === 1 ? b : 1 - b
       sk += gk
       st += gt
       skb += gk * db
@@ -209,12 +294,17 @@ export const logisticRefine = (
       stt += gt * gt
       g1 += gk * r
       g2 += gt * r
+      skx += gk * x
+      stx += gt * x
+      sxx += x * x
     }
     const pk = sbb > 1e-300 ? skb / sbb : 0
     const pt = sbb > 1e-300 ? stb / sbb : 0
-    const a11 = skk - sk * sk / m - pk * skb
-    const a12 = skt - sk * st / m - pk * stb
-    const a22 = stt - st * st / m - pt * stb
+    const qk = sxx > 1e-300 ? skx / sxx : 0
+    const qt = sxx > 1e-300 ? stx / sxx : 0
+    const a11 = held === 0 ? skk - sk * sk / m - pk * skb : held === 3 ? skk : skk - qk * skx
+    const a12 = held === 0 ? skt - sk * st / m - pk * stb : held === 3 ? skt : skt - qk * stx
+    const a22 = held === 0 ? stt - st * st / m - pt * stb : held === 3 ? stt : stt - qt * stx
     const holdK = (ck <= LOGISTIC_K_MIN && g1 > 0) || (ck >= LOGISTIC_K_MAX && g1 < 0)
     const holdT = (ct <= tLo && g2 > 0) || (ct >= tHi && g2 < 0)
     if (holdK && holdT) break
