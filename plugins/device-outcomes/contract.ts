@@ -26,7 +26,7 @@ export const contract = withAnswers(answers, defineContract({
   disclosure: {
     cohort: "/sample_size",
     counts: ["/view_data/forest/*/n"],
-    statistics: ["/outcomes/*", ...["estimate", "ci_low", "ci_high", "tau2", "i2"].map((f) => `/view_data/forest/*/${f}`)]
+    statistics: ["/outcomes/*", ...["estimate", "ci_low", "ci_high", "tau2", "i2", "q", "q_p", "pi_low", "pi_high", "weight"].map((f) => `/view_data/forest/*/${f}`)]
   },
   view,
   viewData: DeviceOutcomesViewData,

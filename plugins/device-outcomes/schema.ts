@@ -38,6 +38,11 @@ export const ForestRow = Schema.Struct({
   ci_high: Estimate,
   tau2: Estimate.annotate({ description: "Between-study variance (pooled rows; a rate's on the logit scale)" }),
   i2: Estimate.annotate({ description: "Share of the variation across studies beyond chance, 0–1 (pooled rows)" }),
+  q: Estimate.annotate({ description: "Cochran's Q (pooled rows; a rate's on the logit scale)" }),
+  q_p: Estimate.annotate({ description: "Q's p-value, χ² with k − 1 degrees of freedom (pooled rows of 2 studies or more)" }),
+  pi_low: Estimate.annotate({ description: "95 % prediction interval of a new study's true value, low end (pooled rows of 3 studies or more)" }),
+  pi_high: Estimate.annotate({ description: "95 % prediction interval, high end" }),
+  weight: Estimate.annotate({ description: "The study's share of the random-effects weights, 0–1 (1 on pooled rows)" }),
   k: Schema.NullOr(Schema.Int).annotate({ description: "Studies pooled (pooled rows)" })
 })
 

@@ -78,3 +78,62 @@ export const oneSampleTP = (n: number, sum: number, sumSq: number): number => {
   if (variance === 0) return mean === 0 ? 1 : 0
   return studentTwoSidedP(mean / Math.sqrt(variance / n), n - 1)
 }
+
+/**
+ * The t quantile with two-sided tail `p` (P(|T| ≥ t) = p; 0.05 gives the 97.5th percentile) for
+ * `df` degrees of freedom: studentTwoSidedP inverted by bisection to 1e-12. NaN for df ≤ 0 or p
+ * outside (0, 1).
+ */
+export const studentTQuantile = (p: number, df: number): number => {
+  if (!(df > 0) || !(p > 0 && p < 1)) return Number.NaN
+  let lo = 0
+  let hi = 1
+  while (studentTwoSidedP(hi, df) > p) hi *= 2
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = 0.5 * (lo + hi)
+    if (studentTwoSidedP(mid, df) > p) lo = mid
+    else hi = mid
+  }
+  return 0.5 * (lo + hi)
+}
+
+/**
+ * The upper tail of χ² with `df` degrees of freedom at x, P(X ≥ x): the regularized upper incomplete
+ * gamma Q(df/2, x/2) by its series below a + 1 and its continued fraction above (Numerical Recipes
+ * 3rd ed. §6.2), about 1e-14 relative. NaN for df ≤ 0 or x NaN.
+ */
+export const chiSquareUpperP = (x: number, df: number): number => {
+  if (!(df > 0) || Number.isNaN(x)) return Number.NaN
+  if (x <= 0) return 1
+  const a = df / 2
+  const z = x / 2
+  const front = Math.exp(-z + a * Math.log(z) - logGamma(a))
+  if (z < a + 1) {
+    let term = 1 / a
+    let sum = term
+    for (let n = 1; n < 1000; n++) {
+      term *= z / (a + n)
+      sum += term
+      if (Math.abs(term) < Math.abs(sum) * 1e-16) break
+    }
+    return Math.max(0, 1 - front * sum)
+  }
+  const tiny = 1e-300
+  let b = z + 1 - a
+  let c = 1 / tiny
+  let d = 1 / b
+  let h = d
+  for (let i = 1; i < 1000; i++) {
+    const an = -i * (i - a)
+    b += 2
+    d = an * d + b
+    if (Math.abs(d) < tiny) d = tiny
+    c = b + an / c
+    if (Math.abs(c) < tiny) c = tiny
+    d = 1 / d
+    const del = d * c
+    h *= del
+    if (Math.abs(del - 1) < 1e-16) break
+  }
+  return front * h
+}

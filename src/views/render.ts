@@ -16,6 +16,8 @@ export interface DrawnItem {
   readonly text?: string | undefined
   readonly x?: number | undefined
   readonly y?: number | undefined
+  /** A symbol's area, a trail point's width (pixels). */
+  readonly size?: number | undefined
 }
 
 interface SceneNode {
@@ -26,13 +28,14 @@ interface SceneNode {
   readonly text?: string
   readonly x?: number
   readonly y?: number
+  readonly size?: number
 }
 
 /** Every mark item of a scenegraph, depth first. */
 const itemsOf = (node: SceneNode, mark?: SceneNode): Array<DrawnItem> => {
   const out: Array<DrawnItem> = []
   if (mark !== undefined && node.marktype === undefined) {
-    out.push({ marktype: mark.marktype!, role: mark.role ?? "", datum: node.datum, text: node.text, x: node.x, y: node.y })
+    out.push({ marktype: mark.marktype!, role: mark.role ?? "", datum: node.datum, text: node.text, x: node.x, y: node.y, size: node.size })
   }
   for (const child of node.items ?? []) out.push(...itemsOf(child, node.marktype !== undefined ? node : mark))
   return out
