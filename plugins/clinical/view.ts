@@ -11,8 +11,8 @@ export const view: PluginView = {
   },
   spec: {
     title: {
-      text: { expr: "'Clinical reasoning (confidence ' + format(summary.confidence, '.2f') + ')'" },
-      subtitle: { expr: "'Encounters in the evidence window: ' + (isValid(evidence.encounters) ? format(evidence.encounters, ',') : 'withheld')" }
+      // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
+      text: { expr: "['Clinical reasoning (confidence ' + format(summary.confidence, '.2f') + ')', 'Encounters in the evidence window: ' + (isValid(evidence.encounters) ? format(evidence.encounters, ',') : 'withheld')]" }
     },
     vconcat: [
       {

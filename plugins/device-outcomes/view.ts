@@ -24,8 +24,8 @@ export const view: PluginView = {
   data: { forest: { from: "/answer/view_data/forest", rows: "items" }, summary: { from: "/answer", rows: "object" } },
   spec: {
     title: {
-      text: { expr: "'Device outcomes: ' + replace(summary.device_category, /_/g, ' ') + ', by study and pooled'" },
-      subtitle: { expr: "summary.studies_analyzed + ' studies, ' + format(summary.sample_size, ',') + ' implants; random effects across studies'" }
+      // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
+      text: { expr: "['Device outcomes: ' + replace(summary.device_category, /_/g, ' ') + ', by study and pooled', summary.studies_analyzed + ' studies, ' + format(summary.sample_size, ',') + ' implants; random effects across studies']" }
     },
     data: { name: "forest" },
     transform: [

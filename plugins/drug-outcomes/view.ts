@@ -18,10 +18,8 @@ export const view: PluginView = {
   },
   spec: {
     title: {
-      text: { expr: "summary.drug + ': ' + summary.outcome_type + ' in a cohort of ' + format(summary.cohort_size, ',')" },
-      subtitle: {
-        expr: "'Efficacy (Cohen\\'s d, mean over the axes): ' + (isValid(summary.efficacy_score) ? format(summary.efficacy_score, '.2f') : 'withheld') + '; adverse events per patient: ' + (isValid(summary.adverse_event_rate) ? format(summary.adverse_event_rate, '.4f') : 'withheld')"
-      }
+      // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
+      text: { expr: "[summary.drug + ': ' + summary.outcome_type + ' in a cohort of ' + format(summary.cohort_size, ','), 'Efficacy (Cohen\\'s d, mean over the axes): ' + (isValid(summary.efficacy_score) ? format(summary.efficacy_score, '.2f') : 'withheld') + '; adverse events per patient: ' + (isValid(summary.adverse_event_rate) ? format(summary.adverse_event_rate, '.4f') : 'withheld')]" }
     },
     vconcat: [
       {

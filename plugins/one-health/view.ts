@@ -18,8 +18,8 @@ export const view: PluginView = {
   },
   spec: {
     title: {
-      text: { expr: "'Animal series leading the human one: ' + (result.correlation_found ? 'found' : 'not found')" },
-      subtitle: { expr: "'Lag ' + replace(result.temporal_lag, '_', ' ') + ' (r = ' + format(result.correlation_strength, '.2f') + '); alert ' + result.alert_level + ', zoonotic risk ' + result.zoonotic_risk" }
+      // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
+      text: { expr: "['Animal series leading the human one: ' + (result.correlation_found ? 'found' : 'not found'), 'Lag ' + replace(result.temporal_lag, '_', ' ') + ' (r = ' + format(result.correlation_strength, '.2f') + '); alert ' + result.alert_level + ', zoonotic risk ' + result.zoonotic_risk]" }
     },
     vconcat: [
       {

@@ -36,7 +36,7 @@ export const view: PluginView = {
       },
       {
         transform: [{ filter: "datum.mean === null" }],
-        mark: { type: "text", text: "withheld", angle: -90, align: "left", dy: 4 },
+        mark: { type: "text", text: "withheld", angle: 270, align: "left", dy: 4 },
         encoding: { y: { datum: 0.3, type: "quantitative" } }
       }
     ]

@@ -6,8 +6,8 @@ export const view: PluginView = {
   data: { factors: { from: "/answer/contributing_factors", rows: "items" }, summary: { from: "/answer", rows: "object" } },
   spec: {
     title: {
-      text: { expr: "'Risk of ' + replace(summary.risk_type, '_', ' ') + ': ' + (isValid(summary.probability) ? format(summary.probability, '.1%') : 'withheld')" },
-      subtitle: { expr: "summary.recommended_interventions + ' recommended interventions; bars: each factor\\'s contribution to the model\\'s log scale'" }
+      // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
+      text: { expr: "['Risk of ' + replace(summary.risk_type, '_', ' ') + ': ' + (isValid(summary.probability) ? format(summary.probability, '.1%') : 'withheld'), summary.recommended_interventions + ' recommended interventions; bars: each factor\\'s contribution to the model\\'s log scale']" }
     },
     width: 420,
     data: { name: "factors" },

@@ -5,16 +5,16 @@
  */
 import type { PluginView } from "../../src/plugin/contract.ts"
 
-/** Rules per subtitle line, and the lines the 28 rules can fill. */
+/** Rules per title line, and the lines the 28 rules can fill. */
 const PER_LINE = 4
 const LINES = 7
 /**
- * The subtitle: how many rules fired, then their names four to a line (one line would run past the
- * chart), as many lines as there are rules for.
+ * The title's lines: the model and urgency; how many rules fired, then their names four to a line
+ * (one line would run past the chart), as many lines as there are rules for.
  */
-const RULE_LINES = `slice([length(rules) + ' decay rules fired:', ${
+const TITLE_LINES = `slice(['Trajectory: ' + replace(summary.decay_model, '_', ' ') + ', urgency ' + summary.intervention_urgency, length(rules) + ' decay rules fired:', ${
   Array.from({ length: LINES }, (_, i) => `join(slice(pluck(rules, 'value'), ${i * PER_LINE}, ${(i + 1) * PER_LINE}), ', ')`).join(", ")
-}], 0, 1 + ceil(length(rules) / ${PER_LINE}))`
+}], 0, 2 + ceil(length(rules) / ${PER_LINE}))`
 
 export const view: PluginView = {
   version: 1,
@@ -26,10 +26,8 @@ export const view: PluginView = {
     summary: { from: "/answer", rows: "object" }
   },
   spec: {
-    title: {
-      text: { expr: "'Trajectory: ' + replace(summary.decay_model, '_', ' ') + ', urgency ' + summary.intervention_urgency" },
-      subtitle: { expr: RULE_LINES }
-    },
+    // The title, then the rules' lines (one title of several lines: Vega-Lite's schema takes an expression for its text only).
+    title: { text: { expr: TITLE_LINES } },
     width: 480,
     height: 260,
     encoding: {
