@@ -307,15 +307,23 @@ export class Accounts extends Context.Service<Accounts, {
         return yield* tokenInfo(tokenId)
       })
 
+      // One transaction: the new token exists only if the old one's end is set with it.
       const rollToken = Effect.fn("Accounts.rollToken")(function*(tokenId: string, graceSeconds: number) {
-        const old = yield* tokenInfo(tokenId)
-        const now = yield* Clock.currentTimeMillis
-        if (old.revokedAt !== null || (old.expiresAt !== null && Date.parse(old.expiresAt) <= now)) return yield* new TokenNotFound({ id: tokenId })
-        const { info, token } = yield* Effect.orDie(issueToken({ accountId: old.accountId, label: old.label, expiresAt: old.expiresAt === null ? undefined : new Date(old.expiresAt) }))
-        const end = new Date(now + graceSeconds * 1000).toISOString()
-        yield* sql`UPDATE tokens SET expires_at = ${end} WHERE id = ${tokenId} AND (expires_at IS NULL OR expires_at > ${end})`
+        const rolled = yield* sql.withTransaction(Effect.gen(function*() {
+          const old = yield* tokenInfo(tokenId)
+          const now = yield* Clock.currentTimeMillis
+          if (old.revokedAt !== null || (old.expiresAt !== null && Date.parse(old.expiresAt) <= now)) return yield* new TokenNotFound({ id: tokenId })
+          const issued = yield* Effect.catchTag(
+            issueToken({ accountId: old.accountId, label: old.label, expiresAt: old.expiresAt === null ? undefined : new Date(old.expiresAt) }),
+            "AccountNotFound",
+            () => Effect.fail(new TokenNotFound({ id: tokenId }))
+          )
+          const end = new Date(now + graceSeconds * 1000).toISOString()
+          yield* sql`UPDATE tokens SET expires_at = ${end} WHERE id = ${tokenId} AND (expires_at IS NULL OR expires_at > ${end})`
+          return { ...issued, old: yield* tokenInfo(tokenId) }
+        }))
         cache.clear()
-        return { token, info, old: yield* tokenInfo(tokenId) }
+        return rolled
       })
 
       type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }

@@ -5,10 +5,12 @@ import { type Account, type AccountChanges, Accounts, type TokenInfo } from "../
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"
 import { effectiveLimits, type Tier, TIER_LIMITS, TIERS } from "../metering/Tiers.ts"
+import { People } from "../portal/People.ts"
+import { operatorAudit } from "./operatorAudit.ts"
 import { emit, table, UsageError } from "./output.ts"
 
-/** Accounts over the configured, migrated database. */
-const AccountsLive = Accounts.layer.pipe(Layer.provide(Database.layer), Layer.provide(AppConfig.layer))
+/** Accounts (and the people whose audit log records what the CLI changes) over the configured, migrated database. */
+const AccountsLive = Layer.mergeAll(Accounts.layer, People.layer).pipe(Layer.provide(Database.layer), Layer.provide(AppConfig.layer))
 /** An account as the HTTP API names things (the catalog's tier names and limit fields). */
 export const accountJson = (a: Account) => {
   const limits = effectiveLimits(a.tier, a)
@@ -117,6 +119,7 @@ export const accountsUpdate = Command.make(
         burstLimit: Option.isSome(burstLimit) ? yield* limitValue("burst-limit", burstLimit.value, 1) : undefined
       }
       const account = yield* (yield* Accounts).update(id, changes)
+      yield* operatorAudit(id, "account_updated", { name: changes.name ?? null, tier: changes.tier ?? null, daily_limit: changes.dailyLimit === undefined ? null : String(changes.dailyLimit ?? "tier"), burst_limit: changes.burstLimit === undefined ? null : String(changes.burstLimit ?? "tier") })
       yield* emit(accountJson(account), () => `updated account ${account.id}: ${table(ACCOUNT_HEADER, [accountRow(account)]).split("\n")[1]}`)
     }).pipe(Effect.provide(AccountsLive))
 ).pipe(
@@ -130,6 +133,7 @@ export const accountsUpdate = Command.make(
 const setDisabled = (disabled: boolean) => ({ id }: { readonly id: string }) =>
   Effect.gen(function*() {
     const account = yield* (yield* Accounts).setDisabled(id, disabled)
+    yield* operatorAudit(id, disabled ? "account_disabled" : "account_enabled")
     yield* emit(accountJson(account), () => `${disabled ? "disabled" : "enabled"} account ${account.id}${disabled ? `; its tokens are refused from now on` : ""}`)
   }).pipe(Effect.provide(AccountsLive))
 
@@ -159,6 +163,7 @@ export const tokensIssue = Command.make(
       const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
       const expiresAt = Option.isSome(expiresInDays) ? new Date(now.getTime() + expiresInDays.value * 86_400_000) : undefined
       const { info, token } = yield* (yield* Accounts).issueToken({ accountId: account, label, expiresAt })
+      yield* operatorAudit(account, "token_issued", { token_id: info.id, label })
       yield* emit(
         { ...tokenJson(info), token },
         () => `${token}\n\ntoken ${info.id} for ${info.accountId}; expires ${info.expiresAt ?? "never"}.\nThis is the only time the token is shown: store it now.`
@@ -190,6 +195,7 @@ export const tokensRevoke = Command.make(
   ({ id }) =>
     Effect.gen(function*() {
       const info = yield* (yield* Accounts).revokeToken(id)
+      yield* operatorAudit(info.accountId, "token_revoked", { token_id: info.id, label: info.label })
       yield* emit(tokenJson(info), () => `revoked ${info.id} at ${info.revokedAt}`)
     }).pipe(Effect.provide(AccountsLive))
 ).pipe(

@@ -11,12 +11,10 @@ import * as Database from "../db/Database.ts"
 import { People, type Role } from "../portal/People.ts"
 import { inviteLink, MAX_GRACE_SECONDS } from "../portal/routes.ts"
 import { tokenJson } from "./accounts.ts"
+import { OPERATOR, operatorAudit } from "./operatorAudit.ts"
 import { emit, table, UsageError } from "./output.ts"
 
 const PeopleLive = Layer.mergeAll(People.layer, Accounts.layer).pipe(Layer.provide(Database.layer), Layer.provideMerge(AppConfig.layer))
-/** Who the audit log names for what the CLI does. */
-const OPERATOR = "operator (hcc CLI)"
-const CLI_ADDRESS = "server"
 
 const accountFlag = Flag.String("account").pipe(Flag.withDescription("Account id, e.g. acc_… (see `hcc accounts list`)"))
 
@@ -33,7 +31,7 @@ export const accountsInvite = Command.make(
       yield* (yield* Accounts).account(account)
       const people = yield* People
       const invite = yield* people.invite({ accountId: account, email, role: role as Role, by: OPERATOR })
-      yield* people.audit(account, { actor: OPERATOR, action: "person_invited", detail: { email: email.trim().toLowerCase(), role }, address: CLI_ADDRESS })
+      yield* operatorAudit(account, "person_invited", { email: email.trim().toLowerCase(), role })
       const link = inviteLink(config.publicUrl ?? `http://localhost:${config.port === 0 ? 8080 : config.port}`, invite.code)
       yield* emit(
         { account_id: account, email, role, link, expires_at: invite.expiresAt },
@@ -61,7 +59,7 @@ export const accountsRemovePerson = Command.make(
     Effect.gen(function*() {
       const people = yield* People
       const removed = yield* people.remove(account, person)
-      yield* people.audit(account, { actor: OPERATOR, action: "person_removed", detail: { email: removed.email, role: removed.role }, address: CLI_ADDRESS })
+      yield* operatorAudit(account, "person_removed", { email: removed.email, role: removed.role })
       yield* emit({ id: removed.id, email: removed.email, role: removed.role }, () => `removed ${removed.email} from ${account}; their sessions ended`)
     }).pipe(Effect.provide(PeopleLive))
 ).pipe(
@@ -94,7 +92,7 @@ export const tokensRoll = Command.make(
       if (grace < 0 || grace > MAX_GRACE_SECONDS) return yield* Effect.fail(new UsageError(`--grace-seconds must be from 0 to ${MAX_GRACE_SECONDS}`))
       const accounts = yield* Accounts
       const rolled = yield* accounts.rollToken(id, grace)
-      yield* (yield* People).audit(rolled.info.accountId, { actor: OPERATOR, action: "token_rolled", detail: { token_id: id, new_token_id: rolled.info.id, grace_seconds: grace }, address: CLI_ADDRESS })
+      yield* operatorAudit(rolled.info.accountId, "token_rolled", { token_id: id, new_token_id: rolled.info.id, grace_seconds: grace })
       yield* emit(
         { ...tokenJson(rolled.info), token: rolled.token, old: tokenJson(rolled.old) },
         () => `${rolled.token}\n\ntoken ${rolled.info.id} replaces ${id}, which works until ${rolled.old.expiresAt}.\nThis is the only time the token is shown: store it now.`

@@ -10,7 +10,7 @@
  * at the Ask button.
  */
 import { type PluginView, VIEW_MEDIA_TYPE } from "../plugin/view.ts"
-import { chartTables, drawChart } from "./chart.ts"
+import { chartTables, drawChart, nameChart } from "./chart.ts"
 import { byId, el, fieldInput, inputId, rawFrom, setRaw } from "./fields.ts"
 import { bodyOf, type Field, fieldFor, type Group, groupsOf, rawOf, valueAt } from "./form.ts"
 import { snippets } from "./snippets.ts"
@@ -239,8 +239,9 @@ const showProblem = (status: number, problem: Json | undefined, retryAfter: stri
   } else {
     problemAt(undefined, `${status} ${code}: ${detail}${problem?.["request_id"] !== undefined ? ` (request ${problem["request_id"]})` : ""}`)
   }
+  // Focus to the first field at fault, else to the message itself (the button may still be disabled).
   const first = document.querySelector<HTMLElement>("#ask [aria-invalid=true]")
-  ;(first ?? byId("ask-button")).focus()
+  ;(first ?? byId("ask-problem")).focus()
 }
 
 // ---- Asking and the answer --------------------------------------------------------------------
@@ -304,10 +305,14 @@ const showAnswer = async (endpoint: Endpoint, request: Json, answer: Json, res: 
   state.chart = undefined
   chart.replaceChildren()
   tables.replaceChildren()
+  chart.removeAttribute("role")
+  chart.removeAttribute("aria-label")
+  byId("chart-caption").textContent = ""
   if (endpoint.view === undefined) {
     chart.textContent = `${endpoint.domain} declares no view: the answer is shown as JSON below.`
   } else {
     state.chart = await drawChart(chart, endpoint.view, request, answer)
+    nameChart(chart, byId("chart-caption"))
     tables.append(chartTables(endpoint.view, request, answer))
   }
   const s = snippets(location.origin, endpoint.path, request)

@@ -23,6 +23,25 @@ export const drawChart = async (container: HTMLElement, view: PluginView, reques
   return runtime
 }
 
+/**
+ * Names a drawn chart for every reader: its title's lines become the figure's caption and the
+ * chart's accessible name (role img), and the SVG inside is hidden from assistive technology — read
+ * one by one, its tick labels and marks are noise ("stretch: 0"); the tables beside it hold the
+ * numbers.
+ */
+export const nameChart = (container: HTMLElement, caption: HTMLElement): string => {
+  const lines = [...container.querySelectorAll(".role-title-text text, .role-title-text tspan")]
+    .filter((t) => t.querySelector("tspan") === null)
+    .map((t) => (t.textContent ?? "").trim())
+    .filter((t) => t !== "")
+  const name = lines.length === 0 ? "Chart of the answer" : lines.join(". ")
+  caption.textContent = name
+  container.setAttribute("role", "img")
+  container.setAttribute("aria-label", name)
+  for (const svg of container.querySelectorAll("svg")) svg.setAttribute("aria-hidden", "true")
+  return name
+}
+
 const cell = (value: unknown): string =>
   value === null ? "withheld (null)" : typeof value === "number" ? String(Math.round(value * 1e6) / 1e6) : typeof value === "object" ? JSON.stringify(value) : String(value)
 

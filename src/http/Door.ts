@@ -216,7 +216,8 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
       const pipeline = methods.get(req.method!) ?? (req.method === "HEAD" ? methods.get("GET") : undefined)
       if (pipeline === undefined) {
         const allow = allowed.get(path)!
-        if (req.method === "OPTIONS") return immediate(optionsResponse(allow, req.headers.origin, config.corsOrigins))
+        // The account portal's routes are never shared with another origin (its session is a cookie).
+        if (req.method === "OPTIONS") return immediate(optionsResponse(allow, req.headers.origin, path.startsWith("/portal") ? [] : config.corsOrigins))
         return immediate(answerProblem(
           new MethodNotAllowed({ ...common, code: "method_not_allowed", allow, detail: `${path} accepts ${allow.join(", ")}, not ${req.method}.` }),
           info,

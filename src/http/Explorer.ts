@@ -28,20 +28,24 @@ export const EXPLORE_ASSETS: ReadonlyArray<readonly [string, string, string]> = 
  */
 export const EXPLORE_CSP = pageCsp("'self'", "'self'", ["style-src-attr 'unsafe-inline'"])
 
-const page = (): string => {
-  return `<!DOCTYPE html>
+/** The head of a page whose script and stylesheet are bundled under `base` (the explorer's, the portal's). */
+export const bundledPageHead = (title: string, base: string): string => `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Explorer — HCC Medical Intelligence API</title>
+<title>${title} — HCC Medical Intelligence API</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="${EXPLORE_PATH}/style.css">
-<script type="module" src="${EXPLORE_PATH}/app.js"></script>
+<link rel="stylesheet" href="${base}/style.css">
+<script type="module" src="${base}/app.js"></script>
 </head>
-<body>
+`
+
+const page = (): string => {
+  return `${bundledPageHead("Explorer", EXPLORE_PATH)}<body>
+<a class="skip" href="#main">Skip to the content</a>
 <nav aria-label="Documentation">${docsNav(EXPLORE_PATH)}</nav>
-<main>
+<main id="main" tabindex="-1">
 <h1>Explorer</h1>
 <p>Ask any endpoint and see its answer drawn. Answers are statistics over the service's dataset, not medical advice.</p>
 <noscript><p class="problem">The explorer needs JavaScript; the API reference at /docs does not.</p></noscript>
@@ -69,14 +73,15 @@ const page = (): string => {
 <button type="button" id="use-json">Fill the form from this JSON</button>
 </details>
 <button type="submit" id="ask-button">Ask</button> <span id="ask-state" role="status"></span>
-<p id="ask-problem" class="problem" role="alert"></p>
+<p id="ask-problem" class="problem" role="alert" tabindex="-1"></p>
 </form>
 <div id="vocabularies"></div>
 </section>
 <section id="answer" aria-labelledby="answer-heading" hidden>
 <h2 id="answer-heading" tabindex="-1">Answer</h2>
 <p id="answer-cost"></p>
-<figure><div id="chart"></div><figcaption><details><summary>The chart's numbers as tables</summary><div id="chart-tables"></div></details></figcaption></figure>
+<figure aria-labelledby="chart-caption"><div id="chart" tabindex="0"></div><figcaption id="chart-caption"></figcaption></figure>
+<details><summary>The chart's numbers as tables</summary><div id="chart-tables"></div></details>
 <h3>JSON</h3>
 <pre id="answer-json" tabindex="0"></pre>
 <h3>The same call</h3>

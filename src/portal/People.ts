@@ -101,6 +101,10 @@ export class People extends Context.Service<People, {
   readonly checkPassword: (email: string, password: string) => Effect.Effect<Person, SqlError.SqlError | PortalRefused>
   /** The person by id. */
   readonly person: (id: string) => Effect.Effect<Person | undefined, SqlError.SqlError>
+  /** The person by e-mail address. */
+  readonly byEmail: (email: string) => Effect.Effect<Person | undefined, SqlError.SqlError>
+  /** Stores a new password's hash for a person. */
+  readonly setPassword: (personId: string, password: string) => Effect.Effect<void, SqlError.SqlError>
   /** The people of an account. */
   readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<Person>, SqlError.SqlError>
   /** Removes a person (their sessions and passkeys go with them); the last owner stays. */
@@ -127,11 +131,19 @@ export class People extends Context.Service<People, {
 
       const person = (id: string) => Effect.map(sql<PersonRow>`SELECT id, account_id, email, role, created_at FROM people WHERE id = ${id}`, (rows) => (rows[0] === undefined ? undefined : toPerson(rows[0])))
 
+      const byEmail = (email: string) =>
+        Effect.map(sql<PersonRow>`SELECT id, account_id, email, role, created_at FROM people WHERE email = ${normalEmail(email)}`, (rows) => (rows[0] === undefined ? undefined : toPerson(rows[0])))
+
+      const setPassword = (personId: string, password: string) =>
+        Effect.flatMap(hashPassword(password), (hash) => Effect.asVoid(sql`UPDATE people SET password_hash = ${hash} WHERE id = ${personId}`))
+
       const invite = Effect.fn("People.invite")(function*(input: { readonly accountId: string; readonly email: string; readonly role: Role; readonly by: string }) {
         const email = normalEmail(input.email)
         if (!isEmail(email)) return yield* refused(400, "invalid_email", `'${input.email}' is not an e-mail address`)
-        const taken = yield* sql<{ id: string }>`SELECT id FROM people WHERE email = ${email}`
-        if (taken.length > 0) return yield* refused(409, "email_taken", `${email} already has a person on this service; remove them first to invite them again`)
+        // Only a person of this account is said to exist: whether an address belongs to another
+        // account is not this account's to learn (that invite fails at sign-up, to the invitee).
+        const taken = yield* sql<{ id: string }>`SELECT id FROM people WHERE email = ${email} AND account_id = ${input.accountId}`
+        if (taken.length > 0) return yield* refused(409, "email_taken", `${email} is already a person of this account`)
         const now = yield* Clock.currentTimeMillis
         const { hash, secret } = newSecret()
         const expiresAt = new Date(now + INVITE_HOURS * 3_600_000).toISOString()
@@ -163,10 +175,12 @@ export class People extends Context.Service<People, {
           // Used once: the update that marks it is the one that may create the person.
           const used = yield* sql<{ code_hash: string }>`UPDATE invites SET used_at = ${now} WHERE code_hash = ${hashSecret(code)} AND used_at IS NULL RETURNING code_hash`
           if (used.length === 0) return yield* invalidInvite
+          const emailTaken = refused(409, "email_taken", `${found.email} already signs in to this service (an address is one person, of one account); ask for an invite for another address`)
           const taken = yield* sql<{ id: string }>`SELECT id FROM people WHERE email = ${found.email}`
-          if (taken.length > 0) return yield* refused(409, "email_taken", `${found.email} already has a person on this service`)
+          if (taken.length > 0) return yield* emailTaken
           const row = { id: randomId("per"), account_id: found.accountId, email: found.email, role: found.role, password_hash: passwordHash, created_at: now }
-          yield* sql`INSERT INTO people ${sql.insert(row)}`
+          // Two invites of one address accepted at once: the second insert meets the unique address.
+          yield* Effect.catchTag(sql`INSERT INTO people ${sql.insert(row)}`, "SqlError", () => Effect.fail(emailTaken))
           return toPerson(row)
         }))
       })
@@ -185,6 +199,9 @@ export class People extends Context.Service<People, {
 
       const remove = Effect.fn("People.remove")(function*(accountId: string, personId: string) {
         return yield* sql.withTransaction(Effect.gen(function*() {
+          // Two owners removing each other at once: PostgreSQL serialises on the account's row (SQLite's
+          // write transactions are serial already), so the count below sees the other's removal.
+          yield* sql.onDialectOrElse({ pg: () => Effect.asVoid(sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`), orElse: () => Effect.void })
           const found = yield* person(personId)
           if (found === undefined || found.accountId !== accountId) return yield* refused(404, "not_found", `no person ${personId} in this account`)
           if (found.role === "owner") {
@@ -242,7 +259,7 @@ export class People extends Context.Service<People, {
           (rows) => rows.map((r) => ({ at: r.at, actor: r.actor, action: r.action, detail: JSON.parse(r.detail) as AuditEntry["detail"], address: r.address }))
         )
 
-      return People.of({ invite, invitation: liveInvite, acceptInvite, checkPassword, person, list, remove, startSession, session, endSession, endSessions, audit, auditLog })
+      return People.of({ invite, invitation: liveInvite, acceptInvite, checkPassword, person, byEmail, setPassword, list, remove, startSession, session, endSession, endSessions, audit, auditLog })
     })
   )
 }

@@ -70,16 +70,25 @@ export const makeKit = Effect.gen(function*() {
     routes.push([method, `${API}/${path}`, (req, info) =>
       answer(info, Effect.gen(function*() {
         const { me, sessionId } = yield* sessionOf(req)
-        if (me === undefined || sessionId === undefined) return yield* refused(401, "signed_out", "Sign in to the portal first (the session ended or never began).")
+        if (me === undefined || sessionId === undefined) {
+          // A cookie naming no live session is removed, so the browser stops sending it.
+          const stale = req.headers.cookie?.includes(`${cookie.name}=`) === true
+          return problem(info, 401, "signed_out", "Sign in to the portal first (the session ended or never began).", stale ? { "set-cookie": cookie.clear } : {})
+        }
         if (method === "POST") {
           const why = originProblem(req, config.publicUrl)
           if (why !== undefined) return yield* refused(403, "cross_origin", why)
           if (!csrfMatches(req, sessionId)) return yield* refused(403, "csrf", "The request lacks this session's X-CSRF-Token; reload the portal.")
         }
         if (owner && me.person.role !== "owner") return yield* refused(403, "owners_only", "Only an owner of the account can do this.")
-        const account = yield* accounts.account(me.person.accountId)
+        const account = yield* activeAccount(me.person.accountId)
         return yield* f({ req, info, body: method === "POST" ? yield* bodyOf(req, info) : {}, me, sessionId, account })
       }))])
+
+  /** The account, unless the operator disabled it (its people then do nothing in the portal, as its tokens do nothing in the API). */
+  const activeAccount = (id: string) =>
+    Effect.flatMap(accounts.account(id), (account) =>
+      account.disabledAt === null ? Effect.succeed(account) : Effect.fail(refused(403, "account_disabled", "This account is disabled; ask the service's operator.")))
 
   const audit = (c: { readonly req: IncomingMessage }, accountId: string, actor: string, action: string, detail: Record<string, string | number | null> = {}) =>
     people.audit(accountId, { actor, action, detail, address: addressOf(c.req) })
@@ -118,7 +127,7 @@ export const makeKit = Effect.gen(function*() {
     session_expires_at: me.expiresAt
   })
 
-  return { people, accounts, metering, config, sql, cookie, routes, open, signed, audit, signIn, throttle, sessionOf, sessionState }
+  return { people, accounts, metering, config, sql, cookie, routes, open, signed, audit, signIn, throttle, sessionOf, sessionState, activeAccount }
 })
 
 /** The kit's type. */

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { builtAsset, EXPLORE_CSP } from "../http/Explorer.ts"
+import { builtAsset, bundledPageHead, EXPLORE_CSP } from "../http/Explorer.ts"
 import { PORTAL_PATH } from "./routes.ts"
 
 /** The assets: path, file in build/portal, media type. */
@@ -15,17 +15,7 @@ export const PORTAL_ASSETS: ReadonlyArray<readonly [string, string, string]> = [
   [`${PORTAL_PATH}/style.css`, "style.css", "text/css; charset=utf-8"]
 ]
 
-const page = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Account portal — HCC Medical Intelligence API</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${PORTAL_PATH}/style.css">
-<script type="module" src="${PORTAL_PATH}/app.js"></script>
-</head>
-<body>
+const page = `${bundledPageHead("Account portal", PORTAL_PATH)}<body>
 <a class="skip" href="#main">Skip to the content</a>
 <nav aria-label="Service"><a href="${PORTAL_PATH}" aria-current="page">Account portal</a> <a href="/docs">API reference</a> <a href="/docs/explore">Explorer</a></nav>
 <main id="main" tabindex="-1">
@@ -65,6 +55,14 @@ const page = `<!DOCTYPE html>
 <button type="button" id="add-passkey">Add a passkey</button>
 <p id="passkeys" role="status"></p>
 <p id="you-problem" class="problem" role="alert"></p>
+<details><summary>Change your password</summary>
+<form id="password-form" novalidate>
+<div class="field"><label for="current-password">Current password</label><input id="current-password" type="password" autocomplete="current-password" required aria-describedby="password-problem"></div>
+<div class="field"><label for="changed-password">New password</label><input id="changed-password" type="password" autocomplete="new-password" minlength="12" maxlength="256" required aria-describedby="password-problem"></div>
+<button type="submit">Change the password</button> <span id="password-state" role="status"></span>
+<p id="password-problem" class="problem" role="alert"></p>
+</form>
+</details>
 </section>
 
 <section aria-labelledby="account-heading">

@@ -4,7 +4,9 @@
  * signs in with it instead of a password. The relying party is the service's own host (the public
  * URL's, else the request's Host) and the expected origin the portal's own. Each ceremony's
  * challenge is random, stored for five minutes and used once; a passkey's signature counter is
- * kept. Only public keys are stored. Passkey sign-ins are throttled by address as password ones are.
+ * kept; user verification (the device's PIN or biometric) is required, since a passkey stands in
+ * for the password. Only public keys are stored. Passkey sign-ins are throttled by address as
+ * password ones are.
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
 import { Clock, Effect } from "effect"
@@ -41,14 +43,18 @@ const challengeOf = (response: unknown): string | undefined => {
 }
 
 /** The passkey routes under /portal/api/passkeys. */
-export const passkeyRoutes = ({ accounts, audit, config, open, people, sessionState, signed, signIn, sql, throttle }: Kit) => {
+export const passkeyRoutes = ({ activeAccount, audit, config, open, people, sessionState, signed, signIn, sql, throttle }: Kit) => {
   const relyingParty = (req: IncomingMessage) => {
     const origin = ownOrigin(req, config.publicUrl)
     return { origin, rpID: new URL(origin).hostname }
   }
+  // Challenges past their five minutes go as new ones are stored: the table holds open ceremonies only.
   const storeChallenge = (challenge: string, purpose: "register" | "sign_in", personId: string | null) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.asVoid(sql`INSERT INTO passkey_challenges ${sql.insert({ challenge, purpose, person_id: personId, expires_at: new Date(now + CHALLENGE_MS).toISOString() })}`))
+      Effect.andThen(
+        sql`DELETE FROM passkey_challenges WHERE expires_at <= ${new Date(now).toISOString()}`,
+        sql`INSERT INTO passkey_challenges ${sql.insert({ challenge, purpose, person_id: personId, expires_at: new Date(now + CHALLENGE_MS).toISOString() })}`
+      ))
   /** Uses a challenge: true when it was issued for this purpose (and person), unused and unexpired. */
   const useChallenge = (challenge: string | undefined, purpose: "register" | "sign_in", personId: string | null) =>
     Effect.gen(function*() {
@@ -76,7 +82,7 @@ export const passkeyRoutes = ({ accounts, audit, config, open, people, sessionSt
           userID: new TextEncoder().encode(c.me.person.id),
           attestationType: "none",
           excludeCredentials: existing.map((p) => ({ id: p.id, transports: JSON.parse(p.transports) as Array<string> })),
-          authenticatorSelection: { residentKey: "required", userVerification: "preferred" }
+          authenticatorSelection: { residentKey: "required", userVerification: "required" }
         }))
       yield* storeChallenge(options.challenge, "register", c.me.person.id)
       return json(options)
@@ -88,12 +94,14 @@ export const passkeyRoutes = ({ accounts, audit, config, open, people, sessionSt
       if (!(yield* useChallenge(challengeOf(response), "register", c.me.person.id))) return yield* refused(400, "passkey_not_verified", "This passkey answer is not for a challenge of yours that is still open; try again.")
       const { origin, rpID } = relyingParty(c.req)
       const verified = yield* Effect.tryPromise({
-        try: async () => (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge: challengeOf(response)!, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false }),
+        try: async () => (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge: challengeOf(response)!, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true }),
         catch: verifyFailed
       })
       if (!verified.verified) return yield* verifyFailed(undefined)
       const credential = verified.registrationInfo.credential
       const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const known = yield* sql<{ id: string }>`SELECT id FROM passkeys WHERE id = ${credential.id}`
+      if (known.length > 0) return yield* refused(409, "passkey_known", "This passkey is registered already.")
       yield* sql`INSERT INTO passkeys ${sql.insert({ id: credential.id, person_id: c.me.person.id, public_key: Buffer.from(credential.publicKey).toString("base64url"), counter: credential.counter, transports: JSON.stringify(credential.transports ?? []), created_at: now, last_used_at: null })}`
       yield* audit(c, c.account.id, c.me.person.email, "passkey_registered", { passkey_id: credential.id.slice(0, 12) })
       return json({ id: credential.id, created_at: now }, 201)
@@ -101,14 +109,14 @@ export const passkeyRoutes = ({ accounts, audit, config, open, people, sessionSt
 
   open("POST", "passkeys/sign-in-options", (req) =>
     Effect.gen(function*() {
-      const options = yield* Effect.promise(async () => (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty(req).rpID, userVerification: "preferred" }))
+      yield* throttle(req, undefined)
+      const options = yield* Effect.promise(async () => (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty(req).rpID, userVerification: "required" }))
       yield* storeChallenge(options.challenge, "sign_in", null)
       return json(options)
     }))
 
   open("POST", "passkeys/sign-in", (req, _info, body) =>
     Effect.gen(function*() {
-      yield* throttle(req, undefined)
       const response = body["response"] as AuthenticationResponseJSON
       const notYours = refused(401, "sign_in_failed", "That passkey does not sign in to this service.")
       if (!(yield* useChallenge(challengeOf(response), "sign_in", null))) return yield* refused(400, "passkey_not_verified", "This passkey answer is not for an open challenge; try again.")
@@ -123,17 +131,20 @@ export const passkeyRoutes = ({ accounts, audit, config, open, people, sessionSt
             expectedOrigin: origin,
             expectedRPID: rpID,
             credential: { id: passkey.id, publicKey: Buffer.from(passkey.public_key, "base64url"), counter: Number(passkey.counter), transports: JSON.parse(passkey.transports) as [] },
-            requireUserVerification: false
+            requireUserVerification: true
           }),
         catch: () => notYours
       })
       if (!verified.verified) return yield* notYours
+      // The authenticator's user handle is the id the passkey was made for (registration's userID).
+      const handle = response.response.userHandle
+      if (handle !== undefined && Buffer.from(handle, "base64url").toString("utf8") !== passkey.person_id) return yield* notYours
       const person = yield* people.person(passkey.person_id)
       if (person === undefined) return yield* notYours
+      const account = yield* activeAccount(person.accountId)
       yield* sql`UPDATE passkeys SET counter = ${verified.authenticationInfo.newCounter}, last_used_at = ${new Date(yield* Clock.currentTimeMillis).toISOString()} WHERE id = ${passkey.id}`
       const s = yield* signIn(req, person.id)
       yield* audit({ req }, person.accountId, person.email, "signed_in", { with: "passkey" })
-      const account = yield* accounts.account(person.accountId)
       return json(sessionState({ person, sessionHash: "", expiresAt: s.session.expiresAt }, s.session.id, account), 200, { "set-cookie": s.cookie })
     }))
 }

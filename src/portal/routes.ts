@@ -24,11 +24,14 @@ export const USAGE_DAYS = 30
 /** An invite link: the code in the fragment, which a browser never sends, so no server or proxy logs it. */
 export const inviteLink = (origin: string, code: string): string => `${origin}${PORTAL_PATH}#invite=${code}`
 
+/** Words a person's password may not merely be: their e-mail address, its name part, the service's name. */
+const ownWords = (email: string) => [email, email.split("@")[0]!, "hcc", "medical intelligence", "hccmedical"]
+
 /** A UTC day `n` days before `day`. */
 const daysBefore = (day: string, n: number) => new Date(Date.parse(day) - n * 86_400_000).toISOString().slice(0, 10)
 
 /** Signing up, in and out. */
-const signInRoutes = ({ accounts, audit, open, people, sessionOf, sessionState, signed, signIn, throttle, cookie }: Kit) => {
+const signInRoutes = ({ accounts, activeAccount, audit, open, people, sessionOf, sessionState, signed, signIn, throttle, cookie }: Kit) => {
   open("GET", "session", (req) =>
     Effect.gen(function*() {
       const { me, sessionId } = yield* sessionOf(req)
@@ -49,12 +52,12 @@ const signInRoutes = ({ accounts, audit, open, people, sessionOf, sessionState, 
       const code = yield* stringField(body, "code", 100)
       const password = yield* stringField(body, "password", 1024)
       const found = yield* people.invitation(code)
-      const weak = yield* passwordProblem(password, [found.email, found.email.split("@")[0]!, "hcc", "medical intelligence", "hccmedical"])
+      const account = yield* activeAccount(found.accountId)
+      const weak = yield* passwordProblem(password, ownWords(found.email))
       if (weak !== undefined) return yield* refused(400, "weak_password", `/password: ${weak}`)
       const person = yield* people.acceptInvite(code, password)
       yield* audit({ req }, person.accountId, person.email, "signed_up", { role: person.role })
       const s = yield* signIn(req, person.id)
-      const account = yield* accounts.account(person.accountId)
       return json(sessionState({ person, sessionHash: "", expiresAt: s.session.expiresAt }, s.session.id, account), 201, { "set-cookie": s.cookie })
     }))
 
@@ -62,11 +65,30 @@ const signInRoutes = ({ accounts, audit, open, people, sessionOf, sessionState, 
     Effect.gen(function*() {
       const email = normalEmail(yield* stringField(body, "email", 320))
       yield* throttle(req, email)
-      const person = yield* people.checkPassword(email, yield* stringField(body, "password", 1024))
+      const password = yield* stringField(body, "password", 1024)
+      // A wrong password for a person who exists is written to their account's log (an owner sees attempts).
+      const person = yield* Effect.tapError(people.checkPassword(email, password), () =>
+        Effect.flatMap(people.byEmail(email), (known) => (known === undefined ? Effect.void : audit({ req }, known.accountId, known.email, "sign_in_failed", { with: "password" }))))
+      const account = yield* activeAccount(person.accountId)
       const s = yield* signIn(req, person.id)
       yield* audit({ req }, person.accountId, person.email, "signed_in", { with: "password" })
-      const account = yield* accounts.account(person.accountId)
       return json(sessionState({ person, sessionHash: "", expiresAt: s.session.expiresAt }, s.session.id, account), 200, { "set-cookie": s.cookie })
+    }))
+
+  signed("POST", "password", (c) =>
+    Effect.gen(function*() {
+      yield* throttle(c.req, c.me.person.email)
+      const current = yield* stringField(c.body, "current_password", 1024)
+      const next = yield* stringField(c.body, "new_password", 1024)
+      yield* people.checkPassword(c.me.person.email, current)
+      const weak = yield* passwordProblem(next, ownWords(c.me.person.email))
+      if (weak !== undefined) return yield* refused(400, "weak_password", `/new_password: ${weak}`)
+      yield* people.setPassword(c.me.person.id, next)
+      // Every other session ends; this one is renewed (ASVS 3.3.3).
+      const ended = yield* people.endSessions(c.me.person.id)
+      const s = yield* signIn(c.req, c.me.person.id)
+      yield* audit(c, c.account.id, c.me.person.email, "password_changed", { sessions_ended: Math.max(0, ended - 1) })
+      return json(sessionState({ person: c.me.person, sessionHash: "", expiresAt: s.session.expiresAt }, s.session.id, c.account), 200, { "set-cookie": s.cookie })
     }))
 
   signed("POST", "sign-out", (c) =>
@@ -168,7 +190,7 @@ const tokenRoutes = ({ accounts, audit, signed }: Kit) => {
 const peopleRoutes = ({ audit, config, people, signed }: Kit) => {
   const personOut = (p: { readonly id: string; readonly email: string; readonly role: Role; readonly createdAt: string }) => ({ id: p.id, email: p.email, role: p.role, created_at: p.createdAt })
 
-  signed("GET", "people", (c) => Effect.map(people.list(c.account.id), (list) => json({ people: list.map(personOut) })))
+  signed("GET", "people", (c) => Effect.map(people.list(c.account.id), (list) => json({ people: list.map(personOut) })), true)
 
   signed("POST", "people/invite", (c) =>
     Effect.gen(function*() {

@@ -8,6 +8,8 @@
  * never reaches the address bar, a cookie or the server's log; a third-party plugin's view is
  * drawn the same way; and the page's Content-Security-Policy (no inline script, no eval) holds.
  */
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { type PluginView, VIEW_MEDIA_TYPE } from "../../src/plugin/view.ts"
@@ -97,6 +99,12 @@ describe("the explorer in Chromium", () => {
     expect(Object.values(expected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
     expect(await markCounts(page, null)).toEqual(expected)
     expect((await page.textContent("#chart svg"))!.length).toBeGreaterThan(0)
+    // Named by its title for every reader: the figure's caption and the chart's accessible name
+    // (the SVG's own tick labels and marks hidden from assistive technology).
+    const caption = (await page.textContent("#chart-caption"))!
+    expect(caption.length).toBeGreaterThan(10)
+    expect(await page.getAttribute("#chart", "aria-label")).toBe(caption)
+    expect(await page.getAttribute("#chart svg", "aria-hidden")).toBe("true")
     // A table beside the chart, and the same call as snippets (which never hold the token).
     expect(await page.locator("#chart-tables table").count()).toBeGreaterThan(0)
     for (const id of ["#snippet-curl", "#snippet-python", "#snippet-typescript"]) {
@@ -114,6 +122,27 @@ describe("the explorer in Chromium", () => {
     expect(text).toContain("metformn")
     expect(text).toContain("metformin")
     expect(await page.getAttribute("#field-drug", "aria-invalid")).toBe("true")
+  })
+
+  it("after a problem with no field at fault, focus is on the message (a 422 cohort too small)", async () => {
+    expect(await ask("/v1/population", { cohort_definition: { age_range: "18-19", axes_threshold: { PO: { min: 9.9 } }, conditions: ["type_2_diabetes"] }, analysis_type: "trend", granularity: "quarterly" })).toBe("problem")
+    expect(await page.textContent("#ask-problem")).toContain("422")
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("ask-problem")
+  })
+
+  it("has a skip link to the content, and at a phone's 390 px nothing scrolls sideways; axe-core finds no serious violation", async () => {
+    expect(await page.getAttribute("a.skip", "href")).toBe("#main")
+    expect(await ask("/v1/temporal", calls.find(([p]) => p === "/v1/temporal")![1])).toBe("answered")
+    await page.setViewportSize({ width: 390, height: 844 })
+    try {
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+      await page.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"))
+      const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
+      const serious = (result.violations as Array<{ id: string; impact: string }>).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)
+      expect(serious).toEqual([])
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 1400 })
+    }
   })
 
   it("shows a 400's located error at the field its pointer names", async () => {

@@ -5,7 +5,8 @@
  * an invite link works once; no password, token, session id or invite code in any log line or
  * URL; a developer cannot invite or read the audit log; a revoked token answers 401 at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { request } from "node:http"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { hcc, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer
@@ -13,13 +14,36 @@ let account: string
 const PASSWORD = "violet kettle harbour"
 const secrets: Array<string> = [PASSWORD]
 
+/**
+ * The client address this test's portal calls come from: each test its own loopback address
+ * (127.0.0.x reaches the server on 127.0.0.1), so the per-address sign-in throttle counts each
+ * test's attempts apart, as it would different people's.
+ */
+let from = "127.0.0.2"
+beforeEach(() => {
+  from = `127.0.0.${Number(from.split(".")[3]) + 1}`
+})
+
 /** A portal call: JSON body, the portal's own Origin unless told, a cookie and CSRF token when given. */
-const portal = (path: string, init: { readonly body?: unknown; readonly cookie?: string; readonly csrf?: string | undefined; readonly headers?: Record<string, string>; readonly on?: TestServer } = {}) => {
+const portal = (path: string, init: { readonly body?: unknown; readonly cookie?: string; readonly csrf?: string | undefined; readonly headers?: Record<string, string>; readonly on?: TestServer } = {}): Promise<Response> => {
   const s = init.on ?? server
   const headers: Record<string, string> = { accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json", origin: s.url }), ...init.headers }
   if (init.cookie !== undefined) headers.cookie = init.cookie
   if (init.csrf !== undefined) headers["x-csrf-token"] = init.csrf
-  return fetch(`${s.url}/portal/api/${path}`, { method: init.body === undefined ? "GET" : "POST", headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) })
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body)
+  return new Promise((resolve, reject) => {
+    const req = request(`${s.url}/portal/api/${path}`, { method: body === undefined ? "GET" : "POST", headers, localAddress: from }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => {
+        const h = new Headers()
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const x of Array.isArray(v) ? v : [v]) h.append(k, x)
+        resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(chunks), { status: res.statusCode!, headers: h }))
+      })
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
 }
 
 /** The session cookie (`name=value`) a response sets. */
@@ -185,6 +209,68 @@ describe("the portal through HTTP", () => {
     expect(((await everywhere.json()) as { sessions_ended: number }).sessions_ended).toBe(2)
     expect(everywhere.headers.get("set-cookie")).toMatch(/^hcc_session=; .*Max-Age=0/)
     expect((await portal("account", { cookie: second })).status).toBe(401)
+  })
+
+  it("a password change needs the current one, ends every other session, and the old password stops working", async () => {
+    const me = await signUp("changer@example.org", "developer")
+    const elsewhere = cookieOf(await portal("sign-in", { body: { email: "changer@example.org", password: PASSWORD } }))
+    secrets.push(elsewhere.split("=")[1]!)
+    const NEW = "copper lantern meadow"
+    secrets.push(NEW)
+    expect((await portal("password", { body: { current_password: "not it at all", new_password: NEW }, cookie: me.cookie, csrf: me.csrf })).status).toBe(401)
+    const changed = await portal("password", { body: { current_password: PASSWORD, new_password: NEW }, cookie: me.cookie, csrf: me.csrf })
+    expect(changed.status).toBe(200)
+    const renewed = cookieOf(changed)
+    secrets.push(renewed.split("=")[1]!, ((await changed.json()) as { csrf_token: string }).csrf_token)
+    expect((await portal("account", { cookie: elsewhere })).status).toBe(401)
+    expect((await portal("account", { cookie: me.cookie })).status).toBe(401)
+    expect((await portal("account", { cookie: renewed })).status).toBe(200)
+    expect((await portal("sign-in", { body: { email: "changer@example.org", password: PASSWORD } })).status).toBe(401)
+    expect((await portal("sign-in", { body: { email: "changer@example.org", password: NEW } })).status).toBe(200)
+  })
+
+  it("a new password is held to the same rules as the first", async () => {
+    const me = await signUp("weak@example.org", "developer")
+    const weak = await portal("password", { body: { current_password: PASSWORD, new_password: "qwerty123456" }, cookie: me.cookie, csrf: me.csrf })
+    expect(weak.status).toBe(400)
+    expect(((await weak.json()) as { code: string }).code).toBe("weak_password")
+    expect((await portal("account", { cookie: me.cookie })).status).toBe(200)
+  })
+
+  it("an invite never tells an owner that an address belongs to another account; the invitee learns it at sign-up", async () => {
+    const other = newAccount(server, { tier: "starter" }).accountId
+    const owner = await (async () => {
+      const { code } = invite("other-owner@example.org", "owner", server, other)
+      const res = await portal("sign-up", { body: { code, password: PASSWORD } })
+      const set = res.headers.get("set-cookie")!
+      return { cookie: set.slice(0, set.indexOf(";")), csrf: ((await res.json()) as { csrf_token: string }).csrf_token }
+    })()
+    const res = await portal("people/invite", { body: { email: "dev@example.org", role: "developer" }, cookie: owner.cookie, csrf: owner.csrf })
+    expect(res.status).toBe(201)
+    const code = ((await res.json()) as { link: string }).link.split("#invite=")[1]!
+    secrets.push(code)
+    const signUp = await portal("sign-up", { body: { code, password: PASSWORD } })
+    expect(signUp.status).toBe(409)
+    expect(((await signUp.json()) as { code: string }).code).toBe("email_taken")
+    // A developer does not see the people either.
+    const dev = cookieOf(await portal("sign-in", { body: { email: "dev@example.org", password: PASSWORD } }))
+    secrets.push(dev.split("=")[1]!)
+    expect((await portal("people", { cookie: dev })).status).toBe(403)
+  })
+
+  it("a disabled account's people can neither sign in nor act; the operator's changes are in its audit log", async () => {
+    const me = await signUp("disabled@example.org", "owner")
+    hcc(server, ["tokens", "issue", "--account", account, "--label", "by the operator"])
+    hcc(server, ["accounts", "disable", account])
+    try {
+      expect((await portal("account", { cookie: me.cookie })).status).toBe(403)
+      expect(((await (await portal("sign-in", { body: { email: "disabled@example.org", password: PASSWORD } })).json()) as { code: string }).code).toBe("account_disabled")
+    } finally {
+      hcc(server, ["accounts", "enable", account])
+    }
+    const log = (await (await portal("audit", { cookie: me.cookie })).json()) as { entries: Array<{ actor: string; action: string; detail: Record<string, unknown> }> }
+    const operator = log.entries.filter((e) => e.actor === "operator (hcc CLI)").map((e) => e.action)
+    expect(operator).toEqual(expect.arrayContaining(["account_enabled", "account_disabled", "token_issued"]))
   })
 
   it("an owner reads the audit log: who, what, when, from where, never a token", async () => {

@@ -93,19 +93,29 @@ byId("sign-in-form").addEventListener("submit", async (e) => {
   await signedIn(r.json)
 })
 
-byId("passkey-sign-in").addEventListener("click", async () => {
-  setText("sign-in-problem", "")
-  const options = await api("POST", "passkeys/sign-in-options", {})
-  if (options.status !== 200) return setText("sign-in-problem", say(options))
+/**
+ * A passkey ceremony: the options from `optionsPath`, the browser's authenticator (`start`), its
+ * answer to `finishPath`; a refusal or a cancelled ceremony is said at `problemId`. The answer's
+ * JSON when the service took it, else undefined.
+ */
+const ceremony = async (optionsPath: string, start: (options: any) => Promise<unknown>, finishPath: string, ok: number, problemId: string, cancelled: string): Promise<Json | undefined> => {
+  setText(problemId, "")
+  const options = await api("POST", optionsPath, {})
+  if (options.status !== 200) return void setText(problemId, say(options))
   let response: unknown
   try {
-    response = await startAuthentication({ optionsJSON: options.json as any })
+    response = await start(options.json)
   } catch (e) {
-    return setText("sign-in-problem", `No passkey was used (${e instanceof Error ? e.message : String(e)}).`)
+    return void setText(problemId, `${cancelled} (${e instanceof Error ? e.message : String(e)}).`)
   }
-  const r = await api("POST", "passkeys/sign-in", { response })
-  if (r.status !== 200) return setText("sign-in-problem", say(r))
-  await signedIn(r.json)
+  const r = await api("POST", finishPath, { response })
+  if (r.status !== ok) return void setText(problemId, say(r))
+  return r.json
+}
+
+byId("passkey-sign-in").addEventListener("click", async () => {
+  const session = await ceremony("passkeys/sign-in-options", (o) => startAuthentication({ optionsJSON: o }), "passkeys/sign-in", 200, "sign-in-problem", "No passkey was used")
+  if (session !== undefined) await signedIn(session)
 })
 
 // ---- Signed in ---------------------------------------------------------------------------------
@@ -132,19 +142,23 @@ const loadPasskeys = async () => {
 }
 
 byId("add-passkey").addEventListener("click", async () => {
-  setText("you-problem", "")
-  const options = await api("POST", "passkeys/options", {})
-  if (options.status !== 200) return setText("you-problem", say(options))
-  let response: unknown
-  try {
-    response = await startRegistration({ optionsJSON: options.json as any })
-  } catch (e) {
-    return setText("you-problem", `No passkey was added (${e instanceof Error ? e.message : String(e)}).`)
-  }
-  const r = await api("POST", "passkeys/register", { response })
-  if (r.status !== 201) return setText("you-problem", say(r))
+  if ((await ceremony("passkeys/options", (o) => startRegistration({ optionsJSON: o }), "passkeys/register", 201, "you-problem", "No passkey was added")) === undefined) return
   setText("state", "Passkey added.")
   await loadPasskeys()
+})
+
+byId("password-form").addEventListener("submit", async (e) => {
+  e.preventDefault()
+  setText("password-problem", "")
+  setText("password-state", "")
+  const current = byId<HTMLInputElement>("current-password")
+  const next = byId<HTMLInputElement>("changed-password")
+  const r = await api("POST", "password", { current_password: current.value, new_password: next.value })
+  current.value = ""
+  next.value = ""
+  if (r.status !== 200) return setText("password-problem", say(r))
+  state.csrf = r.json["csrf_token"]
+  setText("password-state", "Changed; your other sessions have ended.")
 })
 
 const refresh = () => Promise.all([loadAccount(), loadUsage(), loadTokens(), loadPasskeys(), ...(state.role === "owner" ? [loadPeople(), loadAudit()] : [])])
