@@ -5,16 +5,19 @@
  */
 import type { PluginView } from "../../src/plugin/contract.ts"
 
+/** How to read the lines and the band (the title's second line). */
+const KEY = "Solid: the points given; dashed: predicted; shaded: the 95 % prediction band"
+
 /** Rules per title line, and the lines the 28 rules can fill. */
 const PER_LINE = 4
 const LINES = 7
 /**
- * The title's lines: the model and urgency; how many rules fired, then their names four to a line
+ * The title's lines: the model and urgency; how to read the chart; how many rules fired, then their names four to a line
  * (one line would run past the chart), as many lines as there are rules for.
  */
-const TITLE_LINES = `slice(['Trajectory: ' + replace(summary.decay_model, '_', ' ') + ', urgency ' + summary.intervention_urgency, length(rules) + ' decay rules fired:', ${
+const TITLE_LINES = `slice(['Trajectory: ' + replace(summary.decay_model, '_', ' ') + ', urgency ' + summary.intervention_urgency, ${JSON.stringify(KEY).replaceAll('"', "'")}, length(rules) + ' decay rules fired:', ${
   Array.from({ length: LINES }, (_, i) => `join(slice(pluck(rules, 'value'), ${i * PER_LINE}, ${(i + 1) * PER_LINE}), ', ')`).join(", ")
-}], 0, 2 + ceil(length(rules) / ${PER_LINE}))`
+}], 0, 3 + ceil(length(rules) / ${PER_LINE}))`
 
 export const view: PluginView = {
   version: 1,
@@ -31,7 +34,7 @@ export const view: PluginView = {
     width: 480,
     height: 260,
     encoding: {
-      x: { field: "step", type: "quantitative", title: "Interval (0 = the first point given)" },
+      x: { field: "step", type: "quantitative", title: "Intervals from the first point given (the request's interval: months, weeks, …)" },
       y: { field: "value", type: "quantitative", title: "Axis score (0–10)", scale: { domain: [0, 10] } },
       color: { field: "key", type: "nominal", title: "Axis" }
     },
@@ -44,7 +47,7 @@ export const view: PluginView = {
           { calculate: "datum.given_length + datum.index", as: "step" },
           { calculate: "datum.axis", as: "key" }
         ],
-        mark: { type: "area", opacity: 0.18 },
+        mark: { type: "area", opacity: 0.3 },
         encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } }
       },
       {

@@ -99,6 +99,8 @@ describe("built-in views", () => {
     ]
     expect(points).toEqual(expected)
     for (const rule of e.answer.decay_rules_triggered) expect(titles(items)).toContain(rule)
+    // How to read it, beside the chart: given, predicted, the band.
+    expect(titles(items)).toContain("Solid: the points given; dashed: predicted; shaded: the 95 % prediction band")
   })
 
   it("clinical: each reasoning step in order, one bar per axis correlation it cites", async () => {
