@@ -1,11 +1,21 @@
-/** How a population answer is drawn (src/plugin/view.ts): one line per axis over the periods; a withheld mean is a gap, labelled. */
+/**
+ * How a population answer is drawn (src/plugin/view.ts): one line per axis over the periods; a
+ * withheld mean (a small cell) is a gap in its line, and its period one shaded band (however many
+ * of its axes are withheld: one mark per period, never text piled up), explained by a title line
+ * naming the rule.
+ */
 import { AXES, type PluginView } from "../../src/plugin/contract.ts"
 
 export const view: PluginView = {
   version: 1,
-  data: { periods: { from: "/answer/periods", rows: "items" }, summary: { from: "/answer", rows: "object" } },
+  data: { periods: { from: "/answer/periods", rows: "items" }, summary: { from: "/answer", rows: "object" }, suppressed: { from: "/answer/suppressed", rows: "values" } },
   spec: {
-    title: { text: { expr: "'Axis means by period: a cohort of ' + format(summary.cohort_size, ',') + ' patients'" } },
+    title: {
+      text: {
+        expr: "slice(['Axis means by period: a cohort of ' + format(summary.cohort_size, ',') + ' patients', " +
+          "'Shaded: a period with a mean withheld (fewer patients than the minimum cell size, the catalog\\'s disclosure.min_cell_size)'], 0, length(suppressed) > 0 ? 2 : 1)"
+      }
+    },
     width: 480,
     height: 260,
     data: { name: "periods" },
@@ -35,9 +45,15 @@ export const view: PluginView = {
         }
       },
       {
-        transform: [{ filter: "datum.mean === null" }],
-        mark: { type: "text", text: "withheld", angle: 270, align: "left", dy: 4 },
-        encoding: { y: { datum: 0.3, type: "quantitative" } }
+        // One band per period with a withheld mean, beneath the lines.
+        transform: [{ filter: "datum.mean === null" }, { aggregate: [{ op: "count", as: "withheld" }, { op: "min", field: "order", as: "order" }], groupby: ["period"] }],
+        mark: { type: "bar", color: "#888", opacity: 0.25 },
+        encoding: {
+          y: { datum: 0, type: "quantitative" },
+          y2: { datum: 10 },
+          color: { value: "#888" },
+          tooltip: [{ field: "period", type: "ordinal", title: "period" }, { field: "withheld", type: "quantitative", title: "axis means withheld" }]
+        }
       }
     ]
   }

@@ -13,6 +13,13 @@ import { type PluginView, VIEW_VERSION, type ViewRows } from "./view.ts"
 
 const ROWS: ReadonlyArray<ViewRows> = ["items", "entries", "series", "values", "object"]
 
+/**
+ * Fields the platform adds to any answer, in no plugin's schema: what the small-cell rule withheld
+ * (`suppressed`, JSON pointers; the view representation's own in `view_data.suppressed`). A view
+ * may read either as a `values` table, to say on the chart that something is withheld.
+ */
+const PLATFORM_LISTS = new Set(["/answer/suppressed", "/answer/view_data/suppressed"])
+
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x)
 
 /** The schemas a pointer's target may take (every branch of an anyOf), resolved through $ref. */
@@ -83,6 +90,12 @@ export const checkView = (declaration: unknown, request: Schema.Top, response: S
     const root = /^\/(request|answer)(\/|$)/.exec(table.from)
     if (root === null) return `view.data.${name}.from ${JSON.stringify(table.from)} does not start with /request or /answer`
     if (!ROWS.includes(table.rows)) return `view.data.${name}.rows ${JSON.stringify(table.rows)} is not one of ${ROWS.join(", ")}`
+    if (PLATFORM_LISTS.has(table.from)) {
+      if (table.rows !== "values") return `view.data.${name}.from ${table.from} is a list of pointers (rows: values)`
+      known.add("index")
+      known.add("value")
+      continue
+    }
     const fields = tableFields(docs[root[1] as "request" | "answer"], table.from.slice(root[0].length - (root[2] === "/" ? 1 : 0)), table.rows)
     if (typeof fields === "string") return `view.data.${name}.from ${table.from} ${fields}${fields === "names no field" ? ` of the ${root[1]}` : ` (rows: ${table.rows})`}`
     if (fields.fields === "open") open = true

@@ -42,7 +42,7 @@ describe("built-in views", () => {
     expect(items.some((i) => i.role === "title-text" && (i.text ?? "") !== "")).toBe(true)
   })
 
-  it("population: one point per published period and axis at its mean; a withheld mean is a gap, labelled", async () => {
+  it("population: one point per published period and axis at its mean; a withheld mean is a gap, its period one shaded band, the rule in the title", async () => {
     const e = await example("population")
     const answer = structuredClone(e.answer)
     const withheld = answer.periods[1]
@@ -59,8 +59,13 @@ describe("built-in views", () => {
     expect(nm).toHaveLength(answer.periods.length - 1)
     const stretches = new Map(nm.map((l) => [l.datum!.period, l.datum!.stretch]))
     expect(answer.periods.filter((p: any) => p !== withheld).map((p: any) => stretches.get(p.quarter))).toEqual(answer.periods.slice(1).map((_: unknown, i: number) => (i === 0 ? 0 : 1)))
-    // …and a label says so there.
-    expect(marks(items, "text").map((t) => [t.text, t.datum!.period, t.datum!.axis])).toEqual([["withheld", withheld.quarter, "NM"]])
+    // …and one band marks the period, with the rule said in the title (once, as the answer says something is withheld).
+    answer.suppressed = ["/periods/1/avg_NM"]
+    const again = (await drawView(e.view, e.request, answer)).items
+    expect(marks(again, "rect").map((r) => [r.datum!.period, r.datum!.withheld])).toEqual([[withheld.quarter, 1]])
+    expect(marks(again, "text")).toEqual([])
+    expect(titles(again)).toContain("Shaded: a period with a mean withheld (fewer patients than the minimum cell size")
+    expect(titles(items)).not.toContain("Shaded:")
     expect(titles(items)).toContain(`cohort of ${answer.cohort_size.toLocaleString("en")} patients`)
   })
 
