@@ -20,6 +20,8 @@ let page: Page
 let origin: string
 let account: string
 const violations: Array<string> = []
+/** The token issued in the page (the page forgets it on reload: it is shown once). */
+let ciToken = ""
 const PASSWORD = "violet kettle harbour"
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
@@ -96,6 +98,7 @@ describe("the account portal in Chromium", () => {
     await page.click("#issue-form button[type=submit]")
     await page.waitForSelector("#new-token:not([hidden])")
     const token = (await page.textContent("#new-token-value"))!
+    ciToken = token
     expect(token).toMatch(/^hcc_[0-9A-Za-z]{36}$/)
     expect(await page.textContent("#new-token-curl")).toContain(`${origin}/v1/catalog`)
     expect(await page.textContent("#new-token-python")).toContain("from hcc_client import Client")
@@ -118,21 +121,24 @@ describe("the account portal in Chromium", () => {
   })
 
   it("revokes the token: the API answers 401", async () => {
-    const token = (await page.textContent("#new-token-value"))!
+    const token = ciToken
+    expect((await api(token, "/v1/catalog")).status).toBe(200)
     await page.click("text=Revoke ci")
     await expect.poll(async () => (await tokenRows()).find((r) => r[0] === "ci")?.[5]).toMatch(/^revoked/)
     expect((await api(token, "/v1/catalog")).status).toBe(401)
   })
 
   it("rolls a token with an hour's grace: the old one answers until then, the new one too", async () => {
+    // The new token is shown once the table is redrawn: wait for it to replace the one shown before.
+    const before = await page.textContent("#new-token-value")
     await page.fill("#token-label", "nightly")
     await page.click("#issue-form button[type=submit]")
-    await expect.poll(async () => (await tokenRows()).some((r) => r[0] === "nightly")).toBe(true)
+    await expect.poll(() => page.textContent("#new-token-value")).not.toBe(before)
     const old = (await page.textContent("#new-token-value"))!
     await page.selectOption("#grace", "3600")
     await page.click("text=Roll nightly")
+    await expect.poll(() => page.textContent("#state")).toContain("Rolled nightly")
     await expect.poll(() => page.textContent("#new-token-value")).not.toBe(old)
-    expect(await page.textContent("#state")).toContain("Rolled nightly")
     const fresh = (await page.textContent("#new-token-value"))!
     expect((await api(old, "/v1/catalog")).status).toBe(200)
     expect((await api(fresh, "/v1/catalog")).status).toBe(200)
