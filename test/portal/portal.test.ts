@@ -20,6 +20,9 @@ let page: Page
 let origin: string
 let account: string
 const violations: Array<string> = []
+/** How long a check waits for the page: a password's scrypt takes seconds on a machine busy with the rest of the suite. */
+const POLL_MS = 20_000
+
 /** The token issued in the page (the page forgets it on reload: it is shown once). */
 let ciToken = ""
 const PASSWORD = "violet kettle harbour"
@@ -73,7 +76,7 @@ describe("the account portal in Chromium", () => {
     expect(await page.textContent("#invite-about")).toContain("as owner, as owner@example.org")
     await page.fill("#new-password", "password1234")
     await page.click("text=Create my sign-in")
-    await expect.poll(() => page.textContent("#sign-up-problem")).toContain("commonly used")
+    await expect.poll(() => page.textContent("#sign-up-problem"), { timeout: POLL_MS }).toContain("commonly used")
     await page.fill("#new-password", PASSWORD)
     await page.click("text=Create my sign-in")
     await page.waitForSelector("#signed-in:not([hidden])")
@@ -85,7 +88,7 @@ describe("the account portal in Chromium", () => {
     await page.fill("#email", "owner@example.org")
     await page.fill("#password", "not the password")
     await page.click("#sign-in-form button[type=submit]")
-    await expect.poll(() => page.textContent("#sign-in-problem")).toContain("do not match")
+    await expect.poll(() => page.textContent("#sign-in-problem"), { timeout: POLL_MS }).toContain("do not match")
     await page.fill("#email", "owner@example.org")
     await page.fill("#password", PASSWORD)
     await page.click("#sign-in-form button[type=submit]")
@@ -103,12 +106,12 @@ describe("the account portal in Chromium", () => {
     expect(await page.textContent("#new-token-curl")).toContain(`${origin}/v1/catalog`)
     expect(await page.textContent("#new-token-python")).toContain("from hcc_client import Client")
     await page.click("#copy-token")
-    await expect.poll(() => page.textContent("#copy-state")).not.toBe("")
+    await expect.poll(() => page.textContent("#copy-state"), { timeout: POLL_MS }).not.toBe("")
     expect((await api(token, "/v1/catalog")).status).toBe(200)
     for (let i = 0; i < 2; i++) expect((await api(token, "/v1/temporal", { patient_axes: { PO: [5, 5.2, 5.1, 5.4, 5.3, 5.6] }, interval: "monthly" })).status).toBe(200)
     await page.reload()
     await page.waitForSelector("#signed-in:not([hidden])")
-    await expect.poll(() => page.$$eval("#usage-today tbody tr", (rows) => rows.map((r) => r.textContent))).toEqual([expect.stringMatching(/^\/v1\/temporal2/)])
+    await expect.poll(() => page.$$eval("#usage-today tbody tr", (rows) => rows.map((r) => r.textContent)), { timeout: POLL_MS }).toEqual([expect.stringMatching(/^\/v1\/temporal2/)])
     expect(await page.textContent("#usage-summary")).toContain("Today: 2 calls")
     expect(await page.locator("#usage-chart svg g.mark-rect path").count()).toBeGreaterThan(0)
     // Its last use is written in the background (at most once a minute): read again until it shows.
@@ -124,7 +127,7 @@ describe("the account portal in Chromium", () => {
     const token = ciToken
     expect((await api(token, "/v1/catalog")).status).toBe(200)
     await page.click("text=Revoke ci")
-    await expect.poll(async () => (await tokenRows()).find((r) => r[0] === "ci")?.[5]).toMatch(/^revoked/)
+    await expect.poll(async () => (await tokenRows()).find((r) => r[0] === "ci")?.[5], { timeout: POLL_MS }).toMatch(/^revoked/)
     expect((await api(token, "/v1/catalog")).status).toBe(401)
   })
 
@@ -133,12 +136,12 @@ describe("the account portal in Chromium", () => {
     const before = await page.textContent("#new-token-value")
     await page.fill("#token-label", "nightly")
     await page.click("#issue-form button[type=submit]")
-    await expect.poll(() => page.textContent("#new-token-value")).not.toBe(before)
+    await expect.poll(() => page.textContent("#new-token-value"), { timeout: POLL_MS }).not.toBe(before)
     const old = (await page.textContent("#new-token-value"))!
     await page.selectOption("#grace", "3600")
     await page.click("text=Roll nightly")
-    await expect.poll(() => page.textContent("#state")).toContain("Rolled nightly")
-    await expect.poll(() => page.textContent("#new-token-value")).not.toBe(old)
+    await expect.poll(() => page.textContent("#state"), { timeout: POLL_MS }).toContain("Rolled nightly")
+    await expect.poll(() => page.textContent("#new-token-value"), { timeout: POLL_MS }).not.toBe(old)
     const fresh = (await page.textContent("#new-token-value"))!
     expect((await api(old, "/v1/catalog")).status).toBe(200)
     expect((await api(fresh, "/v1/catalog")).status).toBe(200)
@@ -158,7 +161,7 @@ describe("the account portal in Chromium", () => {
       options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true }
     })
     await page.click("#add-passkey")
-    await expect.poll(() => page.textContent("#passkeys")).toBe("1 passkey can sign you in.")
+    await expect.poll(() => page.textContent("#passkeys"), { timeout: POLL_MS }).toBe("1 passkey can sign you in.")
     await page.click("#sign-out")
     await page.waitForSelector("#sign-in:not([hidden])")
     expect(await page.isHidden("#signed-in")).toBe(true)
@@ -171,7 +174,7 @@ describe("the account portal in Chromium", () => {
     await page.fill("#invite-email", "dev@example.org")
     await page.selectOption("#invite-role", "developer")
     await page.click("#invite-form button[type=submit]")
-    await expect.poll(() => page.textContent("#invite-link")).toContain("#invite=")
+    await expect.poll(() => page.textContent("#invite-link"), { timeout: POLL_MS }).toContain("#invite=")
     const link = (await page.textContent("#invite-link"))!.match(/http\S+/)![0]
     const devContext = await browser.newContext()
     const dev = await devContext.newPage()
@@ -194,7 +197,7 @@ describe("the account portal in Chromium", () => {
     await devContext.close()
     await page.reload()
     await page.waitForSelector("#signed-in:not([hidden])")
-    await expect.poll(() => page.$$eval("#people tbody tr td:first-child", (cells) => cells.map((c) => c.textContent))).toEqual(["owner@example.org", "dev@example.org"])
+    await expect.poll(() => page.$$eval("#people tbody tr td:first-child", (cells) => cells.map((c) => c.textContent)), { timeout: POLL_MS }).toEqual(["owner@example.org", "dev@example.org"])
     const audit = await page.$$eval("#audit tbody tr", (rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent).slice(1, 3).join(" ")))
     expect(audit).toEqual(expect.arrayContaining(["owner@example.org token issued", "owner@example.org token revoked", "owner@example.org token rolled", "owner@example.org passkey registered", "dev@example.org signed up"]))
   })
