@@ -172,6 +172,8 @@ export interface Client {
    * from this request and answer (docs/explore.md) — for vega-embed, a notebook or `vega` — or
    * undefined when the endpoint declares no view. A built-in endpoint's view comes with the client;
    * another's (a third-party plugin's) from the service's OpenAPI document (`x-hcc-view`), read once.
+   * Where the answer withholds a value, the chart names the threshold in force (the catalog's
+   * `disclosure.min_cell_size`, read once for that).
    */
   readonly view: (path: string, request: unknown, answer: unknown) => Promise<Record<string, unknown> | undefined>
 }
@@ -208,10 +210,17 @@ export const createClient = (options: ClientOptions): Client => {
       throw e
     }))["paths"]?.[path]?.["post"]?.["x-hcc-view"]
   }
+  let disclosure: Promise<number | undefined> | undefined
+  const minCellSize = (answer: unknown): Promise<number | undefined> => {
+    const suppressed = (answer as { readonly suppressed?: ReadonlyArray<string> } | null)?.suppressed
+    if (suppressed === undefined || suppressed.length === 0) return Promise.resolve(undefined)
+    disclosure ??= run(client.platform.catalog()).then((c) => c.disclosure.min_cell_size, () => (disclosure = undefined))
+    return disclosure
+  }
   return {
     view: async (path, request, answer) => {
       const view = await viewOf(path)
-      return view === undefined ? undefined : viewSpec(view, request, answer)
+      return view === undefined ? undefined : viewSpec(view, request, answer, await minCellSize(answer))
     },
     healthz: () => run(client.system.healthz()),
     readyz: () => run(client.system.readyz()),

@@ -18,6 +18,13 @@
  * Each table is also a parameter of its name, for titles and labels: an `object` table its row
  * (`{ expr: "summary.cohort_size" }`), another its rows (`{ expr: "length(rules)" }`) — Vega-Lite
  * leaves a table no mark draws out of what it compiles, so `data('name')` cannot reach it.
+ *
+ * The specification's `description` (what a screen reader announces, the chart's alternative
+ * text) and any text `title` (an axis's, a legend's) may name values by pointer,
+ * `{/answer/probability|.1%}`, with a text for when the pointer reaches nothing,
+ * `{/request/interval?monthly}`: the host writes each in (`describe`). And wherever an answer lists fields withheld by the small-cell rule, the host adds
+ * a subtitle line naming the rule and its threshold (`withheldLine`): every chart says why a value
+ * is missing, whatever its view.
  */
 
 /** The media type of an answer's view representation: the answer and its `view_data` (viewData.ts). */
@@ -82,16 +89,89 @@ export const tableRows = (table: ViewTable, request: unknown, answer: unknown): 
 }
 
 /**
- * The self-contained Vega-Lite specification of an answer: the view's specification with its
- * tables inlined (`datasets`), ready for vega-embed, JupyterLab's Vega-Lite renderer or `vega`.
+ * `{pointer}`, `{pointer?absent}` or `{pointer|format}` in a description or a title; format: `,`
+ * (thousands), `.N` digits (0 unless given), `f` (the default) or `%`.
  */
-export const viewSpec = (view: PluginView, request: unknown, answer: unknown): Record<string, unknown> => {
+const PLACEHOLDER = /\{(\/[^{}|?]*)(?:\?([^{}|]*))?(?:\|(,?)(?:\.(\d))?([f%]?))?\}/g
+
+/** A number as a format asks (fixed digits, or per cent), ties rounded away from zero as `toFixed` does. */
+const formatNumber = (x: number, grouped: boolean, digits: number, percent: boolean): string => {
+  const [whole, fraction] = (percent ? x * 100 : x).toFixed(digits).split(".") as [string, string | undefined]
+  const withCommas = grouped ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : whole
+  return `${withCommas}${fraction === undefined ? "" : `.${fraction}`}${percent ? "%" : ""}`
+}
+
+/** One value written into a description: null (withheld by the small-cell rule) as "withheld". */
+const written = (value: unknown, absent: string | undefined, format: { readonly grouped: boolean; readonly digits: number; readonly percent: boolean } | undefined): string => {
+  if (value === null) return "withheld"
+  if (value === undefined) return absent ?? "not given"
+  if (typeof value === "number" && format !== undefined) return formatNumber(value, format.grouped, format.digits, format.percent)
+  return typeof value === "object" ? JSON.stringify(value) : String(value)
+}
+
+/** A description with each `{pointer|format}` written in from the request and the answer (module comment). */
+export const describe = (template: string, request: unknown, answer: unknown): string =>
+  template.replace(PLACEHOLDER, (_, pointer: string, absent?: string, grouped?: string, digits?: string, kind?: string) =>
+    written(
+      atPointer({ request, answer }, pointer),
+      absent,
+      grouped === undefined && kind === undefined ? undefined : { grouped: grouped === ",", digits: Number(digits ?? 0), percent: kind === "%" }
+    ))
+
+/**
+ * The line a chart of an answer with withheld fields carries: how many, and the rule with its
+ * threshold in force (the catalog's `disclosure.min_cell_size`, `HCC_MIN_CELL_SIZE`) where the
+ * host knows it; undefined when nothing was withheld.
+ */
+export const withheldLine = (answer: unknown, minCellSize?: number): string | undefined => {
+  const count = (o: unknown) => (isObject(o) && Array.isArray(o["suppressed"]) ? o["suppressed"].length : 0)
+  // The answer's own fields are listed in its `suppressed`, its view data's in `view_data.suppressed`.
+  const listed = count(answer) + (isObject(answer) ? count(answer["view_data"]) : 0)
+  if (listed === 0) return undefined
+  const rule = minCellSize === undefined ? "fewer patients than the minimum cell size" : `fewer than ${minCellSize} patients`
+  return `Withheld: ${listed} ${listed === 1 ? "value rests" : "values rest"} on ${rule} (the small-cell rule)`
+}
+
+/**
+ * A specification with its description and every text title written in (`describe`): a string or
+ * strings under `title`, or its `text` and `subtitle` when a title is an object; never an expression.
+ */
+const writtenIn = (node: unknown, request: unknown, answer: unknown, text = false): unknown => {
+  if (typeof node === "string") return text ? describe(node, request, answer) : node
+  if (Array.isArray(node)) return node.map((x) => writtenIn(x, request, answer, text))
+  if (!isObject(node)) return node
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [
+    k,
+    k === "title" && isObject(v)
+      ? Object.fromEntries(Object.entries(v).map(([tk, tv]) => [tk, writtenIn(tv, request, answer, tk === "text" || tk === "subtitle")]))
+      : writtenIn(v, request, answer, k === "title" || k === "description")
+  ]))
+}
+
+/** The view's title with `line` added as (the last line of) its subtitle. */
+const withSubtitle = (title: unknown, line: string): Record<string, unknown> => {
+  const base = isObject(title) ? title : title === undefined ? { text: "" } : { text: title }
+  const before = base["subtitle"]
+  const lines = before === undefined ? [] : Array.isArray(before) ? before : [before]
+  return { ...base, subtitle: [...lines, line] }
+}
+
+/**
+ * The self-contained Vega-Lite specification of an answer: the view's specification with its
+ * tables inlined (`datasets`), its description and titles written in, and a subtitle line where the answer
+ * withholds a value — ready for vega-embed, JupyterLab's Vega-Lite renderer or `vega`.
+ * `minCellSize` is the threshold in force, when the host knows it (the catalog's).
+ */
+export const viewSpec = (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Record<string, unknown> => {
   const tables = Object.entries(view.data).map(([name, table]) => [name, table, tableRows(table, request, answer)] as const)
   const params = tables.map(([name, table, rows]) => ({ name, value: table.rows === "object" ? rows[0] ?? {} : rows }))
   const own = Array.isArray(view.spec["params"]) ? view.spec["params"] as ReadonlyArray<unknown> : []
+  const spec = writtenIn(view.spec, request, answer) as Record<string, unknown>
+  const withheld = withheldLine(answer, minCellSize)
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    ...view.spec,
+    ...spec,
+    ...(withheld === undefined ? {} : { title: withSubtitle(spec["title"], withheld) }),
     ...(params.length + own.length > 0 ? { params: [...params, ...own] } : {}),
     datasets: Object.fromEntries(tables.map(([name, , rows]) => [name, rows]))
   }

@@ -42,8 +42,8 @@ const itemsOf = (node: SceneNode, mark?: SceneNode): Array<DrawnItem> => {
 }
 
 /** Draws a view of an answer: its SVG, its mark items and its title. */
-export const drawView = async (view: PluginView, request: unknown, answer: unknown): Promise<{ readonly svg: string; readonly items: ReadonlyArray<DrawnItem> }> => {
-  const compiled = compile(viewSpec(view, request, answer) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
+export const drawView = async (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Promise<{ readonly svg: string; readonly items: ReadonlyArray<DrawnItem> }> => {
+  const compiled = compile(viewSpec(view, request, answer, minCellSize) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
   const runtime = new vega.View(vega.parse(compiled), { renderer: "none" })
   try {
     await runtime.runAsync()

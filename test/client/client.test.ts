@@ -57,6 +57,19 @@ describe("against the service", () => {
     expect(answer.hcc_cost).toBe(builtins.find((p) => p.name === "population")!.hcc_cost)
   })
 
+  it("a chart of an answer with withheld values names the rule and the catalog's threshold", async () => {
+    const client = createClient({ baseUrl: server.url, token })
+    // 13 patients: many monthly means rest on fewer than 11.
+    const request = { cohort_definition: { age_range: "57-59", sex: "female", conditions: ["heart_failure"] }, analysis_type: "trend", granularity: "monthly" } as const
+    const narrow = await client.population(request)
+    expect(narrow.suppressed!.length).toBeGreaterThan(0)
+    const spec = await client.view("/v1/population", request, narrow)
+    expect((spec!["title"] as { subtitle: unknown }).subtitle).toEqual([`Withheld: ${narrow.suppressed!.length} values rest on fewer than 11 patients (the small-cell rule)`])
+    const wide = await client.population(example("population"))
+    expect(wide.suppressed).toBeUndefined()
+    expect((await client.view("/v1/population", example("population"), wide))!["title"]).not.toHaveProperty("subtitle")
+  })
+
   it("problems reject with HccProblemError: status, code, request id", async () => {
     const anonymous = createClient({ baseUrl: server.url })
     const refused = await anonymous.catalog().then(() => undefined, (e: unknown) => e)

@@ -48,7 +48,7 @@ describe("the Python client", () => {
     expect(r.stderr, r.stdout).toMatch(/\nOK\n?$/)
     expect(r.status).toBe(0)
     const ran = Number(/Ran (\d+) tests/.exec(r.stderr)?.[1])
-    expect(ran).toBeGreaterThanOrEqual(21)
+    expect(ran).toBeGreaterThanOrEqual(22)
   }, 300_000)
 
   it("makes each built-in view's chart exactly as the service's view code does (its twin in Python)", () => {
@@ -58,16 +58,35 @@ describe("the Python client", () => {
     const population = cases.find((c) => c.path === "/v1/population")!
     const withheld = structuredClone(population.answer) as { periods: Array<Record<string, unknown>> }
     withheld.periods[0]!["avg_NM"] = null
-    cases.push({ ...population, answer: withheld }, { ...population, answer: { hcc_cost: 10 } })
+    // Values written into descriptions and titles: formats at their edges (ties, negatives, zero,
+    // grouping, per cent), withheld and absent values, the withheld line with and without a threshold.
+    const numbers = [0.125, -0.125, 2.5, -0.001, 0, 1234567.891, 0.01385, 1e-7, 5, 7.0000001, true, "text", [1, 2], { a: 1 }]
+    const described = {
+      path: "/v1/described",
+      view: {
+        version: 1 as const,
+        data: {},
+        spec: {
+          description: numbers.map((_, i) => `{/answer/v/${i}} {/answer/v/${i}|.2} {/answer/v/${i}|,.1} {/answer/v/${i}|.1%} {/answer/v/${i}|,}`).join("; ") + " {/answer/none} {/request/x?fallback} {/answer/gone|.2}",
+          title: { text: "Title {/request/x?fallback}", subtitle: "kept" },
+          encoding: { x: { field: "x", type: "quantitative", title: "x ({/answer/v/5|,.2})" } },
+          mark: "point"
+        }
+      },
+      request: {},
+      answer: { v: numbers, none: null, suppressed: ["/none"], view_data: { suppressed: ["/view_data/a", "/view_data/b"] } }
+    }
+    cases.push({ ...population, answer: withheld }, { ...population, answer: { hcc_cost: 10 } }, { ...population, answer: { ...withheld, suppressed: ["/periods/0/avg_NM"] } }, described)
     const script = [
       "import json, sys",
       "from hcc_client._view import view_spec",
       "cases = json.load(sys.stdin)",
-      "print(json.dumps([view_spec(c['view'], c['request'], c['answer']) for c in cases]))"
+      "print(json.dumps([view_spec(c['view'], c['request'], c['answer'], c.get('min')) for c in cases]))"
     ].join("\n")
-    const r = spawnSync("python3", ["-c", script], { input: JSON.stringify(cases), encoding: "utf8", env: { ...process.env, PYTHONPATH: join(PACKAGE, "src"), PYTHONDONTWRITEBYTECODE: "1" } })
+    const input = cases.map((c, i) => ({ ...c, min: i % 2 === 0 ? 11 : undefined }))
+    const r = spawnSync("python3", ["-c", script], { input: JSON.stringify(input), encoding: "utf8", env: { ...process.env, PYTHONPATH: join(PACKAGE, "src"), PYTHONDONTWRITEBYTECODE: "1" } })
     expect(r.status, r.stderr).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual(cases.map((c) => viewSpec(c.view!, c.request, c.answer)))
+    expect(JSON.parse(r.stdout)).toEqual(input.map((c) => viewSpec(c.view!, c.request, c.answer, c.min)))
   })
 
   it("its generated module is what the generator makes of the current OpenAPI document", () => {

@@ -133,6 +133,16 @@ class Endpoints(unittest.TestCase):
         # The view is read from the OpenAPI document once per client.
         self.assertIsNotNone(self.client._views)
 
+    def test_a_chart_with_withheld_values_names_the_rule_and_the_threshold_in_force(self) -> None:
+        # 13 patients: many monthly means rest on fewer than 11 (the catalog's threshold).
+        narrow = self.client.population(analysis_type="trend", cohort_definition={"age_range": "57-59", "sex": "female", "conditions": ["heart_failure"]}, granularity="monthly")
+        self.assertGreater(len(narrow["suppressed"]), 0)
+        title = narrow.chart()["title"]
+        self.assertEqual(title["subtitle"], [f"Withheld: {len(narrow['suppressed'])} values rest on fewer than 11 patients (the small-cell rule)"])
+        # Nothing withheld: no such line, and the catalog is not read for it.
+        wide = self.client.population(analysis_type="trend", cohort_definition={"conditions": ["type_2_diabetes"]}, granularity="yearly")
+        self.assertNotIn("subtitle", wide.chart()["title"])
+
     def test_charts_draw_the_view_data_kept_beside_the_answer(self) -> None:
         answer = self.client.device_outcomes(device_category="knee_implant", outcome_metrics=["patient_satisfaction"], time_period="36_months")
         self.assertNotIn("view_data", answer)

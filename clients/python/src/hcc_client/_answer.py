@@ -45,7 +45,9 @@ class Answer(Dict[str, Any]):
         if view is None:
             return None
         answer = dict(self) if self._view_data is None else {**self, "view_data": self._view_data}
-        return view_spec(view, request, answer)
+        # The threshold is named only where a value was withheld: the catalog is read for that alone.
+        min_cell_size = client._min_cell_size() if self.get("suppressed") else None
+        return view_spec(view, request, answer, min_cell_size)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Dict[str, Any]:
         """How Jupyter shows the answer: its chart (JupyterLab's Vega-Lite renderer) and, for

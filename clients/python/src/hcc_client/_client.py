@@ -126,6 +126,7 @@ class Client(Endpoints):
         self._sleep = sleep
         self.last_response: Optional[Response] = None
         self._views: Optional[Dict[str, Any]] = None
+        self._disclosure: Optional[Dict[str, Any]] = None
         self.charts = charts
 
     def call(self, path: str, body: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None) -> Answer:
@@ -143,6 +144,14 @@ class Client(Endpoints):
                 if isinstance(ops, dict) and isinstance(ops.get("post"), dict) and "x-hcc-view" in ops["post"]
             }
         return self._views.get(path)
+
+    def _min_cell_size(self) -> Optional[int]:
+        """The threshold of the small-cell rule in force (the catalog's `disclosure.min_cell_size`),
+        read once per client; None when the catalog does not say."""
+        if self._disclosure is None:
+            self._disclosure = self._request("GET", "/v1/catalog", None).get("disclosure") or {}
+        size = self._disclosure.get("min_cell_size")
+        return size if isinstance(size, int) else None
 
     def _request(
         self,
