@@ -2,12 +2,12 @@
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { RISK_TYPES, RiskModelRequest, RiskModelResponse } from "./schema.ts"
+import { RISK_TYPES, RiskModelRequest, RiskModelResponse, RiskModelViewData } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "risk-model",
   version: "1.0.0",
-  engine: "^2.4.0",
+  engine: "^2.5.0",
   path: "/v1/risk-model",
   summary: "Probability of hospitalization, readmission or health decline within a horizon for a patient profile, with its largest contributing factors",
   description:
@@ -24,8 +24,9 @@ export const contract = withAnswers(answers, defineContract({
     { code: "model_unavailable", status: 422, description: "The dataset cannot support this risk type's model (health_decline needs at least 12 months of axis scores)." }
   ],
   vocabularies: { risk_type: RISK_TYPES },
-  disclosure: { statistics: ["/probability", "/contributing_factors/*/weight"] },
+  disclosure: { statistics: ["/probability", "/contributing_factors/*/weight", "/view_data/probability_low", "/view_data/probability_high"] },
   view,
+  viewData: RiskModelViewData,
   examples: [
     {
       name: "sample",

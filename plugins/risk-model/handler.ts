@@ -1,10 +1,10 @@
 /** POST /v1/risk-model: the profile scored by the risk type's model, fitted once per dataset at load. */
 import { Effect } from "effect"
-import { closest, Disclosure, fail, parseAgeRange, parseDays, resolveCode, roundTo } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, parseAgeRange, parseDays, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { HealthData, Kernels, preparedPerDataset, type Dataset } from "../../src/plugin/experimental.ts"
 import { recommendedInterventions } from "./interventions.ts"
-import { contributions, fitRiskModels, probabilityWithin, profileVector, type RiskModels } from "./model.ts"
-import type { RiskModelRequest, RiskModelResponse } from "./schema.ts"
+import { contributions, fitRiskModels, probabilityInterval, probabilityWithin, profileVector, type RiskModels } from "./model.ts"
+import type { RiskModelRequest, RiskModelResponse, RiskModelViewData } from "./schema.ts"
 
 /** At most this many contributing factors are returned. */
 export const MAX_FACTORS = 5
@@ -56,7 +56,8 @@ export const riskModel = (request: typeof RiskModelRequest.Type) =>
       conditions,
       axes: profile.axes_snapshot
     })
-    const probability = probabilityWithin(model, x, parseDays(request.horizon)!)
+    const horizonDays = parseDays(request.horizon)!
+    const probability = probabilityWithin(model, x, horizonDays)
     const parts = contributions(model, x)
     const factors = parts
       .map(({ factor, weight }) => ({ factor, weight: roundTo(weight, 3) }))
@@ -70,14 +71,20 @@ export const riskModel = (request: typeof RiskModelRequest.Type) =>
       const cells = model.conditionPatients.get(code)
       if (cells === undefined) continue
       disclosure.rests("/probability", ...cells)
+      disclosure.rests("/view_data/probability_low", ...cells)
+      disclosure.rests("/view_data/probability_high", ...cells)
       const at = factors.findIndex((f) => f.factor === code)
       if (at >= 0) disclosure.rests(`/contributing_factors/${at}/weight`, ...cells)
     }
-    const response: typeof RiskModelResponse.Type = {
+    const interval = (yield* ViewWanted) ? probabilityInterval(model, x, horizonDays) : undefined
+    const response: typeof RiskModelResponse.Type & { view_data?: typeof RiskModelViewData.Type } = {
       risk_type: request.risk_type,
       probability: roundTo(probability, 4),
       contributing_factors: factors,
-      recommended_interventions: recommendedInterventions(request.risk_type, probability, parts).length
+      recommended_interventions: recommendedInterventions(request.risk_type, probability, parts).length,
+      ...(interval === undefined ? {} : {
+        view_data: { probability_low: roundTo(interval[0], 4), probability_high: roundTo(interval[1], 4), scale: model.family === "poisson" ? "log rate" : "log odds" }
+      })
     }
     return response
   })

@@ -65,6 +65,8 @@ export interface RiskModel {
   readonly beta: Float64Array
   /** Standard errors of beta: cluster-robust, clusters = patients (clusterRobustCovariance). */
   readonly se: Float64Array
+  /** The cluster-robust covariance of beta (features × features, row-major): a profile's interval comes from it. */
+  readonly covariance: Float64Array
   /** Each feature's mean over the fitting rows: what a value missing from a profile is taken to be. */
   readonly means: Float64Array
   /** Days the model's outcome refers to: a yearly rate (365.25), the 30-day readmission window, or the decline interval. */
@@ -215,6 +217,7 @@ const fitModel = (kernels: KernelsService, data: Dataset, b: Base, maxRows: numb
       features: all.features,
       beta: fit.beta,
       se: Float64Array.from(all.features, (_, j) => Math.sqrt(robust[j * all.p + j]!)),
+      covariance: robust,
       means,
       unitDays,
       capDays,
@@ -259,18 +262,48 @@ export const profileVector = (model: RiskModel, profile: Profile): Float64Array 
     return profile.conditions.has(f) ? 1 : 0
   })
 
-/**
- * Probability of the event within `days`: for a yearly rate λ = e^η (constant hazard),
- * 1 − e^(−λ·days/365.25); for a probability q = logistic(η) over `unitDays`, the constant-hazard
- * extension 1 − (1 − q)^(days/unitDays), days capped at capDays. Both never decrease as days grow.
- */
-export const probabilityWithin = (model: RiskModel, x: Float64Array, horizonDays: number): number => {
-  const days = Math.min(horizonDays, model.capDays)
+/** The linear predictor η = xᵀβ of a profile. */
+const linearPredictor = (model: RiskModel, x: Float64Array): number => {
   let eta = 0
   for (let j = 0; j < x.length; j++) eta += model.beta[j]! * x[j]!
+  return eta
+}
+
+/**
+ * Probability of the event within `days` at linear predictor η: for a yearly rate λ = e^η
+ * (constant hazard), 1 − e^(−λ·days/365.25); for a probability q = logistic(η) over `unitDays`,
+ * the constant-hazard extension 1 − (1 − q)^(days/unitDays), days capped at capDays. Both never
+ * decrease as days or η grow.
+ */
+const probabilityAt = (model: RiskModel, eta: number, horizonDays: number): number => {
+  const days = Math.min(horizonDays, model.capDays)
   if (model.family === "poisson") return -Math.expm1(-Math.exp(eta) * (days / model.unitDays))
   const logSurvival = -Math.log1p(Math.exp(eta)) // log(1 − q)
   return -Math.expm1(logSurvival * (days / model.unitDays))
+}
+
+/** Probability of the event within `days` for a profile (probabilityAt of its linear predictor). */
+export const probabilityWithin = (model: RiskModel, x: Float64Array, horizonDays: number): number =>
+  probabilityAt(model, linearPredictor(model, x), horizonDays)
+
+/**
+ * The 95 % interval of a profile's probability within `days`: η ± 1.96·√(xᵀVx), V the coefficients'
+ * cluster-robust covariance, carried through probabilityAt, which is increasing in η (the Wald
+ * interval on the linear-predictor scale, then transformed: it stays within [0, 1], unlike a
+ * delta-method interval on the probability). It says how sure the fitted model is of this profile's
+ * risk, not how the model may be misspecified.
+ */
+export const probabilityInterval = (model: RiskModel, x: Float64Array, horizonDays: number): readonly [number, number] => {
+  const p = x.length
+  let variance = 0
+  for (let i = 0; i < p; i++) {
+    let row = 0
+    for (let j = 0; j < p; j++) row += model.covariance[i * p + j]! * x[j]!
+    variance += x[i]! * row
+  }
+  const eta = linearPredictor(model, x)
+  const half = 1.959963984540054 * Math.sqrt(Math.max(0, variance))
+  return [probabilityAt(model, eta - half, horizonDays), probabilityAt(model, eta + half, horizonDays)]
 }
 
 /** Each feature's contribution β_j·(x_j − mean_j) to the linear predictor, intercept left out. */

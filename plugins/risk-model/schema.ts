@@ -46,3 +46,13 @@ export const RiskModelResponse = Schema.Struct({
   contributing_factors: Schema.Array(Factor).annotate({ description: "This profile's largest contributions (at most 5, non-zero), largest |weight| first" }),
   recommended_interventions: Schema.Int.annotate({ description: "How many interventions the documented rules recommend for this profile (docs/analytics.md)" })
 })
+
+/**
+ * The view representation's `view_data` (src/plugin/viewData.ts): the probability's 95 % interval
+ * and the scale the factors' weights are on.
+ */
+export const RiskModelViewData = Schema.Struct({
+  probability_low: Schema.NullOr(Schema.Finite).annotate({ description: "Lower end of the probability's 95 % interval (the Wald interval of the linear predictor from the cluster-robust covariance, transformed; 4 decimals); null with the probability" }),
+  probability_high: Schema.NullOr(Schema.Finite).annotate({ description: "Upper end of the probability's 95 % interval (4 decimals); null with the probability" }),
+  scale: Schema.Literals(["log rate", "log odds"]).annotate({ description: "The scale of the factors' weights: log rate (hospitalization's Poisson model) or log odds (the logistic models)" })
+})

@@ -360,6 +360,27 @@ describe("the endpoint", () => {
     expect((await post(sample)).body).toEqual(body)
   })
 
+  it("its view representation adds the probability's 95 % interval (η ± 1.96·√(xᵀVx), V cluster-robust, through the horizon's transformation) and the weights' scale", async () => {
+    const res = await call(fixture.server, "/v1/risk-model", { body: sample, headers: { accept: "application/vnd.hcc.view+json" } })
+    const body = await res.json()
+    const m = models.get("hospitalization")!
+    const x = profileVector(m, { age: 59.5, conditions: new Set(["type_2_diabetes", "hypertension"]), axes: { PO: 6.2, NM: 4.1, ER: 7.8 } })
+    const p = x.length
+    const eta = x.reduce((s, v, j) => s + v * m.beta[j]!, 0)
+    const variance = x.reduce((s, xi, i) => s + xi * x.reduce((t, xj, j) => t + m.covariance[i * p + j]! * xj, 0), 0)
+    // A yearly Poisson rate e^η over 90 days: 1 − exp(−e^η · 90 / 365.25).
+    const at = (e: number) => 1 - Math.exp(-Math.exp(e) * 90 / 365.25)
+    const round = (v: number) => Math.round(v * 10_000) / 10_000
+    expect(body.view_data).toEqual({ probability_low: round(at(eta - 1.959964 * Math.sqrt(variance))), probability_high: round(at(eta + 1.959964 * Math.sqrt(variance))), scale: "log rate" })
+    expect(body.view_data.probability_low).toBeLessThan(body.probability)
+    expect(body.view_data.probability_high).toBeGreaterThan(body.probability)
+    // The coefficients' own standard errors are the diagonal's roots.
+    for (let j = 0; j < p; j++) expect(m.covariance[j * p + j]).toBeCloseTo(m.se[j]! ** 2, 12)
+    const readmission = await (await call(fixture.server, "/v1/risk-model", { body: { ...sample, risk_type: "readmission" }, headers: { accept: "application/vnd.hcc.view+json" } })).json()
+    expect(readmission.view_data.scale).toBe("log odds")
+    expect(readmission.view_data.probability_low).toBeLessThanOrEqual(readmission.probability)
+  })
+
   it("a longer horizon never lowers the probability, for each risk type", async () => {
     for (const risk_type of RISK_TYPES) {
       const ps: Array<number> = []
