@@ -23,6 +23,8 @@ export const view: PluginView = {
   version: 1,
   data: { forest: { from: "/answer/view_data/forest", rows: "items" }, summary: { from: "/answer", rows: "object" } },
   spec: {
+    description:
+      "Forest plots of {/answer/device_category} outcomes: {/answer/studies_analyzed} studies, {/answer/sample_size|,} implants; each study's estimate with its 95 % interval and weight, and the random-effects pooled estimate of each metric: {/answer/outcomes}.",
     title: {
       // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
       text: { expr: "['Device outcomes: ' + replace(summary.device_category, /_/g, ' ') + ', by study and pooled', summary.studies_analyzed + ' studies, ' + format(summary.sample_size, ',') + ' implants; random effects across studies']" }
@@ -67,7 +69,7 @@ export const view: PluginView = {
       },
       {
         calculate: "datum.metric_title + ' — heterogeneity: ' + (isValid(datum.m_tau2) ? 'τ² = ' + format(datum.m_tau2, '.3f') + ', I² = ' + format(datum.m_i2 * 100, '.0f') + ' %' : 'withheld') + " +
-          "(isValid(datum.m_q) && isValid(datum.m_q_p) ? ', Q = ' + format(datum.m_q, '.2f') + ' (p = ' + format(datum.m_q_p, '.3f') + ')' : '') + " +
+          "(isValid(datum.m_q) && isValid(datum.m_q_p) ? ', Q = ' + format(datum.m_q, '.2f') + (datum.m_q_p < 0.001 ? ' (p < 0.001)' : ' (p = ' + format(datum.m_q_p, '.3f') + ')') : '') + " +
           "(isValid(datum.m_pi_lo) ? '; 95 % prediction interval ' + format(datum.m_pi_lo, datum.unit === 100 ? '.1f' : '.2f') + ' to ' + format(datum.m_pi_hi, datum.unit === 100 ? '.1f' : '.2f') : '')",
         as: "panel"
       }

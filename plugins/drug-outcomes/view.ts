@@ -17,6 +17,8 @@ export const view: PluginView = {
     summary: { from: "/answer", rows: "object" }
   },
   spec: {
+    description:
+      "Effects of {/answer/drug} on each target axis (Cohen's d with 95 % intervals) in a cohort of {/answer/cohort_size|,}; efficacy {/answer/efficacy_score|.2}, adverse events per patient {/answer/adverse_event_rate|.4}; and adherence's correlation with each axis change.",
     title: {
       // Title and subtitle as two lines of one title (Vega-Lite's schema takes an expression for the text only).
       text: { expr: "[summary.drug + ': ' + summary.outcome_type + ' in a cohort of ' + format(summary.cohort_size, ','), 'Efficacy (Cohen\\'s d, mean over the axes): ' + (isValid(summary.efficacy_score) ? format(summary.efficacy_score, '.2f') : 'withheld') + '; adverse events per patient: ' + (isValid(summary.adverse_event_rate) ? format(summary.adverse_event_rate, '.4f') : 'withheld')]" }
@@ -32,7 +34,8 @@ export const view: PluginView = {
             encoding: {
               y: AXIS_ROW,
               x: { field: "ci_low", type: "quantitative", title: "Cohen's d with its 95 % interval (exposed − unexposed)" },
-              x2: { field: "ci_high" }
+              x2: { field: "ci_high" },
+              tooltip: [{ field: "axis", type: "nominal" }, { field: "ci_low", type: "quantitative", format: ".3f", title: "95 % interval from" }, { field: "ci_high", type: "quantitative", format: ".3f", title: "to" }]
             }
           },
           {

@@ -1,19 +1,26 @@
 /**
- * How a population answer is drawn (src/plugin/view.ts): one line per axis over the periods; a
- * withheld mean (a small cell) is a gap in its line, and its period one shaded band (however many
- * of its axes are withheld: one mark per period, never text piled up), explained by a title line
- * naming the rule.
+ * How a population answer is drawn (src/plugin/view.ts): one line per axis over the periods, named
+ * in full, on a scale fitted to the means (not the whole 0–10 range, where eight lines merge into
+ * one band); the trend's p-value in the title. A withheld mean (a small cell) is a gap in its line,
+ * and its period one shaded band (however many of its axes are withheld: one mark per period,
+ * never text piled up); the host's subtitle line names the rule and its threshold.
  */
-import { AXES, type PluginView } from "../../src/plugin/contract.ts"
+import { AXES, AXIS_NAMES, type PluginView } from "../../src/plugin/contract.ts"
+
+/** A Vega expression naming an axis code in full (`AXIS_NAMES`). */
+const AXIS_NAME = `{${AXES.map((a) => `${a}: '${AXIS_NAMES[a].replaceAll("'", "\\'")}'`).join(", ")}}[datum.axis]`
 
 export const view: PluginView = {
   version: 1,
   data: { periods: { from: "/answer/periods", rows: "items" }, summary: { from: "/answer", rows: "object" }, suppressed: { from: "/answer/suppressed", rows: "values" } },
   spec: {
+    description:
+      "Line chart of the mean score of each asked axis by period for a cohort of {/answer/cohort_size|,} patients; the trend's p-value (Bonferroni over the axes) is {/answer/statistical_significance|.4} (0.0000: below 0.00005).",
     title: {
       text: {
         expr: "slice(['Axis means by period: a cohort of ' + format(summary.cohort_size, ',') + ' patients', " +
-          "'Shaded: a period with a mean withheld (fewer patients than the minimum cell size, the catalog\\'s disclosure.min_cell_size)'], 0, length(suppressed) > 0 ? 2 : 1)"
+          "'Trend: ' + (!isValid(summary.statistical_significance) ? 'p withheld' : summary.statistical_significance < 0.001 ? 'p < 0.001' : 'p = ' + format(summary.statistical_significance, '.3f')) + ' (mean per-patient slope, t-test, Bonferroni over the axes)', " +
+          "'Shaded: a period with an axis mean withheld'], 0, length(suppressed) > 0 ? 3 : 2)"
       }
     },
     width: 480,
@@ -26,6 +33,7 @@ export const view: PluginView = {
       // An axis the question did not ask for is absent; a withheld mean (small cell) is null.
       { filter: "isDefined(datum.mean)" },
       { calculate: "replace(datum.field, 'avg_', '')", as: "axis" },
+      { calculate: AXIS_NAME, as: "axis_name" },
       // Each withheld mean starts a new stretch of its axis's line: the line breaks there rather
       // than joining across (said without Vega-Lite 6's `invalid` modes, so Vega-Lite 5 draws it too).
       { calculate: "datum.mean === null ? 1 : 0", as: "gap" },
@@ -33,24 +41,29 @@ export const view: PluginView = {
     ],
     encoding: {
       x: { field: "period", type: "ordinal", sort: { field: "order" }, title: "Period" },
-      color: { field: "axis", type: "nominal", title: "Axis" }
+      color: { field: "axis_name", type: "nominal", title: "Axis", sort: AXES.map((a) => AXIS_NAMES[a]) }
     },
     layer: [
       {
         transform: [{ filter: "datum.mean !== null" }],
         mark: { type: "line", point: true },
         encoding: {
-          y: { field: "mean", type: "quantitative", title: "Mean score (0–10)", scale: { domain: [0, 10] } },
-          detail: { field: "stretch", type: "nominal" }
+          y: { field: "mean", type: "quantitative", title: "Mean score (scale 0–10)", scale: { zero: false, nice: true } },
+          detail: { field: "stretch", type: "nominal" },
+          tooltip: [
+            { field: "period", type: "ordinal", title: "period" },
+            { field: "axis_name", type: "nominal", title: "axis" },
+            { field: "mean", type: "quantitative", title: "mean score", format: ".3f" }
+          ]
         }
       },
       {
-        // One band per period with a withheld mean, beneath the lines.
+        // One band per period with a withheld mean, the plot's full height, beneath the lines.
         transform: [{ filter: "datum.mean === null" }, { aggregate: [{ op: "count", as: "withheld" }, { op: "min", field: "order", as: "order" }], groupby: ["period"] }],
         mark: { type: "bar", color: "#888", opacity: 0.25 },
         encoding: {
-          y: { datum: 0, type: "quantitative" },
-          y2: { datum: 10 },
+          y: { value: 0 },
+          y2: { value: "height" },
           color: { value: "#888" },
           tooltip: [{ field: "period", type: "ordinal", title: "period" }, { field: "withheld", type: "quantitative", title: "axis means withheld" }]
         }

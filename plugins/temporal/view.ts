@@ -19,6 +19,14 @@ const TITLE_LINES = `slice(['Trajectory: ' + replace(summary.decay_model, '_', '
   Array.from({ length: LINES }, (_, i) => `join(slice(pluck(rules, 'value'), ${i * PER_LINE}, ${(i + 1) * PER_LINE}), ', ')`).join(", ")
 }], 0, 3 + ceil(length(rules) / ${PER_LINE}))`
 
+/** A point's tooltip: its axis, step, score and whether it was given or predicted. */
+const TOOLTIP = [
+  { field: "key", type: "nominal", title: "axis" },
+  { field: "step", type: "quantitative" },
+  { field: "value", type: "quantitative", format: ".2f", title: "score" },
+  { field: "part", type: "nominal" }
+]
+
 export const view: PluginView = {
   version: 1,
   data: {
@@ -29,12 +37,14 @@ export const view: PluginView = {
     summary: { from: "/answer", rows: "object" }
   },
   spec: {
+    description:
+      "Line chart of the axis scores given and the {/answer/decay_model} model's predictions after them, with their 95 % prediction band; urgency {/answer/intervention_urgency}; decay rules fired: {/answer/decay_rules_triggered}.",
     // The title, then the rules' lines (one title of several lines: Vega-Lite's schema takes an expression for its text only).
     title: { text: { expr: TITLE_LINES } },
     width: 480,
     height: 260,
     encoding: {
-      x: { field: "step", type: "quantitative", title: "Intervals from the first point given (the request's interval: months, weeks, …)" },
+      x: { field: "step", type: "quantitative", title: "Steps ({/request/interval?monthly}) from the first point given" },
       y: { field: "value", type: "quantitative", title: "Axis score (0–10)", scale: { domain: [0, 10] } },
       color: { field: "key", type: "nominal", title: "Axis" }
     },
@@ -48,12 +58,17 @@ export const view: PluginView = {
           { calculate: "datum.axis", as: "key" }
         ],
         mark: { type: "area", opacity: 0.3 },
-        encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } }
+        encoding: {
+          y: { field: "lo", type: "quantitative" },
+          y2: { field: "hi" },
+          tooltip: [{ field: "key", type: "nominal", title: "axis" }, { field: "step", type: "quantitative" }, { field: "lo", type: "quantitative", format: ".2f", title: "95 % band from" }, { field: "hi", type: "quantitative", format: ".2f", title: "to" }]
+        }
       },
       {
         data: { name: "given" },
         transform: [{ calculate: "datum.index", as: "step" }, { calculate: "'given'", as: "part" }],
-        mark: { type: "line", point: true }
+        mark: { type: "line", point: true },
+        encoding: { tooltip: TOOLTIP }
       },
       {
         data: { name: "predicted" },
@@ -62,7 +77,8 @@ export const view: PluginView = {
           { calculate: "datum.given_length + datum.index", as: "step" },
           { calculate: "'predicted'", as: "part" }
         ],
-        mark: { type: "line", point: { shape: "diamond" }, strokeDash: [4, 3] }
+        mark: { type: "line", point: { shape: "diamond" }, strokeDash: [4, 3] },
+        encoding: { tooltip: TOOLTIP }
       }
     ]
   }

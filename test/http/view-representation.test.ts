@@ -78,7 +78,8 @@ describe("the view representation", () => {
     const body = await (await call(server, "/v1/device-outcomes", { body: KNEE, headers: VIEW })).json()
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
     expect(validate({ ...body, view_data: undefined })).toBe(false)
-    expect(doc.paths["/v1/risk-model"].post.responses["200"].content).not.toHaveProperty([VIEW_MEDIA_TYPE])
+    expect(doc.paths["/v1/population"].post.responses["200"].content).not.toHaveProperty([VIEW_MEDIA_TYPE])
+    expect(doc.paths["/v1/risk-model"].post.responses["200"].content).toHaveProperty([VIEW_MEDIA_TYPE])
   })
 
   it("is the same answered on a compute thread", async () => {
@@ -89,10 +90,11 @@ describe("the view representation", () => {
   })
 
   it("is plain JSON where an endpoint has no view data, or where JSON is preferred", async () => {
-    const risk = await call(server, "/v1/risk-model", { body: { patient_profile: { axes_snapshot: { PO: 6 } }, risk_type: "hospitalization" }, headers: VIEW })
-    expect(risk.status).toBe(200)
-    expect(risk.headers.get("content-type")).toMatch(/^application\/json/)
-    expect(await risk.json()).not.toHaveProperty("view_data")
+    const [, populationBody] = readmeCalls().find(([p]) => p === "/v1/population")!
+    const population = await call(server, "/v1/population", { body: populationBody, headers: VIEW })
+    expect(population.status).toBe(200)
+    expect(population.headers.get("content-type")).toMatch(/^application\/json/)
+    expect(await population.json()).not.toHaveProperty("view_data")
     const preferred = await call(server, "/v1/device-outcomes", { body: KNEE, headers: { accept: `application/json, ${VIEW_MEDIA_TYPE};q=0.5` } })
     expect(await preferred.json()).not.toHaveProperty("view_data")
   })
@@ -123,8 +125,13 @@ describe("charts drawn from real view representations", () => {
     if (answer.correlation_found) expect(answer.correlation_strength).toBeGreaterThan(view_data.threshold)
     else if (view_data.threshold !== null) expect(answer.correlation_strength).toBeLessThanOrEqual(view_data.threshold)
     const { items } = await drawView(builtins.find((p) => p.name === "one-health")!.view!, body, answer)
-    const bars = items.filter((i) => i.role === "mark" && i.marktype === "rect")
+    const rects = items.filter((i) => i.role === "mark" && i.marktype === "rect")
+    const bars = rects.filter((r) => r.datum!.lag_days !== undefined)
     expect(bars.map((b) => [b.datum!.lag_days, b.datum!.r])).toEqual(view_data.correlation.filter((c: any) => c.r !== null).map((c: any) => [c.lag_days, c.r]))
+    // Each week whose human count is withheld (listed in view_data.suppressed) is one grey band.
+    const withheld = (view_data.suppressed ?? []).map((p: string) => view_data.weeks[Number(p.split("/")[3])].week).sort()
+    expect(withheld.length).toBeGreaterThan(0)
+    expect(rects.filter((r) => r.datum!.lag_days === undefined).map((r) => r.datum!.week)).toEqual(withheld)
     expect(items.filter((i) => i.role === "mark" && i.marktype === "rule").map((r) => r.datum!.threshold)).toEqual(view_data.threshold === null ? [] : [view_data.threshold])
     const lines = items.filter((i) => i.role === "mark" && i.marktype === "line")
     const human = lines.filter((l) => l.datum!.series === "human")

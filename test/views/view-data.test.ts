@@ -166,6 +166,10 @@ describe("the device forest plot", () => {
     const headers = items.filter((i) => i.role === "row-header" || i.role === "row-title" || (typeof i.text === "string" && i.text.includes("heterogeneity"))).map((i) => i.text)
     const p = forest[3]!
     expect(headers).toContain(`Complication rate (% of implants) — heterogeneity: τ² = ${p.tau2!.toFixed(3)}, I² = ${Math.round(p.i2! * 100)} %, Q = ${p.q!.toFixed(2)} (p = ${p.q_p!.toFixed(3)}); 95 % prediction interval ${(p.pi_low! * 100).toFixed(1)} to ${(p.pi_high! * 100).toFixed(1)}`)
+    // A p-value under 0.001 is written so, never "p = 0.000".
+    const tiny = answer.view_data.forest.map((r: any) => (r.kind === "pooled" ? { ...r, q_p: 0.00002 } : r))
+    const again = (await drawView(device.view!, request, { ...answer, view_data: { forest: tiny } })).items
+    expect(again.filter((i) => typeof i.text === "string" && i.text.includes("(p < 0.001)"))).toHaveLength(2)
   })
 
   it("says where a study's estimate is withheld, drawing no square there", async () => {

@@ -8,7 +8,7 @@
  * from real answers, in test/http/view-representation.test.ts.
  */
 import { describe, expect, it } from "vitest"
-import { AXES } from "../../src/plugin/axes.ts"
+import { AXES, AXIS_NAMES } from "../../src/plugin/axes.ts"
 import type { PluginView } from "../../src/plugin/view.ts"
 import { checkView } from "../../src/plugin/viewCheck.ts"
 import { withViewData } from "../../src/plugin/viewData.ts"
@@ -42,7 +42,7 @@ describe("built-in views", () => {
     expect(items.some((i) => i.role === "title-text" && (i.text ?? "") !== "")).toBe(true)
   })
 
-  it("population: one point per published period and axis at its mean; a withheld mean is a gap, its period one shaded band, the rule in the title", async () => {
+  it("population: one point per published period and axis at its mean, axes named in full, on a scale fitted to the means; a withheld mean is a gap, its period one shaded band, the rule and its threshold in the title", async () => {
     const e = await example("population")
     const answer = structuredClone(e.answer)
     const withheld = answer.periods[1]
@@ -61,19 +61,34 @@ describe("built-in views", () => {
     expect(answer.periods.filter((p: any) => p !== withheld).map((p: any) => stretches.get(p.quarter))).toEqual(answer.periods.slice(1).map((_: unknown, i: number) => (i === 0 ? 0 : 1)))
     // …and one band marks the period, with the rule said in the title (once, as the answer says something is withheld).
     answer.suppressed = ["/periods/1/avg_NM"]
-    const again = (await drawView(e.view, e.request, answer)).items
+    const again = (await drawView(e.view, e.request, answer, 11)).items
     expect(marks(again, "rect").map((r) => [r.datum!.period, r.datum!.withheld])).toEqual([[withheld.quarter, 1]])
     expect(marks(again, "text")).toEqual([])
-    expect(titles(again)).toContain("Shaded: a period with a mean withheld (fewer patients than the minimum cell size")
+    expect(titles(again)).toContain("Shaded: a period with an axis mean withheld")
+    expect(titles(again)).toContain("Withheld: 1 value rests on fewer than 11 patients (the small-cell rule)")
     expect(titles(items)).not.toContain("Shaded:")
+    expect(titles(items)).not.toContain("Withheld:")
     expect(titles(items)).toContain(`cohort of ${answer.cohort_size.toLocaleString("en")} patients`)
+    const p = answer.statistical_significance
+    expect(titles(items)).toContain(`Trend: ${p < 0.001 ? "p < 0.001" : `p = ${p.toFixed(3)}`} (mean per-patient slope`)
+    // Axes by their published names, in the legend and on every point.
+    expect(new Set(points.map((s) => s.datum!.axis_name))).toEqual(new Set(AXES.map((a) => AXIS_NAMES[a])))
+    const legend = items.filter((i) => i.role === "legend-label").map((i) => i.text)
+    expect(legend).toEqual(AXES.map((a) => AXIS_NAMES[a]))
+    // The means (6.0–6.8 here) spread over the plot's height, not squeezed into a tenth of a 0–10 scale.
+    const ys = points.map((s) => s.y!)
+    expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(130)
   })
 
-  it("risk-model: one signed bar per factor at its weight; the probability in the title", async () => {
+  it("risk-model: one signed bar per factor at its weight, its direction in a legend; the probability within the horizon, its interval and the model's scale in the title", async () => {
     const e = await example("risk-model")
     const { items } = await drawView(e.view, e.request, e.answer)
     expect(marks(items, "rect").map((r) => [r.datum!.factor, r.datum!.weight])).toEqual(e.answer.contributing_factors.map((f: any) => [f.factor, f.weight]))
-    expect(titles(items)).toContain(`${(e.answer.probability * 100).toFixed(1)}%`)
+    expect(titles(items)).toContain(`Risk of hospitalization within 90 days: ${(e.answer.probability * 100).toFixed(1)}%`)
+    expect(titles(items)).toContain("on the model's log rate scale")
+    expect(items.filter((i) => i.role === "legend-label").map((i) => i.text)).toEqual(["raises the risk", "lowers the risk"])
+    const withInterval = { ...e.answer, view_data: { probability_low: 0.0101, probability_high: 0.0189, scale: "log rate" } }
+    expect(titles((await drawView(e.view, e.request, withInterval)).items)).toContain("(95 % interval 1.0%–1.9%)")
   })
 
   it("drug-outcomes: one bar per axis at its correlation, coloured by its trend; efficacy and adverse events in the title", async () => {
@@ -92,6 +107,27 @@ describe("built-in views", () => {
     expect(marks(items, "rect")).toEqual([])
   })
 
+  it("one-health: a week whose human count is withheld is one grey band, said in a title line; an unreported week is a gap", async () => {
+    const e = await example("one-health")
+    const weeks = Array.from({ length: 12 }, (_, i) => ({ week: new Date(Date.UTC(2025, 0, 6 + 7 * i)).toISOString().slice(0, 10), animal: 10 + i, human: 5 + (i % 3) }))
+    weeks[4]!.human = null as unknown as number
+    weeks[8]!.human = null as unknown as number
+    const viewData = { lag_weeks: 1, weeks, correlation: [{ lag_days: 0, r: 0.2, pairs: 11 }, { lag_days: 7, r: 0.6, pairs: 10 }], threshold: 0.5 }
+    // What the small-cell rule withholds in view data is listed in view_data.suppressed (docs/api.md).
+    const answer = { ...e.answer, view_data: { ...viewData, suppressed: ["/view_data/weeks/4/human"] } }
+    const { items } = await drawView(e.view, e.request, answer, 11)
+    // Week 4 withheld (listed), week 8 unreported (not listed): one band, at week 4.
+    expect(marks(items, "rect").filter((r) => r.datum!.human_cases !== undefined).map((r) => r.datum!.week)).toEqual([weeks[4]!.week])
+    expect(titles(items)).toContain("Grey: a week whose human count is withheld")
+    expect(titles(items)).toContain("Withheld: 1 value rests on fewer than 11 patients (the small-cell rule)")
+    // Every drawn point has its tooltip's fields; the human line breaks at both missing weeks.
+    const human = marks(items, "symbol").filter((p) => p.datum!.series === "human")
+    expect(human.map((p) => p.datum!.week)).toEqual(weeks.filter((w) => w.human !== null).map((w) => w.week))
+    expect(new Set(human.map((p) => p.datum!.stretch))).toEqual(new Set([0, 1, 2]))
+    const plain = await drawView(e.view, e.request, { ...e.answer, view_data: viewData })
+    expect(titles(plain.items)).not.toContain("Grey:")
+  })
+
   it("temporal: the points given, then the predictions from where they end; the rules that fired in the title", async () => {
     const e = await example("temporal")
     const { items } = await drawView(e.view, e.request, e.answer)
@@ -108,10 +144,12 @@ describe("built-in views", () => {
     expect(titles(items)).toContain("Solid: the points given; dashed: predicted; shaded: the 95 % prediction band")
   })
 
-  it("clinical: each reasoning step in order, one bar per axis correlation it cites", async () => {
+  it("clinical: each reasoning step in order by name, the whole step its tooltip; one bar per axis correlation it cites", async () => {
     const e = await example("clinical")
     const { items } = await drawView(e.view, e.request, e.answer)
-    expect(marks(items, "text").map((t) => t.text)).toEqual(e.answer.reasoning_chain.map((s: string, i: number) => `${i + 1}. ${s}`))
+    const steps = marks(items, "text")
+    expect(steps.map((t) => t.text)).toEqual(e.answer.reasoning_chain.map((s: string, i: number) => `${i + 1}. ${s.split(":")[0]!.replace("_", " ")}`))
+    expect(steps.map((t) => t.datum!.value)).toEqual(e.answer.reasoning_chain)
     expect(marks(items, "rect").map((r) => [r.datum!.key, r.datum!.value])).toEqual(Object.entries(e.answer.contributing_data.axis_correlations).filter(([, v]) => v !== null))
   })
 })
