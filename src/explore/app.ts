@@ -9,8 +9,8 @@
  * a 400's located errors and a 422's unknown name at their fields, the rest (429 with its wait)
  * at the Ask button.
  */
-import { type PluginView, VIEW_MEDIA_TYPE } from "../plugin/view.ts"
-import { chartTables, drawChart, nameChart } from "./chart.ts"
+import { type PluginView, VIEW_MEDIA_TYPE, viewSpec } from "../plugin/view.ts"
+import { chartTables, drawChart, nameChart, saveChart } from "./chart.ts"
 import { byId, el, fieldInput, inputId, rawFrom, setRaw } from "./fields.ts"
 import { bodyOf, type Field, fieldFor, type Group, groupsOf, rawOf, valueAt } from "./form.ts"
 import { snippets } from "./snippets.ts"
@@ -34,7 +34,7 @@ const state: {
   catalog?: Json
   endpoints: Array<Endpoint>
   current?: Endpoint
-  chart?: { finalize(): void } | undefined
+  chart?: Awaited<ReturnType<typeof drawChart>> | undefined
 } = { endpoints: [] }
 
 const token = () => sessionStorage.getItem(TOKEN_KEY) ?? ""
@@ -308,12 +308,16 @@ const showAnswer = async (endpoint: Endpoint, request: Json, answer: Json, res: 
   chart.removeAttribute("role")
   chart.removeAttribute("aria-label")
   byId("chart-caption").textContent = ""
+  byId("chart-actions").hidden = endpoint.view === undefined
+  byId("chart-spec-box").hidden = endpoint.view === undefined
   if (endpoint.view === undefined) {
     chart.textContent = `${endpoint.domain} declares no view: the answer is shown as JSON below.`
   } else {
-    state.chart = await drawChart(chart, endpoint.view, request, answer)
+    const minCellSize = state.catalog?.["disclosure"]?.["min_cell_size"] as number | undefined
+    state.chart = await drawChart(chart, endpoint.view, request, answer, minCellSize)
     nameChart(chart, byId("chart-caption"))
-    tables.append(chartTables(endpoint.view, request, answer))
+    byId("chart-spec").textContent = JSON.stringify(viewSpec(endpoint.view, request, answer, minCellSize), null, 2)
+    tables.append(chartTables(endpoint.view, request, answer, minCellSize))
   }
   const s = snippets(location.origin, endpoint.path, request)
   byId("snippet-curl").textContent = s.curl
@@ -346,6 +350,20 @@ const start = async () => {
       problemAt(undefined, "The request JSON does not parse.")
     }
   })
+  for (const kind of ["svg", "png"] as const) {
+    byId(`save-${kind}`).addEventListener("click", () => {
+      if (state.chart !== undefined) void saveChart(state.chart, kind, `hcc-${state.current?.domain ?? "chart"}`)
+    })
+  }
+  for (const button of document.querySelectorAll<HTMLButtonElement>("button.copy")) {
+    button.addEventListener("click", () => {
+      const text = byId(button.dataset["copy"]!).textContent ?? ""
+      navigator.clipboard.writeText(text).then(
+        () => (byId("copy-state").textContent = `Copied the ${button.getAttribute("aria-describedby")?.replace("-heading", "")} snippet.`),
+        () => (byId("copy-state").textContent = "The browser did not allow copying: select the text instead.")
+      )
+    })
+  }
   byId("request-form").addEventListener("submit", (e) => {
     e.preventDefault()
     void ask()

@@ -9,10 +9,13 @@ import { expressionInterpreter } from "vega-interpreter"
 import { compile, type TopLevelSpec } from "vega-lite"
 import { type PluginView, tableRows, viewSpec } from "../plugin/view.ts"
 
-/** Draws the chart of an answer into `container`; the running view (finalize it before drawing again). */
-export const drawChart = async (container: HTMLElement, view: PluginView, request: unknown, answer: unknown): Promise<vega.View> => {
+/**
+ * Draws the chart of an answer into `container` (`minCellSize`: the catalog's threshold, which the
+ * chart names where the answer withholds a value); the running view (finalize it before drawing again).
+ */
+export const drawChart = async (container: HTMLElement, view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Promise<vega.View> => {
   // Vega-Lite's warnings (a facet's layers that share their rows, say) are not the reader's concern.
-  const compiled = compile(viewSpec(view, request, answer) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
+  const compiled = compile(viewSpec(view, request, answer, minCellSize) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
   const runtime = new vega.View(vega.parse(compiled, undefined, { ast: true }), {
     expr: expressionInterpreter,
     renderer: "svg",
@@ -24,13 +27,13 @@ export const drawChart = async (container: HTMLElement, view: PluginView, reques
 }
 
 /**
- * Names a drawn chart for every reader: its title's lines become the figure's caption and the
+ * Names a drawn chart for every reader: its title's lines (the withheld line among them) become the figure's caption and the
  * chart's accessible name (role img), and the SVG inside is hidden from assistive technology — read
  * one by one, its tick labels and marks are noise ("stretch: 0"); the tables beside it hold the
  * numbers.
  */
 export const nameChart = (container: HTMLElement, caption: HTMLElement): string => {
-  const lines = [...container.querySelectorAll(".role-title-text text, .role-title-text tspan")]
+  const lines = [...container.querySelectorAll(".role-title-text text, .role-title-text tspan, .role-title-subtitle text, .role-title-subtitle tspan")]
     .filter((t) => t.querySelector("tspan") === null)
     .map((t) => (t.textContent ?? "").trim())
     .filter((t) => t !== "")
@@ -42,15 +45,43 @@ export const nameChart = (container: HTMLElement, caption: HTMLElement): string 
   return name
 }
 
-const cell = (value: unknown): string =>
-  value === null ? "withheld (null)" : typeof value === "number" ? String(Math.round(value * 1e6) / 1e6) : typeof value === "object" ? JSON.stringify(value) : String(value)
+/**
+ * Saves what a drawn chart shows as a file named `name`: SVG (vector, as drawn) or PNG (twice the
+ * pixels, for slides and print) — what vega-embed's actions do, without its bundle.
+ */
+export const saveChart = async (runtime: vega.View, kind: "svg" | "png", name: string): Promise<void> => {
+  const url = kind === "svg" ? URL.createObjectURL(new Blob([await runtime.toSVG()], { type: "image/svg+xml" })) : await runtime.toImageURL("png", 2)
+  const link = Object.assign(document.createElement("a"), { href: url, download: `${name}.${kind}` })
+  document.body.append(link)
+  link.click()
+  link.remove()
+  if (kind === "svg") queueMicrotask(() => URL.revokeObjectURL(url))
+}
 
-/** The tables of a view as HTML tables (one per table with rows), for reading the numbers the chart draws. */
-export const chartTables = (view: PluginView, request: unknown, answer: unknown): HTMLElement => {
+const cell = (value: unknown, withheld: string): string =>
+  value === null ? withheld : typeof value === "number" ? String(Math.round(value * 1e6) / 1e6) : typeof value === "object" ? JSON.stringify(value) : String(value)
+
+/**
+ * The tables of a view as HTML, for reading the numbers the chart draws: a list of sentences (a
+ * `values` table of text, as clinical's reasoning chain) as a numbered list, read whole where the
+ * chart has room for a line of each; every other table with rows as a table, a withheld value
+ * written "withheld (fewer than N)".
+ */
+export const chartTables = (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): HTMLElement => {
   const box = document.createElement("div")
+  const withheld = minCellSize === undefined ? "withheld (small cell)" : `withheld (fewer than ${minCellSize})`
   for (const [name, table] of Object.entries(view.data)) {
     const rows = tableRows(table, request, answer)
     if (rows.length === 0) continue
+    if (table.rows === "values" && rows.every((r) => typeof r["value"] === "string")) {
+      const heading = document.createElement("p")
+      heading.className = "list-caption"
+      heading.textContent = `${name} (${table.from})`
+      const list = document.createElement("ol")
+      for (const r of rows) list.append(Object.assign(document.createElement("li"), { textContent: r["value"] as string }))
+      box.append(heading, list)
+      continue
+    }
     const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))]
     const t = document.createElement("table")
     t.createCaption().textContent = `${name} (${table.from})`
@@ -64,7 +95,7 @@ export const chartTables = (view: PluginView, request: unknown, answer: unknown)
     const body = t.createTBody()
     for (const r of rows) {
       const tr = body.insertRow()
-      for (const c of columns) tr.insertCell().textContent = c in r ? cell(r[c]) : ""
+      for (const c of columns) tr.insertCell().textContent = c in r ? cell(r[c], withheld) : ""
     }
     box.append(t)
   }

@@ -61,6 +61,7 @@ const page = (): string => {
 <p id="token-state" role="status"></p>
 </form>
 </section>
+<div class="workspace">
 <section id="ask" aria-labelledby="ask-heading" hidden>
 <h2 id="ask-heading">Question</h2>
 <div class="field"><label for="domain">Endpoint</label><select id="domain"></select><small id="domain-summary"></small></div>
@@ -81,14 +82,18 @@ const page = (): string => {
 <h2 id="answer-heading" tabindex="-1">Answer</h2>
 <p id="answer-cost"></p>
 <figure aria-labelledby="chart-caption"><div id="chart" tabindex="0"></div><figcaption id="chart-caption"></figcaption></figure>
+<p id="chart-actions" hidden><button type="button" id="save-svg">Save as SVG</button><button type="button" id="save-png">Save as PNG</button></p>
+<details id="chart-spec-box"><summary>The chart's Vega-Lite specification</summary><pre id="chart-spec" tabindex="0"></pre></details>
 <details><summary>The chart's numbers as tables</summary><div id="chart-tables"></div></details>
 <h3>JSON</h3>
 <pre id="answer-json" tabindex="0"></pre>
 <h3>The same call</h3>
-<h4>curl</h4><pre id="snippet-curl" tabindex="0"></pre>
-<h4>Python client</h4><pre id="snippet-python" tabindex="0"></pre>
-<h4>TypeScript client</h4><pre id="snippet-typescript" tabindex="0"></pre>
+<h4 id="curl-heading">curl</h4><button type="button" class="copy" data-copy="snippet-curl" aria-describedby="curl-heading">Copy</button><pre id="snippet-curl" tabindex="0"></pre>
+<h4 id="python-heading">Python client</h4><button type="button" class="copy" data-copy="snippet-python" aria-describedby="python-heading">Copy</button><pre id="snippet-python" tabindex="0"></pre>
+<h4 id="typescript-heading">TypeScript client</h4><button type="button" class="copy" data-copy="snippet-typescript" aria-describedby="typescript-heading">Copy</button><pre id="snippet-typescript" tabindex="0"></pre>
+<p id="copy-state" role="status"></p>
 </section>
+</div>
 </main>
 </body>
 </html>`

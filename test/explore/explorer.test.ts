@@ -13,7 +13,7 @@ import { createRequire } from "node:module"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { type PluginView, VIEW_MEDIA_TYPE } from "../../src/plugin/view.ts"
-import { drawView } from "../../src/views/render.ts"
+import { type DrawnItem, drawView } from "../../src/views/render.ts"
 import { launchChromium } from "../../scripts/chromium.ts"
 import { readmeCalls } from "../support/datasets.ts"
 import { call, fixtureDataDir, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
@@ -46,12 +46,53 @@ const ask = async (path: string, body: unknown) => {
   return page.evaluate(() => document.body.dataset["state"])
 }
 
+/** The screens every README question is drawn at: a laptop's, and a phone's. */
+const SCREENS = [[1280, 800], [390, 844]] as const
+
+/** A cohort narrow enough (13 patients in the fixture) that many of its monthly means rest on fewer than 11 patients. */
+const NARROW = { cohort_definition: { age_range: "57-59", sex: "female", conditions: ["heart_failure"] }, analysis_type: "trend", granularity: "monthly" }
+
+/** axe-core's serious and critical violations on the page as it is now. */
+const seriousViolations = async (): Promise<Array<string>> => {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"))
+  const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
+  return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: Array<string> }> }>)
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)
+}
+
+/**
+ * The forest plot as the browser drew it, against the answer: each diamond spans its pooled
+ * interval (its ends where vega puts the interval's ends, in the same SVG units); the squares'
+ * areas are in the ratio of their studies' weights; the estimate [95 % CI] and weight columns are there.
+ */
+const forestAsDrawn = async (items: ReadonlyArray<DrawnItem>, drawn: any) => {
+  const trails = items.filter((i) => i.role === "mark" && i.marktype === "trail")
+  const ends = [...Map.groupBy(trails, (t) => t.datum!.metric as string).values()].map((points) => [Math.min(...points.map((p) => p.x!)), Math.max(...points.map((p) => p.x!))])
+  const diamonds = await page.$$eval("#chart g.mark-trail path", (ps) => ps.map((p) => { const b = (p as SVGGraphicsElement).getBBox(); return [b.x, b.x + b.width] }))
+  expect(diamonds.length).toBe(drawn.view_data.forest.filter((r: any) => r.kind === "pooled" && r.estimate !== null).length)
+  // Within a pixel: the outline's tip is drawn half a pixel beyond the point it ends at.
+  for (const [i, [lo, hi]] of diamonds.entries()) {
+    expect(Math.abs(lo! - ends[i]![0]!)).toBeLessThanOrEqual(1)
+    expect(Math.abs(hi! - ends[i]![1]!)).toBeLessThanOrEqual(1)
+  }
+  const squares = items.filter((i) => i.role === "mark" && i.marktype === "symbol" && i.datum!.kind === "study")
+  const sides = await page.$$eval("#chart g.mark-symbol path", (ps) => ps.map((p) => (p as SVGGraphicsElement).getBBox().width))
+  expect(sides.length).toBe(squares.length)
+  const perWeight = sides.map((side, i) => side ** 2 / (squares[i]!.datum!.weight as number))
+  for (const r of perWeight) expect(r / perWeight[0]!).toBeCloseTo(1, 1)
+  const text = (await page.textContent("#chart svg"))!
+  expect(text).toContain("Estimate [95 % CI]")
+  expect(text).toContain("Weight")
+  for (const s of squares) expect(text).toContain(s.datum!.estimate_text as string)
+}
+
 beforeAll(async () => {
   server = await startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_PLUGINS: fixturePlugin("series-chart") } })
   await waitReady(server)
   openapi = await (await call(server, "/v1/openapi.json", { token: null })).json()
   browser = await launchChromium()
-  page = await browser.newPage({ viewport: { width: 1200, height: 1400 } })
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
   page.on("console", (m) => {
     if (/Content.Security.Policy|Refused to/i.test(m.text())) violations.push(m.text())
   })
@@ -84,36 +125,70 @@ describe("the explorer in Chromium", () => {
     expect(calls.map(([path]) => path).sort()).toEqual(["/v1/clinical", "/v1/device-outcomes", "/v1/drug-outcomes", "/v1/one-health", "/v1/population", "/v1/risk-model", "/v1/temporal"])
   })
 
-  it.each(calls.map(([path, body]) => [path, body] as const))("%s: the README's question is answered, drawn, and shown as the API answers it", async (path, body) => {
-    expect(await ask(path, body)).toBe("answered")
-    const shown = JSON.parse((await page.textContent("#answer-json"))!)
-    const api = await (await call(server, path, { token: server.demoToken, body })).json()
-    expect(shown).toEqual(api)
-    expect(await page.textContent("#answer-cost")).toContain(`hcc_cost ${api.hcc_cost}`)
-    expect(await page.textContent("#answer-cost")).toMatch(/burst: [\d,]+ left/)
-    // The chart: the marks the view draws from the answer's view representation (the page asks
-    // for it), as vega draws them in Node.
-    const drawn = await (await call(server, path, { token: server.demoToken, body, headers: { accept: VIEW_MEDIA_TYPE } })).json()
-    const view: PluginView = openapi.paths[path].post["x-hcc-view"]
-    const expected = await markCounts(page, (await drawView(view, body, drawn)).svg)
-    expect(Object.values(expected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
-    expect(await markCounts(page, null)).toEqual(expected)
-    expect((await page.textContent("#chart svg"))!.length).toBeGreaterThan(0)
-    // Named by its title for every reader: the figure's caption and the chart's accessible name
-    // (the SVG's own tick labels and marks hidden from assistive technology).
-    const caption = (await page.textContent("#chart-caption"))!
-    expect(caption.length).toBeGreaterThan(10)
-    expect(await page.getAttribute("#chart", "aria-label")).toBe(caption)
-    expect(await page.getAttribute("#chart svg", "aria-hidden")).toBe("true")
-    // A table beside the chart, and the same call as snippets (which never hold the token).
-    expect(await page.locator("#chart-tables table").count()).toBeGreaterThan(0)
-    for (const id of ["#snippet-curl", "#snippet-python", "#snippet-typescript"]) {
-      const text = (await page.textContent(id))!
-      // The path, or the TypeScript client's method for it.
-      expect(text).toMatch(id === "#snippet-typescript" ? /await hcc\.[a-zA-Z]+\(\{/ : new RegExp(path))
-      expect(text).toContain(JSON.stringify(Object.keys(body as object)[0]))
-      expect(text).not.toContain(server.demoToken)
+  it.each(SCREENS.flatMap(([width, height]) => calls.map(([path, body]) => [width, height, path, body] as const)))(
+    "at %i×%i, %s: the README's question is answered, drawn, shown as the API answers it; nothing scrolls sideways, axe-core finds no serious violation",
+    async (width, height, path, body) => {
+      await page.setViewportSize({ width, height })
+      expect(await ask(path, body)).toBe("answered")
+      const shown = JSON.parse((await page.textContent("#answer-json"))!)
+      const api = await (await call(server, path, { token: server.demoToken, body })).json()
+      expect(shown).toEqual(api)
+      expect(await page.textContent("#answer-cost")).toContain(`hcc_cost ${api.hcc_cost}`)
+      expect(await page.textContent("#answer-cost")).toMatch(/burst: [\d,]+ left/)
+      // The chart: the marks the view draws from the answer's view representation (the page asks
+      // for it), as vega draws them in Node.
+      const drawn = await (await call(server, path, { token: server.demoToken, body, headers: { accept: VIEW_MEDIA_TYPE } })).json()
+      const view: PluginView = openapi.paths[path].post["x-hcc-view"]
+      const node = await drawView(view, body, drawn, 11)
+      const expected = await markCounts(page, node.svg)
+      expect(Object.values(expected).reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
+      expect(await markCounts(page, null)).toEqual(expected)
+      expect((await page.textContent("#chart svg"))!.length).toBeGreaterThan(0)
+      // Named by its title for every reader: the figure's caption and the chart's accessible name
+      // (the SVG's own tick labels and marks hidden from assistive technology).
+      const caption = (await page.textContent("#chart-caption"))!
+      expect(caption.length).toBeGreaterThan(10)
+      expect(await page.getAttribute("#chart", "aria-label")).toBe(caption)
+      expect(await page.getAttribute("#chart svg", "aria-hidden")).toBe("true")
+      // The numbers beside the chart, and the same call as snippets (which never hold the token).
+      expect(await page.locator("#chart-tables table, #chart-tables ol").count()).toBeGreaterThan(0)
+      expect(JSON.parse((await page.textContent("#chart-spec"))!).$schema).toBe("https://vega.github.io/schema/vega-lite/v6.json")
+      for (const id of ["#snippet-curl", "#snippet-python", "#snippet-typescript"]) {
+        const text = (await page.textContent(id))!
+        // The path, or the TypeScript client's method for it.
+        expect(text).toMatch(id === "#snippet-typescript" ? /await hcc\.[a-zA-Z]+\(\{/ : new RegExp(path))
+        expect(text).toContain(JSON.stringify(Object.keys(body as object)[0]))
+        expect(text).not.toContain(server.demoToken)
+      }
+      if (path === "/v1/device-outcomes") await forestAsDrawn(node.items, drawn)
+      if (path === "/v1/clinical") expect(await page.$$eval("#chart-tables ol li", (li) => li.map((l) => l.textContent))).toEqual(api.reasoning_chain)
+      // Any screen: the page never scrolls sideways (a chart shrinks to its box); any reader.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+      expect(await seriousViolations()).toEqual([])
     }
+  )
+
+  it("a narrow cohort's chart says what is withheld and why, with the threshold, and no text overlaps", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    expect(await ask("/v1/population", NARROW)).toBe("answered")
+    const api = await (await call(server, "/v1/population", { token: server.demoToken, body: NARROW })).json()
+    expect(api.suppressed.length).toBeGreaterThan(0)
+    const caption = (await page.textContent("#chart-caption"))!
+    expect(caption).toContain(`Withheld: ${api.suppressed.length} values rest on fewer than 11 patients (the small-cell rule)`)
+    expect(caption).toContain("Shaded: a period with an axis mean withheld")
+    expect(await page.textContent("#chart-tables")).toContain("withheld (fewer than 11)")
+    // One band per period with a withheld mean, and no two texts of the chart overlapping.
+    const periods = new Set(api.suppressed.map((p: string) => p.split("/")[2]))
+    expect(await page.locator("#chart g.mark-rect path").count()).toBe(periods.size)
+    const boxes = await page.$$eval("#chart svg text", (ts) =>
+      ts.filter((t) => (t.textContent ?? "").trim() !== "").map((t) => {
+        const r = t.getBoundingClientRect()
+        return { text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom }
+      }))
+    const overlapping = boxes.flatMap((a, i) =>
+      boxes.slice(i + 1).filter((b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5).map((b) => `${a.text} × ${b.text}`))
+    expect(overlapping).toEqual([])
+    expect(await seriousViolations()).toEqual([])
   })
 
   it("shows a 422's unknown name and its suggestions at the field it concerns", async () => {
@@ -130,19 +205,9 @@ describe("the explorer in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("ask-problem")
   })
 
-  it("has a skip link to the content, and at a phone's 390 px nothing scrolls sideways; axe-core finds no serious violation", async () => {
+  it("has a skip link to the content", async () => {
     expect(await page.getAttribute("a.skip", "href")).toBe("#main")
-    expect(await ask("/v1/temporal", calls.find(([p]) => p === "/v1/temporal")![1])).toBe("answered")
-    await page.setViewportSize({ width: 390, height: 844 })
-    try {
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
-      await page.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"))
-      const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ["violations"] }))
-      const serious = (result.violations as Array<{ id: string; impact: string }>).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)
-      expect(serious).toEqual([])
-    } finally {
-      await page.setViewportSize({ width: 1200, height: 1400 })
-    }
+    expect(await page.getAttribute("main", "id")).toBe("main")
   })
 
   it("shows a 400's located error at the field its pointer names", async () => {
