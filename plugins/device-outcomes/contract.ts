@@ -32,9 +32,12 @@ export const contract = withAnswers(answers, defineContract({
   viewData: DeviceOutcomesViewData,
   examples: [
     {
+      // Satisfaction first, over the five years the data holds: each study's score rests on all its
+      // implants, so every study's row shows; a rate's studies hold too few events each to publish
+      // (the small-cell rule), its pooled row rests on them all.
       name: "knee",
-      summary: "Knee implants of the last three years: complication and revision rates, satisfaction",
-      request: { device_category: "knee_implant", outcome_metrics: ["complication_rate", "revision_rate", "patient_satisfaction"], time_period: "36_months" },
+      summary: "Knee implants of the last five years: patient satisfaction and the complication rate, per study and pooled",
+      request: { device_category: "knee_implant", outcome_metrics: ["patient_satisfaction", "complication_rate"], time_period: "60_months" },
       expect: { device_category: "knee_implant" }
     }
   ]
