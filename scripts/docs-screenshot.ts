@@ -2,14 +2,15 @@
  * `npm run docs:screenshot`: pictures of the docs and of every view, taken with the system's
  * headless Chromium (scripts/chromium.ts) against a real server on the default-sized dataset:
  * - build/docs-reference.png and build/docs-errors.png: the API reference and the errors guide;
- * - docs/images/view-<domain>.png: the explorer's chart of each README question (the README
- *   shows two of them).
+ * - docs/images/view-<domain>.png: the explorer's chart of each built-in endpoint's first catalog
+ *   example — the question the explorer fills its form with when a newcomer picks the endpoint
+ *   (the README shows two of them).
  * Ctrl-C or SIGTERM stops the browser and the server.
  */
 import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { launchChromium } from "./chromium.ts"
-import { readmeCalls } from "./readme-calls.ts"
+import builtins from "../plugins/index.ts"
 import { ROOT, startService } from "./serve.ts"
 
 const service = await startService({ HCC_POPULATION: process.env["HCC_POPULATION"] ?? "50000" })
@@ -42,7 +43,7 @@ try {
   await page.click("text=Use this token")
   await page.waitForSelector("#ask:not([hidden])")
   await page.click("text=The request as JSON")
-  for (const [path, body] of readmeCalls()) {
+  for (const [path, body] of builtins.flatMap((p) => (p.examples?.[0] === undefined ? [] : [[p.path, p.examples[0].request] as const]))) {
     await page.selectOption("#domain", path)
     await page.fill("#request-json", JSON.stringify(body))
     await page.click("#use-json")

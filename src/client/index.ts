@@ -22,7 +22,7 @@ import { contract as population } from "../../plugins/population/contract.ts"
 import { contract as riskModel } from "../../plugins/risk-model/contract.ts"
 import { contract as temporal } from "../../plugins/temporal/contract.ts"
 import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "../http/ApiContract.ts"
-import { type PluginView, viewSpec } from "../plugin/view.ts"
+import { chartSpec, type PluginView } from "../plugin/view.ts"
 
 /** The API as the client sees it: the platform's endpoints and every built-in domain, fully typed. */
 export const ClientApi = HttpApi.make("hcc")
@@ -220,7 +220,7 @@ export const createClient = (options: ClientOptions): Client => {
   return {
     view: async (path, request, answer) => {
       const view = await viewOf(path)
-      return view === undefined ? undefined : viewSpec(view, request, answer, await minCellSize(answer))
+      return view === undefined ? undefined : chartSpec(view, request, answer, await minCellSize(answer))
     },
     healthz: () => run(client.system.healthz()),
     readyz: () => run(client.system.readyz()),

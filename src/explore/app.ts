@@ -9,7 +9,7 @@
  * a 400's located errors and a 422's unknown name at their fields, the rest (429 with its wait)
  * at the Ask button.
  */
-import { type PluginView, VIEW_MEDIA_TYPE, viewSpec } from "../plugin/view.ts"
+import { chartSpec, type PluginView, VIEW_MEDIA_TYPE } from "../plugin/view.ts"
 import { chartTables, drawChart, nameChart, saveChart } from "./chart.ts"
 import { byId, el, fieldInput, inputId, rawFrom, setRaw } from "./fields.ts"
 import { bodyOf, type Field, fieldFor, type Group, groupsOf, rawOf, valueAt } from "./form.ts"
@@ -316,7 +316,7 @@ const showAnswer = async (endpoint: Endpoint, request: Json, answer: Json, res: 
     const minCellSize = state.catalog?.["disclosure"]?.["min_cell_size"] as number | undefined
     state.chart = await drawChart(chart, endpoint.view, request, answer, minCellSize)
     nameChart(chart, byId("chart-caption"))
-    byId("chart-spec").textContent = JSON.stringify(viewSpec(endpoint.view, request, answer, minCellSize), null, 2)
+    byId("chart-spec").textContent = JSON.stringify(chartSpec(endpoint.view, request, answer, minCellSize), null, 2)
     tables.append(chartTables(endpoint.view, request, answer, minCellSize))
   }
   const s = snippets(location.origin, endpoint.path, request)

@@ -7,7 +7,7 @@
 import * as vega from "vega"
 import { expressionInterpreter } from "vega-interpreter"
 import { compile, type TopLevelSpec } from "vega-lite"
-import { type PluginView, tableRows, viewSpec } from "../plugin/view.ts"
+import { chartSpec, type PluginView, tableRows } from "../plugin/view.ts"
 
 /**
  * Draws the chart of an answer into `container` (`minCellSize`: the catalog's threshold, which the
@@ -15,7 +15,7 @@ import { type PluginView, tableRows, viewSpec } from "../plugin/view.ts"
  */
 export const drawChart = async (container: HTMLElement, view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Promise<vega.View> => {
   // Vega-Lite's warnings (a facet's layers that share their rows, say) are not the reader's concern.
-  const compiled = compile(viewSpec(view, request, answer, minCellSize) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
+  const compiled = compile(chartSpec(view, request, answer, minCellSize) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
   const runtime = new vega.View(vega.parse(compiled, undefined, { ast: true }), {
     expr: expressionInterpreter,
     renderer: "svg",

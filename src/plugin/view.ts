@@ -162,7 +162,7 @@ const withSubtitle = (title: unknown, line: string): Record<string, unknown> => 
  * withholds a value — ready for vega-embed, JupyterLab's Vega-Lite renderer or `vega`.
  * `minCellSize` is the threshold in force, when the host knows it (the catalog's).
  */
-export const viewSpec = (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Record<string, unknown> => {
+export const chartSpec = (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Record<string, unknown> => {
   const tables = Object.entries(view.data).map(([name, table]) => [name, table, tableRows(table, request, answer)] as const)
   const params = tables.map(([name, table, rows]) => ({ name, value: table.rows === "object" ? rows[0] ?? {} : rows }))
   const own = Array.isArray(view.spec["params"]) ? view.spec["params"] as ReadonlyArray<unknown> : []
@@ -176,3 +176,6 @@ export const viewSpec = (view: PluginView, request: unknown, answer: unknown, mi
     datasets: Object.fromEntries(tables.map(([name, , rows]) => [name, rows]))
   }
 }
+
+/** {@link chartSpec} where the threshold in force is not known (the withheld line then names none). */
+export const viewSpec = (view: PluginView, request: unknown, answer: unknown): Record<string, unknown> => chartSpec(view, request, answer)

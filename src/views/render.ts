@@ -5,7 +5,7 @@
  */
 import * as vega from "vega"
 import { compile, type TopLevelSpec } from "vega-lite"
-import { type PluginView, viewSpec } from "../plugin/view.ts"
+import { chartSpec, type PluginView } from "../plugin/view.ts"
 
 /** A mark item of the scenegraph: its mark type, role and datum. */
 export interface DrawnItem {
@@ -43,7 +43,7 @@ const itemsOf = (node: SceneNode, mark?: SceneNode): Array<DrawnItem> => {
 
 /** Draws a view of an answer: its SVG, its mark items and its title. */
 export const drawView = async (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Promise<{ readonly svg: string; readonly items: ReadonlyArray<DrawnItem> }> => {
-  const compiled = compile(viewSpec(view, request, answer, minCellSize) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
+  const compiled = compile(chartSpec(view, request, answer, minCellSize) as unknown as TopLevelSpec, { logger: vega.logger(vega.Error) }).spec
   const runtime = new vega.View(vega.parse(compiled), { renderer: "none" })
   try {
     await runtime.runAsync()

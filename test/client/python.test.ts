@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import { builtinDocument, GENERATED_PATH, generatePython } from "../../scripts/python-client.ts"
-import { viewSpec } from "../../src/plugin/view.ts"
+import { chartSpec } from "../../src/plugin/view.ts"
 import { fixtureDataDir, fixturePlugin, newAccount, ROOT, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 const PACKAGE = join(ROOT, "clients/python")
@@ -86,7 +86,7 @@ describe("the Python client", () => {
     const input = cases.map((c, i) => ({ ...c, min: i % 2 === 0 ? 11 : undefined }))
     const r = spawnSync("python3", ["-c", script], { input: JSON.stringify(input), encoding: "utf8", env: { ...process.env, PYTHONPATH: join(PACKAGE, "src"), PYTHONDONTWRITEBYTECODE: "1" } })
     expect(r.status, r.stderr).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual(input.map((c) => viewSpec(c.view!, c.request, c.answer, c.min)))
+    expect(JSON.parse(r.stdout)).toEqual(input.map((c) => chartSpec(c.view!, c.request, c.answer, c.min)))
   })
 
   it("its generated module is what the generator makes of the current OpenAPI document", () => {

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { describe, expect, it } from "vitest"
 import builtInPlugins from "../../plugins/index.ts"
-import { viewSpec } from "../../src/plugin/view.ts"
+import { chartSpec, viewSpec } from "../../src/plugin/view.ts"
 
 /** The JSON schema a vega-lite package ships (its export `vega-lite-schema.json`). */
 const shippedSchema = (pkg: string): Record<string, unknown> =>
@@ -42,7 +42,7 @@ describe("the built-in views' specifications", () => {
   const withheld = (answer: unknown) => ({ ...(answer as object), suppressed: ["/x"] })
 
   it.each(cases)("%s: valid Vega-Lite 6", (_, view, request, answer) => {
-    for (const spec of [viewSpec(view, request, answer), viewSpec(view, request, withheld(answer), 11)]) {
+    for (const spec of [viewSpec(view, request, answer), chartSpec(view, request, withheld(answer), 11)]) {
       const ok = validV6(spec)
       expect(ok ? [] : (validV6.errors ?? []).slice(0, 5).map((e) => `${e.instancePath} ${e.message}`)).toEqual([])
     }
@@ -51,7 +51,7 @@ describe("the built-in views' specifications", () => {
   it.each(cases)("%s: relabelled v5 as the Python client does, valid Vega-Lite 5, compiled and run by it", async (_, view, request, answer) => {
     expect(vegaLite5.version).toMatch(/^5\./)
     expect(vega5.version).toMatch(/^5\./)
-    for (const spec of [viewSpec(view, request, answer), viewSpec(view, request, withheld(answer), 11)]) {
+    for (const spec of [viewSpec(view, request, answer), chartSpec(view, request, withheld(answer), 11)]) {
       const relabelled = { ...spec, $schema: "https://vega.github.io/schema/vega-lite/v5.json" }
       const ok = validV5(relabelled)
       expect(ok ? [] : (validV5.errors ?? []).slice(0, 5).map((e) => `${e.instancePath} ${e.message}`)).toEqual([])

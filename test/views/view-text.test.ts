@@ -5,7 +5,7 @@
  * same output in test/client/python.test.ts.
  */
 import { describe, expect, it } from "vitest"
-import { describe as write, type PluginView, viewSpec, withheldLine } from "../../src/plugin/view.ts"
+import { chartSpec, describe as write, type PluginView, viewSpec, withheldLine } from "../../src/plugin/view.ts"
 
 const request = { horizon: "90_days", n: 1234567 }
 const answer = { probability: 0.01385, low: -0.125, withheld: null, rate: 0.0475, list: ["a", "b"], flag: true }
@@ -58,7 +58,7 @@ describe("a chart's specification", () => {
     expect(withheldLine({ suppressed: ["/a"], view_data: { suppressed: ["/view_data/weeks/4/human", "/view_data/weeks/9/human"] } }, 11)).toBe(
       "Withheld: 3 values rest on fewer than 11 patients (the small-cell rule)"
     )
-    const spec = viewSpec(view, request, withheld, 20) as any
+    const spec = chartSpec(view, request, withheld, 20) as any
     expect(spec.title).toEqual({ text: { expr: "'{/answer/probability}'" }, subtitle: ["Withheld: 2 values rest on fewer than 20 patients (the small-cell rule)"] })
   })
 })
