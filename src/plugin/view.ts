@@ -22,9 +22,9 @@
  * The specification's `description` (what a screen reader announces, the chart's alternative
  * text) and any text `title` (an axis's, a legend's) may name values by pointer,
  * `{/answer/probability|.1%}`, with a text for when the pointer reaches nothing,
- * `{/request/interval?monthly}`: the host writes each in (`describe`). And wherever an answer lists fields withheld by the small-cell rule, the host adds
- * a subtitle line naming the rule and its threshold (`withheldLine`): every chart says why a value
- * is missing, whatever its view.
+ * `{/request/interval?monthly}`: the host writes each in (`describe`). And wherever an answer
+ * lists fields withheld by the small-cell rule, the host adds a subtitle line naming the rule and
+ * its threshold (`withheldLine`): every chart says why a value is missing, whatever its view.
  */
 
 /** The media type of an answer's view representation: the answer and its `view_data` (viewData.ts). */
@@ -158,8 +158,8 @@ const withSubtitle = (title: unknown, line: string): Record<string, unknown> => 
 
 /**
  * The self-contained Vega-Lite specification of an answer: the view's specification with its
- * tables inlined (`datasets`), its description and titles written in, and a subtitle line where the answer
- * withholds a value — ready for vega-embed, JupyterLab's Vega-Lite renderer or `vega`.
+ * tables inlined (`datasets`), its description and titles written in, and a subtitle line where
+ * the answer withholds a value — ready for vega-embed, JupyterLab's Vega-Lite renderer or `vega`.
  * `minCellSize` is the threshold in force, when the host knows it (the catalog's).
  */
 export const chartSpec = (view: PluginView, request: unknown, answer: unknown, minCellSize?: number): Record<string, unknown> => {
