@@ -22,7 +22,7 @@ import { contract as population } from "../../plugins/population/contract.ts"
 import { contract as riskModel } from "../../plugins/risk-model/contract.ts"
 import { contract as temporal } from "../../plugins/temporal/contract.ts"
 import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "../http/ApiContract.ts"
-import { chartSpec, type PluginView } from "../plugin/view.ts"
+import { chartSpec, type PluginView, withheldLine } from "../plugin/view.ts"
 
 /** The API as the client sees it: the platform's endpoints and every built-in domain, fully typed. */
 export const ClientApi = HttpApi.make("hcc")
@@ -212,8 +212,8 @@ export const createClient = (options: ClientOptions): Client => {
   }
   let disclosure: Promise<number | undefined> | undefined
   const minCellSize = (answer: unknown): Promise<number | undefined> => {
-    const suppressed = (answer as { readonly suppressed?: ReadonlyArray<string> } | null)?.suppressed
-    if (suppressed === undefined || suppressed.length === 0) return Promise.resolve(undefined)
+    // Only where the chart will carry the withheld line (the answer's or its view data's list).
+    if (withheldLine(answer) === undefined) return Promise.resolve(undefined)
     disclosure ??= run(client.platform.catalog()).then((c) => c.disclosure.min_cell_size, () => (disclosure = undefined))
     return disclosure
   }

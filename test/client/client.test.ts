@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import { createClient, HccClient, HccProblemError, layer, retryAfterMs } from "../../src/client/index.ts"
 import { viewSpec } from "../../src/plugin/view.ts"
+import { readmeCalls } from "../support/datasets.ts"
 import { fixtureDataDir, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 const example = (name: string) => builtins.find((p) => p.name === name)!.examples![0]!.request as any
@@ -65,6 +66,17 @@ describe("against the service", () => {
     expect(narrow.suppressed!.length).toBeGreaterThan(0)
     const spec = await client.view("/v1/population", request, narrow)
     expect((spec!["title"] as { subtitle: unknown }).subtitle).toEqual([`Withheld: ${narrow.suppressed!.length} values rest on fewer than 11 patients (the small-cell rule)`])
+    // Withheld only in the view data (one-health's weeks, listed in view_data.suppressed): named too.
+    const [, oneHealth] = readmeCalls().find(([p]) => p === "/v1/one-health")!
+    const weekly = await (await fetch(`${server.url}/v1/one-health`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/vnd.hcc.view+json" },
+      body: JSON.stringify(oneHealth)
+    })).json()
+    expect(weekly.suppressed).toBeUndefined()
+    expect(weekly.view_data.suppressed.length).toBeGreaterThan(0)
+    const weeklySpec = await client.view("/v1/one-health", oneHealth, weekly)
+    expect((weeklySpec!["title"] as { subtitle: unknown }).subtitle).toEqual([`Withheld: ${weekly.view_data.suppressed.length} values rest on fewer than 11 patients (the small-cell rule)`])
     const wide = await client.population(example("population"))
     expect(wide.suppressed).toBeUndefined()
     expect((await client.view("/v1/population", example("population"), wide))!["title"]).not.toHaveProperty("subtitle")

@@ -139,6 +139,12 @@ class Endpoints(unittest.TestCase):
         self.assertGreater(len(narrow["suppressed"]), 0)
         title = narrow.chart()["title"]
         self.assertEqual(title["subtitle"], [f"Withheld: {len(narrow['suppressed'])} values rest on fewer than 11 patients (the small-cell rule)"])
+        # Withheld only in the view data (one-health's weeks): the threshold is named too.
+        weekly = self.client.one_health(query_type="cross_species_correlation", human_condition="avian_influenza", animal_species="poultry", geographic_scope="southeast_asia")
+        self.assertNotIn("suppressed", weekly)
+        listed = len(weekly._view_data["suppressed"])
+        self.assertGreater(listed, 0)
+        self.assertEqual(weekly.chart()["title"]["subtitle"], [f"Withheld: {listed} values rest on fewer than 11 patients (the small-cell rule)"])
         # Nothing withheld: no such line, and the catalog is not read for it.
         wide = self.client.population(analysis_type="trend", cohort_definition={"conditions": ["type_2_diabetes"]}, granularity="yearly")
         self.assertNotIn("subtitle", wide.chart()["title"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple, Type, TypeVar
 
-from ._view import view_spec
+from ._view import view_spec, withheld_line
 
 A = TypeVar("A", bound="Answer")
 
@@ -45,8 +45,9 @@ class Answer(Dict[str, Any]):
         if view is None:
             return None
         answer = dict(self) if self._view_data is None else {**self, "view_data": self._view_data}
-        # The threshold is named only where a value was withheld: the catalog is read for that alone.
-        min_cell_size = client._min_cell_size() if self.get("suppressed") else None
+        # The threshold is named only where a value was withheld (in the answer or its view data):
+        # the catalog is read for that alone.
+        min_cell_size = client._min_cell_size() if withheld_line(answer) is not None else None
         return view_spec(view, request, answer, min_cell_size)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Dict[str, Any]:
