@@ -9,9 +9,10 @@ export {
   panelHistogramsTenths, panelMeanMask, panelMeanMaskTenths, panelSums, panelSumsTenths, panelTrend, panelTrendTenths, panelWindows, panelWindowsOf, panelWindowsOfTenths,
   panelWindowsTenths
 } from "./kernels/panel"
+export { panelPeriods, panelPeriodsTenths } from "./kernels/panel-periods"
 
 /** Bumped whenever an export's signature or memory layout changes; the TS loader checks it. */
-export const ABI_VERSION: i32 = 10
+export const ABI_VERSION: i32 = 11
 
 // Arena: a bump allocator over linear memory after the static data. The TypeScript side takes a
 // mark before a batch and resets to it afterwards, so nothing outlives one call. The memory is

@@ -2,12 +2,12 @@
 import { AXES, defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PopulationRequest, PopulationResponse } from "./schema.ts"
+import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PopulationRequest, PopulationResponse, PopulationViewData } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "population",
   version: "1.0.0",
-  engine: "^2.4.0",
+  engine: "^2.5.0",
   path: "/v1/population",
   summary: "Axis trends of a cohort over time: per-period averages and the significance of the trend",
   description:
@@ -20,6 +20,7 @@ export const contract = withAnswers(answers, defineContract({
     "a period average resting on fewer scored patients than the minimum cell size is null. See docs/analytics.md.",
   request: PopulationRequest,
   response: PopulationResponse,
+  viewData: PopulationViewData,
   hcc_cost: 10.0,
   errors: [
     { code: "cohort_too_small", status: 422, description: `Fewer than ${MIN_COHORT} patients (or the minimum cell size, \`context.minimum\`) match the cohort definition; widen it.` },
@@ -28,7 +29,15 @@ export const contract = withAnswers(answers, defineContract({
     { code: "unknown_region", status: 422, description: "A region is not in the dataset's vocabulary; see suggestions and the catalog." }
   ],
   vocabularies: { analysis_type: ANALYSIS_TYPES, granularity: GRANULARITIES },
-  disclosure: { cohort: "/cohort_size", statistics: [...AXES.map((axis) => `/periods/*/avg_${axis}`), "/statistical_significance"] },
+  disclosure: {
+    cohort: "/cohort_size",
+    counts: AXES.map((axis) => `/view_data/periods/*/n_${axis}`),
+    statistics: [
+      ...AXES.map((axis) => `/periods/*/avg_${axis}`),
+      "/statistical_significance",
+      ...AXES.flatMap((axis) => [`/view_data/periods/*/low_${axis}`, `/view_data/periods/*/high_${axis}`])
+    ]
+  },
   view,
   examples: [
     {

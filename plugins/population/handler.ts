@@ -7,9 +7,10 @@
  * Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, quarterLabel, roundTo } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, quarterLabel, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { type Dataset, datasetCache, HealthData, Kernels, membersOf, preparedPerDataset, primed, scoreReader } from "../../src/plugin/experimental.ts"
-import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse } from "./schema.ts"
+import { periodInterval } from "./intervals.ts"
+import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse, type PopulationViewData } from "./schema.ts"
 
 
 /** Label of the period a month (y × 12 + m − 1) falls in. */
@@ -157,18 +158,22 @@ export const scoredPatients = (data: Dataset, mask: Uint8Array, axis: number, fr
   return patients
 }
 
-/** Answers kept per dataset, keyed by the decoded request (defaults applied). */
-const answers = datasetCache<typeof PopulationResponse.Type>(256)
+/** An answer, with its view data when the view representation was asked for. */
+type Answer = typeof PopulationResponse.Type & { view_data?: typeof PopulationViewData.Type }
+
+/** Answers kept per dataset, keyed by the decoded request (defaults applied) and the representation. */
+const answers = datasetCache<Answer>(256)
 
 /** Answers one request (a repeated one from the cache). */
 export const population = (request: typeof PopulationRequest.Type) =>
   Effect.gen(function*() {
     const data = yield* (yield* HealthData).dataset
-    return yield* answers(data, JSON.stringify(request), compute(request))
+    const view = yield* ViewWanted
+    return yield* answers(data, JSON.stringify([request, view]), compute(request, view))
   })
 
 /** Computes one answer. */
-const compute = (request: typeof PopulationRequest.Type) =>
+const compute = (request: typeof PopulationRequest.Type, view: boolean) =>
   Effect.gen(function*() {
     const health = yield* HealthData
     const kernels = yield* Kernels
@@ -214,25 +219,40 @@ const compute = (request: typeof PopulationRequest.Type) =>
     const members = membersOf(mask, cohort.size)
     axes.forEach((axis, k) => slopeMoments(perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n), members, slopeSums, k * 3))
 
+    // The view's per-period patients and moments (intervals.ts); the patients also settle what each
+    // mean rests on.
+    const moments = view ? yield* Effect.orDie(kernels.panelPeriods(data.panel, axisIndex, 0, months, monthGroup, nGroups, mask)) : undefined
+    const intervals: Array<typeof PopulationViewData.Type["periods"][number]> = []
+
     const key = GRANULARITY_KEYS[request.granularity]
     const periods: Array<typeof PopulationResponse.Type["periods"][number]> = []
     for (let g = 0; g < nGroups; g++) {
       let any = false
       const period: Record<string, string | number | null> = { [key]: labels[g]! }
+      const interval: { period: string; [field: string]: string | number | null } = { period: labels[g]! }
       axes.forEach((axis, k) => {
         const count = result.count[k * nGroups + g]!
         any ||= count > 0
         period[`avg_${axis}`] = count > 0 ? roundTo(result.sum[k * nGroups + g]! / count, 3) : null
         // An average rests on the patients scored in the period: as many as scores when a period is
         // one month (one score per patient and month), else counted when the scores do not settle it.
-        if (count > 0) {
-          const from = monthGroup.indexOf(g)
-          const to = monthGroup.lastIndexOf(g) + 1
-          const patients = count >= disclosure.minimum * (to - from) ? count : scoredPatients(data, mask, AXES.indexOf(axis), from, to)
-          disclosure.rests(`/periods/${periods.length}/avg_${axis}`, patients)
-        }
+        if (count === 0) return
+        const from = monthGroup.indexOf(g)
+        const to = monthGroup.lastIndexOf(g) + 1
+        const at = k * nGroups + g
+        const patients = moments !== undefined
+          ? moments.patients[at]!
+          : count >= disclosure.minimum * (to - from) ? count : scoredPatients(data, mask, AXES.indexOf(axis), from, to)
+        disclosure.rests(`/periods/${periods.length}/avg_${axis}`, patients)
+        if (moments === undefined) return
+        const [low, high] = periodInterval(patients, count, result.sum[at]!, moments.sumSquares[at]!, moments.sumCounts[at]!, moments.countSquares[at]!) ?? [null, null]
+        Object.assign(interval, { [`n_${axis}`]: patients, [`low_${axis}`]: low, [`high_${axis}`]: high })
+        disclosure.rests(`/view_data/periods/${intervals.length}/low_${axis}`, patients)
+        disclosure.rests(`/view_data/periods/${intervals.length}/high_${axis}`, patients)
       })
-      if (any) periods.push(period)
+      if (!any) continue
+      periods.push(period)
+      if (moments !== undefined) intervals.push(interval)
     }
     // The significance rests on every reported axis's patients with a slope.
     disclosure.rests("/statistical_significance", ...axes.map((_, k) => slopeSums[k * 3]!))
@@ -246,6 +266,7 @@ const compute = (request: typeof PopulationRequest.Type) =>
       cohort_size: cohort.size,
       analysis_type: request.analysis_type,
       periods,
-      statistical_significance: Number(Math.min(1, minP * axes.length).toPrecision(6))
+      statistical_significance: Number(Math.min(1, minP * axes.length).toPrecision(6)),
+      ...(view ? { view_data: { periods: intervals } } : {})
     }
   })

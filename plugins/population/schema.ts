@@ -76,3 +76,25 @@ export const PopulationResponse = Schema.Struct({
       "null when the patients with a slope on some reported axis are fewer than the minimum cell size (listed in `suppressed`)"
   })
 })
+
+const Patients = Schema.NullOr(Schema.Int).annotate({
+  description: "Patients with a score of the axis in the period (rounded when the service rounds counts); null when fewer than the minimum cell size (listed in `view_data.suppressed`)"
+})
+const Low = Schema.NullOr(Schema.Finite).annotate({ description: "Lower end of the mean's 95 % interval (patients as clusters; docs/analytics.md; 3 decimals); null with the mean, or with fewer than 2 patients" })
+const High = Schema.NullOr(Schema.Finite).annotate({ description: "Upper end of the mean's 95 % interval (3 decimals); null with the mean, or with fewer than 2 patients" })
+const intervalFields = {
+  period: Schema.String.annotate({ description: "The period, as the answer's period key writes it (YYYY-MM, Q<n>_<year> or YYYY)" }),
+  ...(Object.fromEntries(AXES.flatMap((a) => [[`n_${a}`, Schema.optionalKey(Patients)], [`low_${a}`, Schema.optionalKey(Low)], [`high_${a}`, Schema.optionalKey(High)]])) as {
+    readonly [K in (typeof AXES)[number] as `n_${K}` | `low_${K}` | `high_${K}`]: Schema.optionalKey<typeof Patients>
+  })
+}
+
+/**
+ * The view representation's `view_data` (src/plugin/viewData.ts): each reported period mean's
+ * patients and 95 % interval, for the chart's bands and tooltips.
+ */
+export const PopulationViewData = Schema.Struct({
+  periods: Schema.Array(Schema.Struct(intervalFields)).annotate({
+    description: "One entry per period of the answer, in its order: per reported axis with a recorded score, `n_<axis>`, `low_<axis>` and `high_<axis>`"
+  })
+})

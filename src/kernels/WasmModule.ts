@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /** ABI version this TypeScript side was written against (assembly/index.ts ABI_VERSION). */
-export const EXPECTED_ABI_VERSION = 10
+export const EXPECTED_ABI_VERSION = 11
 
 /** Where `npm run build` writes the core. */
 export const WASM_PATH = fileURLToPath(new URL("../../build/core.wasm", import.meta.url))
@@ -44,6 +44,8 @@ export interface CoreExports {
   readonly panelTrendTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, outSlope: number, scratch: number) => void
   readonly panelSums: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, scratch: number) => void
   readonly panelSumsTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outCount: number, outSum: number, scratch: number, everyone: number) => void
+  readonly panelPeriods: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outPatients: number, outSS: number, outSN: number, outNN: number, scratch: number) => void
+  readonly panelPeriodsTenths: (panel: number, nPatients: number, nMonths: number, axes: number, nAxes: number, from: number, to: number, monthGroup: number, nGroups: number, mask: number, outPatients: number, outSS: number, outSN: number, outNN: number, scratch: number) => void
   readonly panelHistogramsTenths: (panel: number, nPatients: number, nMonths: number, axis: number, first: number, count: number, out: number) => void
 }
 

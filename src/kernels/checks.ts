@@ -91,6 +91,7 @@ const CHECKS: { readonly [K in keyof CoreKernels]?: CoreKernels[K] extends (...a
   },
   panelTrend: (panel, axes, from, to, monthGroup, _nGroups, mask) => checkPanel("panelTrend", panel, mask, from, to, Array.from(axes), monthGroup),
   panelSums: (panel, axes, from, to, monthGroup, _nGroups, mask) => checkPanel("panelSums", panel, mask, from, to, Array.from(axes), monthGroup),
+  panelPeriods: (panel, axes, from, to, monthGroup, _nGroups, mask) => checkPanel("panelPeriods", panel, mask, from, to, Array.from(axes), monthGroup),
   fitGlm: (x, y, offset, n, p) => checkGlm("fitGlm", x, n, p, [["y", y, n], ["offset", offset, n]]),
   linearPredictor: (x, n, p, beta) => checkGlm("linearPredictor", x, n, p, [["beta", beta, p]])
 }

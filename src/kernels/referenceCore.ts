@@ -8,6 +8,7 @@ import * as RefCohort from "./reference/cohort.ts"
 import * as RefCorrelation from "./reference/correlation.ts"
 import * as RefGlm from "./reference/glm.ts"
 import * as RefPanel from "./reference/panel.ts"
+import * as RefPeriods from "./reference/panelPeriods.ts"
 import * as RefRules from "./reference/decayRules.ts"
 import * as RefTrajectory from "./reference/trajectory.ts"
 import { type CoreKernels, GLM_MAX_ITERATIONS } from "./types.ts"
@@ -102,6 +103,12 @@ const twins: CoreKernels = {
   panelSums: (panel, axes, from, to, monthGroup, nGroups, mask) => {
     const out = { count: new Float64Array(axes.length * nGroups), sum: new Float64Array(axes.length * nGroups) }
     RefPanel.panelSums(panel.data, panel.nPatients, panel.nMonths, axes, from, to, monthGroup, nGroups, mask, out.count, out.sum)
+    return out
+  },
+  panelPeriods: (panel, axes, from, to, monthGroup, nGroups, mask) => {
+    const size = axes.length * nGroups
+    const out = { patients: new Float64Array(size), sumSquares: new Float64Array(size), sumCounts: new Float64Array(size), countSquares: new Float64Array(size) }
+    RefPeriods.panelPeriods(panel.data, panel.nPatients, panel.nMonths, axes, from, to, monthGroup, nGroups, mask, out.patients, out.sumSquares, out.sumCounts, out.countSquares)
     return out
   },
   fitGlm: (x, y, offset, n, p, family) => {

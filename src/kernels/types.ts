@@ -78,6 +78,21 @@ export interface PanelSumsResult {
   readonly sum: Float64Array
 }
 
+/**
+ * Per-period patient moments of a cohort (see panelPeriods): with Sᵢ and nᵢ patient i's sum and
+ * number of present scores in a period, each nAxes × nGroups.
+ */
+export interface PanelPeriodsResult {
+  /** Patients with a present score in the period. */
+  readonly patients: Float64Array
+  /** Σ Sᵢ² over them. */
+  readonly sumSquares: Float64Array
+  /** Σ Sᵢ·nᵢ. */
+  readonly sumCounts: Float64Array
+  /** Σ nᵢ². */
+  readonly countSquares: Float64Array
+}
+
 /** Per-period sums and per-patient slope summaries of a cohort (see panelTrend). */
 export interface PanelTrendResult {
   /** nAxes × nGroups present scores per period group. */
@@ -179,6 +194,12 @@ export interface KernelsService {
   readonly panelTrend: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelTrendResult, KernelError>
   /** panelTrend's `count` and `sum` without the slopes (about half its work), for callers that keep per-patient slopes (panelWindows). */
   readonly panelSums: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelSumsResult, KernelError>
+  /**
+   * Per axis and period group (monthGroup[m], −1 = none) over months [from, to): the selected
+   * patients scored in the group and the moments of their per-patient sums and counts there — what
+   * a period mean's cluster-robust variance needs beside panelSums' count and sum.
+   */
+  readonly panelPeriods: (panel: Panel, axes: Int32Array, from: number, to: number, monthGroup: Int32Array, nGroups: number, mask: Uint8Array) => Effect.Effect<PanelPeriodsResult, KernelError>
   /**
    * Fits a GLM by IRLS: x n × p row-major (include a column of ones for an intercept), y counts or
    * 0/1, offset added to each linear predictor (log exposure for rates). Fails when a column is

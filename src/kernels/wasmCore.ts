@@ -280,6 +280,14 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         return { count: s.f64(c!, axes.length * nGroups), sum: s.f64(sum!, axes.length * nGroups) }
       })
     },
+    panelPeriods: (panel, axes, from, to, monthGroup, nGroups, mask) =>
+      arena.batch((s) => {
+        const size = axes.length * nGroups
+        const [op, oss, osn, onn] = [0, 1, 2, 3].map(() => s.alloc(size * 8))
+        const run = panel.data instanceof Uint8Array ? core.panelPeriodsTenths : core.panelPeriods
+        run(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), op!, oss!, osn!, onn!, s.alloc(nGroups * 16))
+        return { patients: s.f64(op!, size), sumSquares: s.f64(oss!, size), sumCounts: s.f64(osn!, size), countSquares: s.f64(onn!, size) }
+      }),
     fitGlm: (x, y, offset, n, p, family) =>
       arena.batch((s) => {
         const [ob, oc, oi] = [p * 8, p * p * 8, 24].map((bytes) => s.alloc(bytes))

@@ -16,6 +16,8 @@ export interface DrawnItem {
   readonly text?: string | undefined
   readonly x?: number | undefined
   readonly y?: number | undefined
+  /** Where a vertical band or bar ends (an area's or a rect's y2). */
+  readonly y2?: number | undefined
   /** A symbol's area, a trail point's width (pixels). */
   readonly size?: number | undefined
 }
@@ -28,6 +30,7 @@ interface SceneNode {
   readonly text?: string
   readonly x?: number
   readonly y?: number
+  readonly y2?: number
   readonly size?: number
 }
 
@@ -35,7 +38,7 @@ interface SceneNode {
 const itemsOf = (node: SceneNode, mark?: SceneNode): Array<DrawnItem> => {
   const out: Array<DrawnItem> = []
   if (mark !== undefined && node.marktype === undefined) {
-    out.push({ marktype: mark.marktype!, role: mark.role ?? "", datum: node.datum, text: node.text, x: node.x, y: node.y, size: node.size })
+    out.push({ marktype: mark.marktype!, role: mark.role ?? "", datum: node.datum, text: node.text, x: node.x, y: node.y, y2: node.y2, size: node.size })
   }
   for (const child of node.items ?? []) out.push(...itemsOf(child, node.marktype !== undefined ? node : mark))
   return out

@@ -171,10 +171,12 @@ describe("the explorer in Chromium", () => {
   it("a narrow cohort's chart says what is withheld and why, with the threshold, and no text overlaps", async () => {
     await page.setViewportSize({ width: 1280, height: 800 })
     expect(await ask("/v1/population", NARROW)).toBe("answered")
-    const api = await (await call(server, "/v1/population", { token: server.demoToken, body: NARROW })).json()
+    // The page asks for the view representation: the means withheld, and each one's patients and interval ends.
+    const api = await (await call(server, "/v1/population", { token: server.demoToken, body: NARROW, headers: { accept: VIEW_MEDIA_TYPE } })).json()
     expect(api.suppressed.length).toBeGreaterThan(0)
     const caption = (await page.textContent("#chart-caption"))!
-    expect(caption).toContain(`Withheld: ${api.suppressed.length} values rest on fewer than 11 patients (the small-cell rule)`)
+    expect(caption).toContain(`Withheld: ${api.suppressed.length + api.view_data.suppressed.length} values rest on fewer than 11 patients (the small-cell rule)`)
+    expect(caption).toContain("Bands: the 95 % interval of each mean (patients as clusters)")
     expect(caption).toContain("Shaded: a period with an axis mean withheld")
     expect(await page.textContent("#chart-tables")).toContain("withheld (fewer than 11)")
     // One band per period with a withheld mean, and no two texts of the chart overlapping.

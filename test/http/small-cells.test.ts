@@ -16,7 +16,8 @@ import type { Dataset } from "../../src/health/HealthData.ts"
 import { loadDataset } from "../../src/health/loader.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
-import { AXES, firstDayOfMonth, monthOfDay, SEXES } from "../../src/plugin/Plugin.ts"
+import { scoreReader } from "../../src/kernels/tenths.ts"
+import { AXES, firstDayOfMonth, monthOfDay, SEXES, studentTQuantile, VIEW_MEDIA_TYPE as VIEW } from "../../src/plugin/Plugin.ts"
 import { call, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 import { mulberry32 } from "../support/random.ts"
 
@@ -31,8 +32,8 @@ const some = <A>(xs: ReadonlyArray<A>, most: number): Array<A> => [...xs].sort((
 let server: TestServer
 let token: string
 let data: Dataset
-const ask = async (path: string, body: unknown) => {
-  const res = await call(server, path, { body, token })
+const ask = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await call(server, path, { body, token, headers })
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 
@@ -93,9 +94,10 @@ const expectSuppressedAreNull = (body: Record<string, any>) => {
 }
 
 describe("generated questions on a dataset with small groups", () => {
-  it("population: the cohort and every period average rest on at least 11 patients", async () => {
+  it("population: the cohort and every period average rest on at least 11 patients; in the view representation so do each period's patients and interval, recomputed here", async () => {
     let withheld = 0
     let answered = 0
+    let intervals = 0
     for (let i = 0; i < 30; i++) {
       const start = int(18, 95)
       const def = {
@@ -105,7 +107,9 @@ describe("generated questions on a dataset with small groups", () => {
         ...(rnd() < 0.7 ? { conditions: some(data.vocabulary.condition, 2) } : {})
       }
       const granularity = pick(["monthly", "quarterly", "yearly"] as const)
-      const { body, status } = await ask("/v1/population", { cohort_definition: def, analysis_type: "trend", granularity })
+      // Every other question asks for the view representation (each mean's patients and interval).
+      const view = i % 2 === 1
+      const { body, status } = await ask("/v1/population", { cohort_definition: def, analysis_type: "trend", granularity }, view ? { accept: VIEW } : {})
       const mask = cohortOf(def)
       const size = sizeOf(mask)
       if (status === 422) {
@@ -120,22 +124,47 @@ describe("generated questions on a dataset with small groups", () => {
       expectSuppressedAreNull(body)
       withheld += (body.suppressed ?? []).length
       const key = granularity === "monthly" ? "month" : granularity === "quarterly" ? "quarter" : "year"
-      const { data: scores, nMonths, nPatients } = data.panel
-      for (const period of body.periods as Array<Record<string, any>>) {
+      const { nMonths, nPatients } = data.panel
+      const score = scoreReader(data.panel.data)
+      expect(body.view_data === undefined).toBe(!view)
+      for (const [i, period] of (body.periods as Array<Record<string, any>>).entries()) {
         const months = Array.from({ length: nMonths }, (_, m) => m).filter((m) => periodLabel(granularity, data.firstMonth + m) === period[key])
+        const shown = body.view_data?.periods[i]
+        if (view) expect(shown.period).toBe(period[key])
         for (const [a, axis] of AXES.entries()) {
-          if (period[`avg_${axis}`] === null) continue
-          let scored = 0
+          // Each patient's sum and count of scores in the period.
+          const perPatient: Array<[number, number]> = []
           for (let p = 0; p < nPatients; p++) {
-            if (mask[p] === 1 && months.some((m) => !Number.isNaN(scores[(a * nPatients + p) * nMonths + m]!))) scored++
+            if (mask[p] !== 1) continue
+            const xs = months.map((m) => score((a * nPatients + p) * nMonths + m)).filter((x) => !Number.isNaN(x))
+            if (xs.length > 0) perPatient.push([xs.reduce((s, x) => s + x, 0), xs.length])
+          }
+          const scored = perPatient.length
+          if (period[`avg_${axis}`] === null) {
+            expect(small(scored), `${period[key]} ${axis}`).toBe(true)
+            if (view) expect([shown[`n_${axis}`], shown[`low_${axis}`], shown[`high_${axis}`]]).toEqual([null, null, null])
+            continue
           }
           expect(scored, `${period[key]} ${axis}`).toBeGreaterThanOrEqual(K)
+          if (!view) continue
+          // The mean's 95 % interval with patients as clusters: G/(G−1) · Σ (Sᵢ − m·nᵢ)² / N².
+          const total = perPatient.reduce((s, [x]) => s + x, 0)
+          const count = perPatient.reduce((s, [, c]) => s + c, 0)
+          const mean = total / count
+          const variance = (scored / (scored - 1)) * perPatient.reduce((s, [x, c]) => s + (x - mean * c) ** 2, 0) / count ** 2
+          const half = studentTQuantile(0.05, scored - 1) * Math.sqrt(variance)
+          expect(shown[`n_${axis}`], `${period[key]} ${axis}`).toBe(scored)
+          // Rounded to 3 decimals there.
+          expect(Math.abs(shown[`low_${axis}`] - (mean - half)), `${period[key]} ${axis} low`).toBeLessThanOrEqual(0.0005 + 1e-9)
+          expect(Math.abs(shown[`high_${axis}`] - (mean + half)), `${period[key]} ${axis} high`).toBeLessThanOrEqual(0.0005 + 1e-9)
+          intervals++
         }
       }
     }
     // The questions reached both sides of the rule.
     expect(answered).toBeGreaterThan(3)
     expect(withheld).toBeGreaterThan(0)
+    expect(intervals).toBeGreaterThan(0)
   })
 
   it("device-outcomes: the implants, and each rate's events and non-events, are never 1 to 10", async () => {

@@ -78,7 +78,7 @@ describe("the view representation", () => {
     const body = await (await call(server, "/v1/device-outcomes", { body: KNEE, headers: VIEW })).json()
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
     expect(validate({ ...body, view_data: undefined })).toBe(false)
-    expect(doc.paths["/v1/population"].post.responses["200"].content).not.toHaveProperty([VIEW_MEDIA_TYPE])
+    expect(doc.paths["/v1/clinical"].post.responses["200"].content).not.toHaveProperty([VIEW_MEDIA_TYPE])
     expect(doc.paths["/v1/risk-model"].post.responses["200"].content).toHaveProperty([VIEW_MEDIA_TYPE])
   })
 
@@ -90,11 +90,11 @@ describe("the view representation", () => {
   })
 
   it("is plain JSON where an endpoint has no view data, or where JSON is preferred", async () => {
-    const [, populationBody] = readmeCalls().find(([p]) => p === "/v1/population")!
-    const population = await call(server, "/v1/population", { body: populationBody, headers: VIEW })
-    expect(population.status).toBe(200)
-    expect(population.headers.get("content-type")).toMatch(/^application\/json/)
-    expect(await population.json()).not.toHaveProperty("view_data")
+    const [, clinicalBody] = readmeCalls().find(([p]) => p === "/v1/clinical")!
+    const clinical = await call(server, "/v1/clinical", { body: clinicalBody, headers: VIEW })
+    expect(clinical.status).toBe(200)
+    expect(clinical.headers.get("content-type")).toMatch(/^application\/json/)
+    expect(await clinical.json()).not.toHaveProperty("view_data")
     const preferred = await call(server, "/v1/device-outcomes", { body: KNEE, headers: { accept: `application/json, ${VIEW_MEDIA_TYPE};q=0.5` } })
     expect(await preferred.json()).not.toHaveProperty("view_data")
   })
@@ -165,6 +165,30 @@ describe("the README's questions as view representations", () => {
     expect(points.map((p) => [p.datum!.axis, p.datum!.d])).toEqual(effects.map((e) => [e.axis, e.d]))
     const intervals = items.filter((i) => i.role === "mark" && i.marktype === "rule" && i.datum!.ci_low !== undefined && i.datum!.d !== undefined)
     expect(intervals.length).toBeGreaterThanOrEqual(effects.length)
+  })
+
+  it("population: each period's patients and an interval around each mean, drawn as a band per axis around its line", async () => {
+    const { answer, body, view, view_data } = await ask("/v1/population")
+    const key = "quarter"
+    expect(view_data.periods.map((p: any) => p.period)).toEqual(answer.periods.map((p: any) => p[key]))
+    let checked = 0
+    for (const [i, period] of (answer.periods as Array<Record<string, any>>).entries()) {
+      for (const field of Object.keys(period).filter((f) => f.startsWith("avg_") && period[f] !== null)) {
+        const axis = field.slice(4)
+        const shown = view_data.periods[i]
+        expect(shown[`n_${axis}`]).toBeGreaterThanOrEqual(11)
+        expect(shown[`low_${axis}`] < period[field] && period[field] < shown[`high_${axis}`], `${period[key]} ${axis}`).toBe(true)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(0)
+    const { items } = await drawView(view, body, answer)
+    const bands = items.filter((i) => i.role === "mark" && i.marktype === "area")
+    const expected = view_data.periods.flatMap((p: any) => Object.keys(p).filter((f) => f.startsWith("low_") && p[f] !== null).map((f) => [p.period, f.slice(4), p[f], p[`high_${f.slice(4)}`]]))
+    expect(bands.map((b) => [b.datum!.period, b.datum!.axis, b.datum!.low, b.datum!.high]).sort()).toEqual(expected.sort())
+    // The points carry each mean's patients for their tooltips.
+    const points = items.filter((i) => i.role === "mark" && i.marktype === "symbol")
+    expect(points.every((p) => typeof p.datum!.n === "number")).toBe(true)
   })
 
   it("temporal: a band around every prediction, drawn as an area from where the points end", async () => {

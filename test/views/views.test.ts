@@ -78,6 +78,23 @@ describe("built-in views", () => {
     // The means (6.0–6.8 here) spread over the plot's height, not squeezed into a tenth of a 0–10 scale.
     const ys = points.map((s) => s.y!)
     expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(130)
+    // With the view representation: each mean's band, beneath its point, and its patients; said in a title line.
+    expect(marks(items, "area")).toEqual([])
+    expect(titles(items)).not.toContain("Bands:")
+    const periods = e.answer.periods.map((p: Record<string, any>) => ({
+      period: p.quarter,
+      ...Object.fromEntries(AXES.flatMap((a) => [[`n_${a}`, 1500], [`low_${a}`, p[`avg_${a}`] - 0.05], [`high_${a}`, p[`avg_${a}`] + 0.05]]))
+    }))
+    const banded = (await drawView(e.view, e.request, { ...e.answer, view_data: { periods } })).items
+    const areas = marks(banded, "area")
+    expect(areas).toHaveLength(e.answer.periods.length * AXES.length)
+    for (const a of areas) {
+      const point = marks(banded, "symbol").find((s) => s.datum!.period === a.datum!.period && s.datum!.axis === a.datum!.axis)!
+      // Pixels grow downwards: the band runs from its low end (below the point) up to its high end.
+      expect(a.y2! < point.y! && point.y! < a.y!, `${a.y} ${point.y} ${a.y2}`).toBe(true)
+      expect(point.datum!.n).toBe(1500)
+    }
+    expect(titles(banded)).toContain("Bands: the 95 % interval of each mean (patients as clusters)")
   })
 
   it("risk-model: one signed bar per factor at its weight, its direction in a legend; the probability within the horizon, its interval and the model's scale in the title", async () => {

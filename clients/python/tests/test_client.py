@@ -138,7 +138,10 @@ class Endpoints(unittest.TestCase):
         narrow = self.client.population(analysis_type="trend", cohort_definition={"age_range": "57-59", "sex": "female", "conditions": ["heart_failure"]}, granularity="monthly")
         self.assertGreater(len(narrow["suppressed"]), 0)
         title = narrow.chart()["title"]
-        self.assertEqual(title["subtitle"], [f"Withheld: {len(narrow['suppressed'])} values rest on fewer than 11 patients (the small-cell rule)"])
+        # The means withheld, and in the view data each one's patients and interval ends.
+        listed = len(narrow["suppressed"]) + len(narrow._view_data["suppressed"])
+        self.assertEqual(len(narrow._view_data["suppressed"]), 3 * len(narrow["suppressed"]))
+        self.assertEqual(title["subtitle"], [f"Withheld: {listed} values rest on fewer than 11 patients (the small-cell rule)"])
         # Withheld only in the view data (one-health's weeks): the threshold is named too.
         weekly = self.client.one_health(query_type="cross_species_correlation", human_condition="avian_influenza", animal_species="poultry", geographic_scope="southeast_asia")
         self.assertNotIn("suppressed", weekly)
