@@ -35,6 +35,7 @@ import { People } from "./portal/People.ts"
 import * as MetricsServer from "./observability/MetricsServer.ts"
 import * as Otel from "./observability/Otel.ts"
 import { PluginRegistry } from "./plugin/PluginRegistry.ts"
+import { networkEndpoints } from "./network/plugins.ts"
 import { SERVICE_VERSION } from "./version.ts"
 import { missingServerFlags } from "./nodeFlags.ts"
 
@@ -132,7 +133,7 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
     Layer.provide(Layer.merge(DatabaseLog, DisclosureLog)),
     Layer.provideMerge(StateLive),
     Layer.provideMerge(PreparationsLive),
-    Layer.provideMerge(PluginRegistry.layer(builtins)),
+    Layer.provideMerge(PluginRegistry.layer(builtins, networkEndpoints)),
     Layer.provideMerge(config),
     // OpenTelemetry export when OTEL_EXPORTER_OTLP_* asks for it (Otel.ts); outermost, so every span and log reaches it.
     Layer.provide(Otel.layer())

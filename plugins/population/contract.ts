@@ -2,12 +2,12 @@
 import { AXES, defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PopulationRequest, PopulationResponse, PopulationViewData } from "./schema.ts"
+import { ANALYSIS_TYPES, GRANULARITIES, MIN_COHORT, PARTIAL_STATISTICS, PopulationPartial, PopulationRequest, PopulationResponse, PopulationViewData } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "population",
   version: "1.0.0",
-  engine: "^2.5.0",
+  engine: "^2.11.0",
   path: "/v1/population",
   summary: "Axis trends of a cohort over time: per-period averages and the significance of the trend",
   description:
@@ -21,6 +21,7 @@ export const contract = withAnswers(answers, defineContract({
   request: PopulationRequest,
   response: PopulationResponse,
   viewData: PopulationViewData,
+  partial: PopulationPartial,
   hcc_cost: 10.0,
   errors: [
     { code: "cohort_too_small", status: 422, description: `Fewer than ${MIN_COHORT} patients (or the minimum cell size, \`context.minimum\`) match the cohort definition; widen it.` },
@@ -31,11 +32,14 @@ export const contract = withAnswers(answers, defineContract({
   vocabularies: { analysis_type: ANALYSIS_TYPES, granularity: GRANULARITIES },
   disclosure: {
     cohort: "/cohort_size",
-    counts: AXES.map((axis) => `/view_data/periods/*/n_${axis}`),
+    counts: [...AXES.map((axis) => `/view_data/periods/*/n_${axis}`), ...AXES.map((axis) => `/partial/periods/*/patients_${axis}`), "/partial/slopes/*/n"],
     statistics: [
       ...AXES.map((axis) => `/periods/*/avg_${axis}`),
       "/statistical_significance",
-      ...AXES.flatMap((axis) => [`/view_data/periods/*/low_${axis}`, `/view_data/periods/*/high_${axis}`])
+      ...AXES.flatMap((axis) => [`/view_data/periods/*/low_${axis}`, `/view_data/periods/*/high_${axis}`]),
+      ...AXES.flatMap((axis) => PARTIAL_STATISTICS.map((field) => `/partial/periods/*/${field}_${axis}`)),
+      "/partial/slopes/*/sum",
+      "/partial/slopes/*/sum_squares"
     ]
   },
   view,

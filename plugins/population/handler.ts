@@ -7,10 +7,10 @@
  * Bonferroni-adjusted over the axes.
  */
 import { Effect } from "effect"
-import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, quarterLabel, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
+import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, PartialWanted, quarterLabel, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { type Dataset, datasetCache, HealthData, Kernels, membersOf, preparedPerDataset, primed, scoreReader } from "../../src/plugin/experimental.ts"
-import { periodInterval } from "./intervals.ts"
-import { GRANULARITY_KEYS, MIN_COHORT, type PopulationRequest, type PopulationResponse, type PopulationViewData } from "./schema.ts"
+import { addCell, type Extra } from "./intervals.ts"
+import { GRANULARITY_KEYS, MIN_COHORT, type PopulationPartial, type PopulationRequest, type PopulationResponse, type PopulationViewData } from "./schema.ts"
 
 
 /** Label of the period a month (y × 12 + m − 1) falls in. */
@@ -158,8 +158,18 @@ export const scoredPatients = (data: Dataset, mask: Uint8Array, axis: number, fr
   return patients
 }
 
-/** An answer, with its view data when the view representation was asked for. */
-type Answer = typeof PopulationResponse.Type & { view_data?: typeof PopulationViewData.Type }
+/** An answer, with its view data or its partial aggregates when their representation was asked for. */
+type Answer = typeof PopulationResponse.Type & { view_data?: typeof PopulationViewData.Type; partial?: typeof PopulationPartial.Type }
+
+/**
+ * The partial's slope sums per axis: the patients with a slope (a count), Σ slope and Σ slope²
+ * (resting on them) — what the network's trend test pools.
+ */
+const partialSlopes = (axes: ReadonlyArray<Axis>, slopeSums: Float64Array, disclosure: Disclosure["Service"]) =>
+  axes.map((axis, k) => {
+    for (const field of ["sum", "sum_squares"]) disclosure.rests(`/partial/slopes/${k}/${field}`, slopeSums[k * 3]!)
+    return { axis, n: slopeSums[k * 3]!, sum: slopeSums[k * 3 + 1]!, sum_squares: slopeSums[k * 3 + 2]! }
+  })
 
 /** Answers kept per dataset, keyed by the decoded request (defaults applied) and the representation. */
 const answers = datasetCache<Answer>(256)
@@ -168,12 +178,12 @@ const answers = datasetCache<Answer>(256)
 export const population = (request: typeof PopulationRequest.Type) =>
   Effect.gen(function*() {
     const data = yield* (yield* HealthData).dataset
-    const view = yield* ViewWanted
-    return yield* answers(data, JSON.stringify([request, view]), compute(request, view))
+    const extra: Extra | undefined = (yield* ViewWanted) ? "view" : (yield* PartialWanted) ? "partial" : undefined
+    return yield* answers(data, JSON.stringify([request, extra ?? "answer"]), compute(request, extra))
   })
 
 /** Computes one answer. */
-const compute = (request: typeof PopulationRequest.Type, view: boolean) =>
+const compute = (request: typeof PopulationRequest.Type, extra: Extra | undefined) =>
   Effect.gen(function*() {
     const health = yield* HealthData
     const kernels = yield* Kernels
@@ -219,17 +229,18 @@ const compute = (request: typeof PopulationRequest.Type, view: boolean) =>
     const members = membersOf(mask, cohort.size)
     axes.forEach((axis, k) => slopeMoments(perPatient.subarray(AXES.indexOf(axis) * n, (AXES.indexOf(axis) + 1) * n), members, slopeSums, k * 3))
 
-    // The view's per-period patients and moments (intervals.ts); the patients also settle what each
-    // mean rests on.
-    const moments = view ? yield* Effect.orDie(kernels.panelPeriods(data.panel, axisIndex, 0, months, monthGroup, nGroups, mask)) : undefined
-    const intervals: Array<typeof PopulationViewData.Type["periods"][number]> = []
+    // The view's or the partial's per-period patients and moments (intervals.ts); the patients also
+    // settle what each mean rests on.
+    const moments = extra === undefined ? undefined : yield* Effect.orDie(kernels.panelPeriods(data.panel, axisIndex, 0, months, monthGroup, nGroups, mask))
+    const rows: Array<{ period: string; [field: string]: string | number | null }> = []
+    const member = extra === "view" ? "view_data" : "partial"
 
     const key = GRANULARITY_KEYS[request.granularity]
     const periods: Array<typeof PopulationResponse.Type["periods"][number]> = []
     for (let g = 0; g < nGroups; g++) {
       let any = false
       const period: Record<string, string | number | null> = { [key]: labels[g]! }
-      const interval: { period: string; [field: string]: string | number | null } = { period: labels[g]! }
+      const row: { period: string; [field: string]: string | number | null } = { period: labels[g]! }
       axes.forEach((axis, k) => {
         const count = result.count[k * nGroups + g]!
         any ||= count > 0
@@ -244,15 +255,11 @@ const compute = (request: typeof PopulationRequest.Type, view: boolean) =>
           ? moments.patients[at]!
           : count >= disclosure.minimum * (to - from) ? count : scoredPatients(data, mask, AXES.indexOf(axis), from, to)
         disclosure.rests(`/periods/${periods.length}/avg_${axis}`, patients)
-        if (moments === undefined) return
-        const [low, high] = periodInterval(patients, count, result.sum[at]!, moments.sumSquares[at]!, moments.sumCounts[at]!, moments.countSquares[at]!) ?? [null, null]
-        Object.assign(interval, { [`n_${axis}`]: patients, [`low_${axis}`]: low, [`high_${axis}`]: high })
-        disclosure.rests(`/view_data/periods/${intervals.length}/low_${axis}`, patients)
-        disclosure.rests(`/view_data/periods/${intervals.length}/high_${axis}`, patients)
+        if (extra !== undefined) addCell(extra, row, `/${member}/periods/${rows.length}`, disclosure, axis, patients, count, result.sum[at]!, moments!, at)
       })
       if (!any) continue
       periods.push(period)
-      if (moments !== undefined) intervals.push(interval)
+      if (extra !== undefined) rows.push(row)
     }
     // The significance rests on every reported axis's patients with a slope.
     disclosure.rests("/statistical_significance", ...axes.map((_, k) => slopeSums[k * 3]!))
@@ -267,6 +274,7 @@ const compute = (request: typeof PopulationRequest.Type, view: boolean) =>
       analysis_type: request.analysis_type,
       periods,
       statistical_significance: Number(Math.min(1, minP * axes.length).toPrecision(6)),
-      ...(view ? { view_data: { periods: intervals } } : {})
+      ...(extra === "view" ? { view_data: { periods: rows } as typeof PopulationViewData.Type } : {}),
+      ...(extra === "partial" ? { partial: { periods: rows, slopes: partialSlopes(axes, slopeSums, disclosure) } as typeof PopulationPartial.Type } : {})
     }
   })

@@ -2,5 +2,6 @@
 import { definePlugin } from "../../src/plugin/Plugin.ts"
 import { contract } from "./contract.ts"
 import { population, preparePopulation } from "./handler.ts"
+import { poolPopulation } from "./network.ts"
 
-export default definePlugin({ ...contract, prepare: preparePopulation, handler: population })
+export default definePlugin({ ...contract, prepare: preparePopulation, handler: population, pool: poolPopulation })

@@ -98,3 +98,34 @@ export const PopulationViewData = Schema.Struct({
     description: "One entry per period of the answer, in its order: per reported axis with a recorded score, `n_<axis>`, `low_<axis>` and `high_<axis>`"
   })
 })
+
+/** The partial's per-period fields that rest on the period's patients (its `patients_<axis>` is a count). */
+export const PARTIAL_STATISTICS = ["scores", "sum", "sum_squares", "sum_counts", "count_squares"] as const
+
+const Figure = Schema.NullOr(Schema.Finite)
+const partialFields = {
+  period: Schema.String.annotate({ description: "The period, as the answer's period key writes it" }),
+  ...(Object.fromEntries(AXES.flatMap((a) => [
+    [`patients_${a}`, Schema.optionalKey(Schema.NullOr(Schema.Int))],
+    ...PARTIAL_STATISTICS.map((f) => [`${f}_${a}`, Schema.optionalKey(Figure)])
+  ])) as {
+    readonly [K in (typeof AXES)[number] as `${"patients" | (typeof PARTIAL_STATISTICS)[number]}_${K}`]: Schema.optionalKey<typeof Figure>
+  })
+}
+
+/**
+ * The partial representation's `partial` (src/plugin/viewData.ts): the aggregates a network
+ * coordinator pools exactly (docs/network.md). Per period and reported axis: the patients scored
+ * (a count), the scores and their sum (the mean is sum ÷ scores), and Σ Sᵢ², Σ Sᵢnᵢ, Σ nᵢ² of the
+ * patients' sums Sᵢ and counts nᵢ (the interval's moments); per axis, the patients with a slope, Σ
+ * slope and Σ slope² (the trend's t-test). Unrounded: the coordinator rounds what it pools.
+ */
+export const PopulationPartial = Schema.Struct({
+  periods: Schema.Array(Schema.Struct(partialFields)).annotate({ description: "One entry per period of the answer, in its order" }),
+  slopes: Schema.Array(Schema.Struct({
+    axis: AxisCode,
+    n: Schema.NullOr(Schema.Int).annotate({ description: "Patients with a slope (at least 3 scores over more than one month); null when a small cell" }),
+    sum: Figure.annotate({ description: "Σ of their slopes (points per month)" }),
+    sum_squares: Figure.annotate({ description: "Σ of their squared slopes" })
+  })).annotate({ description: "Per reported axis, in canonical order" })
+})

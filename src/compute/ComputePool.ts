@@ -23,6 +23,7 @@ import { Kernels, makeWasm, timed } from "../kernels/Kernels.ts"
 import { instantiateCore, MAX_PAGES } from "../kernels/WasmModule.ts"
 import { recordKernel } from "../observability/Metrics.ts"
 import { DomainError } from "../plugin/errors.ts"
+import type { Representation } from "../plugin/viewData.ts"
 import { type DefectFields, type FromThread, shareTypedArrays, type ThreadInit, type ToThread } from "./protocol.ts"
 
 /** Where the analytics run. */
@@ -43,7 +44,7 @@ export interface ComputePoolService {
    * Answers one request on a thread: the plugin's response, encoded (JSON-ready). A domain error
    * fails; a plugin's defect dies with the thread's error (name, message, stack).
    */
-  readonly run: (plugin: string, input: unknown, view?: boolean) => Effect.Effect<unknown, DomainError>
+  readonly run: (plugin: string, input: unknown, view?: Representation) => Effect.Effect<unknown, DomainError>
 }
 
 /** The compute pool of this process. */
@@ -242,7 +243,7 @@ const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena)
           }
           for (const t of threads) sendDataset(t)
         }),
-      run: (plugin, input, view = false) =>
+      run: (plugin, input, view = "answer") =>
         Effect.callback<unknown, DomainError>((resume) => {
           const id = nextId++
           let sentTo: Thread | undefined

@@ -5,6 +5,7 @@
  */
 import type { AppSettings } from "../config/AppConfig.ts"
 import type { Dataset } from "../health/HealthData.ts"
+import type { Representation } from "../plugin/viewData.ts"
 
 /** What a compute thread is started with (its `workerData`). */
 export interface ThreadInit {
@@ -70,8 +71,8 @@ export type ToThread =
   | { readonly _tag: "adopt"; readonly values: Readonly<Record<string, unknown>> }
   /** Answer from the dataset prepared last (a refresh), from now on. */
   | { readonly _tag: "activate" }
-  /** Answer one request; `view`: with its view representation's data (plugin/viewData.ts). */
-  | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown; readonly view: boolean }
+  /** Answer one request; `view`: the representation asked (plugin/viewData.ts). */
+  | { readonly _tag: "task"; readonly id: number; readonly plugin: string; readonly input: unknown; readonly view: Representation }
   /** The request went away (its client disconnected): stop its work. */
   | { readonly _tag: "cancel"; readonly id: number }
 

@@ -27,6 +27,7 @@ import { adoptSharedPreparations, sharedPreparationsOf } from "../plugin/cache.t
 import { DomainError } from "../plugin/errors.ts"
 import type { Plugin } from "../plugin/spec.ts"
 import { invokePlugin, type InvokeServices } from "../plugin/invoke.ts"
+import type { Representation } from "../plugin/viewData.ts"
 import { loadPlugins } from "../plugin/PluginRegistry.ts"
 import type { FromThread, ThreadInit, ThreadPriority, ToThread } from "./protocol.ts"
 
@@ -78,7 +79,7 @@ const post = (message: FromThread) => port.postMessage(message)
 let kernelTimes: Array<readonly [string, number]> = []
 
 interface Task {
-  readonly run: (input: unknown, view: boolean) => Effect.Effect<unknown, DomainError, InvokeServices>
+  readonly run: (input: unknown, view: Representation) => Effect.Effect<unknown, DomainError, InvokeServices>
 }
 
 /** Decode → handler → encode with the small-cell rule applied, as on the HTTP thread (invoke.ts). */
@@ -133,7 +134,7 @@ const start = async () => {
     }
   }
 
-  const answer = async (id: number, name: string, input: unknown, view: boolean) => {
+  const answer = async (id: number, name: string, input: unknown, view: Representation) => {
     const task = tasks.get(name)
     const served = active
     if (served === undefined || task === undefined) {

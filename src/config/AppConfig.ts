@@ -36,7 +36,8 @@ export const ENV_VARS = [
   "HCC_MIN_CELL_SIZE",
   "HCC_COUNT_ROUNDING",
   "HCC_SNAPSHOT",
-  "HCC_SCORES"
+  "HCC_SCORES",
+  "HCC_NETWORK"
 ] as const
 
 /** The settings after parsing and defaults. */
@@ -98,6 +99,8 @@ export interface AppSettings {
   readonly scores: ScoreStorage
   /** How often a running server looks for a newly imported or generated dataset, in seconds (0: never; restart to serve a new one). */
   readonly datasetPollSeconds: number
+  /** The network file of a coordinator (docs/network.md): its sites are asked under /v1/network/…; undefined = no network endpoints. */
+  readonly network: string | undefined
   /** The small-cell rule: HCC_MIN_CELL_SIZE (no figure rests on fewer patients; 1 = off) and HCC_COUNT_ROUNDING (counts rounded to a multiple; 1 = off). */
   readonly disclosure: DisclosureSettings
 }
@@ -179,6 +182,7 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
   snapshot: Config.Literals(["on", "off"], "HCC_SNAPSHOT").pipe(Config.withDefault("on" as const), Config.map((s) => s === "on")),
   scores: Config.Literals(["compact", "wide"], "HCC_SCORES").pipe(Config.withDefault("compact" as const)),
   datasetPollSeconds: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 86_400 })), "HCC_DATASET_POLL_SECONDS").pipe(Config.withDefault(10)),
+  network: Config.option(Config.String("HCC_NETWORK")).pipe(Config.map((o) => Option.getOrUndefined(Option.filter(o, (s) => s.trim() !== "")))),
   disclosure: Config.all({
     minimum: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_MIN_CELL_SIZE").pipe(Config.withDefault(DEFAULT_DISCLOSURE.minimum)),
     rounding: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })), "HCC_COUNT_ROUNDING").pipe(Config.withDefault(DEFAULT_DISCLOSURE.rounding))
@@ -216,6 +220,7 @@ export class AppConfig extends Context.Service<AppConfig, AppSettings>()("hcc/Ap
       snapshot: true,
       scores: "compact",
       datasetPollSeconds: 0,
+      network: undefined,
       disclosure: DEFAULT_DISCLOSURE,
       ...settings
     })

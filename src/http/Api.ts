@@ -7,6 +7,7 @@ import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
 import { jsonSchemaDocument } from "../plugin/jsonSchemaAt.ts"
 import type { Plugin } from "../plugin/spec.ts"
 import { VIEW_MEDIA_TYPE } from "../plugin/view.ts"
+import { PARTIAL_MEDIA_TYPE } from "../plugin/viewData.ts"
 import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "./ApiContract.ts"
 import { GUIDES, guidePath } from "./Guides.ts"
 import { polishForGenerators } from "./OpenApiPolish.ts"
@@ -69,22 +70,28 @@ const addViews = (spec: Record<string, any>, plugins: ReadonlyArray<Plugin>): Re
     const op = spec.paths?.[plugin.path]?.post
     if (op === undefined) continue
     if (plugin.view !== undefined) op["x-hcc-view"] = plugin.view
-    // The view representation (docs/api.md): the 200's answer and `view_data`.
+    // The view and partial representations (docs/api.md): the 200's answer and `view_data` or `partial`.
     const ok = op.responses?.["200"]?.content
-    if (plugin.viewData !== undefined && ok?.["application/json"] !== undefined) {
-      const viewData = jsonSchemaDocument(plugin.viewData)
+    if (ok?.["application/json"] === undefined) continue
+    const representations = [
+      [VIEW_MEDIA_TYPE, "view_data", plugin.viewData, "The view representation: the answer and `view_data`, what its chart draws beyond the answer"],
+      [PARTIAL_MEDIA_TYPE, "partial", plugin.partial, "The partial representation: the answer and `partial`, the aggregates a network coordinator pools (docs/network.md)"]
+    ] as const
+    for (const [mediaType, member, schema, description] of representations) {
+      if (schema === undefined) continue
+      const added = jsonSchemaDocument(schema)
       const definitions = spec.components.schemas as Record<string, unknown>
-      for (const [name, schema] of Object.entries(viewData.definitions)) definitions[name] ??= schema
+      for (const [name, s] of Object.entries(added.definitions)) definitions[name] ??= s
       const local = (s: unknown): unknown => JSON.parse(JSON.stringify(s).replaceAll("\"#/$defs/", "\"#/components/schemas/"))
-      // The answer's schema (closed to other members) with view_data added.
+      // The answer's schema (closed to other members) with the member added.
       const plain = ok["application/json"].schema
       const answer = typeof plain.$ref === "string" ? definitions[plain.$ref.split("/").at(-1)] as Record<string, any> : plain
-      ok[VIEW_MEDIA_TYPE] = {
+      ok[mediaType] = {
         schema: {
           ...answer,
-          description: "The view representation: the answer and `view_data`, what its chart draws beyond the answer (asked with Accept: application/vnd.hcc.view+json)",
-          properties: { ...answer.properties, view_data: local(viewData.schema) },
-          required: [...(answer.required ?? []), "view_data"]
+          description: `${description} (asked with Accept: ${mediaType})`,
+          properties: { ...answer.properties, [member]: local(added.schema) },
+          required: [...(answer.required ?? []), member]
         }
       }
     }

@@ -2,8 +2,8 @@
  * Serves every plugin endpoint. For each call: JSON content type, body (≤ 1 MiB), the
  * Idempotency-Key claim (a retry gets the stored answer), daily reservation, JSON parse, strict decode (unknown fields rejected, every issue reported with its JSON pointer),
  * the plugin's handler, encode with the plugin's response schema, `hcc_cost` added, ledger row
- * committed — and only then the 200 (as `application/json`, or the view representation when the
- * caller's Accept asks for it and the plugin has one: plugin/viewData.ts). Any failure after the reservation releases it.
+ * committed — and only then the 200 (as `application/json`, or the view or partial representation
+ * when the caller's Accept asks for it and the plugin has one: plugin/viewData.ts). Any failure after the reservation releases it.
  */
 import { Effect, Exit, Schema } from "effect"
 import { constVoid } from "effect/Function"
@@ -21,7 +21,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import type { DisclosureSettings } from "../plugin/disclosure.ts"
 import { invokePlugin, type InvokeServices } from "../plugin/invoke.ts"
 import type { Plugin } from "../plugin/spec.ts"
-import { VIEW_MEDIA_TYPE, wantsView } from "../plugin/viewData.ts"
+import { MEDIA_TYPES, type Representation, representationOf } from "../plugin/viewData.ts"
 import { fieldIssues } from "./issues.ts"
 import { readBody } from "./Door.ts"
 import { BadRequest, InternalError, Unavailable, UnsupportedMediaType } from "./Problems.ts"
@@ -119,13 +119,13 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
    * The answer's body (with `hcc_cost`), computed here or on a compute thread, and the dataset it
    * was asked of (read as the question arrives: a refresh that lands meanwhile serves the next one).
    */
-  const answer = (text: string, requestId: string, view: boolean) =>
+  const answer = (text: string, requestId: string, view: Representation) =>
     Effect.flatMap(parse(text, requestId), (json) =>
       Effect.flatMap(Effect.catch(decode(json), (e) => invalid(e, requestId)), (input) => Effect.flatMap(Effect.exit(health.dataset), (basis) => {
         // On a compute thread (ComputePool.ts) once the threads have the dataset: it decodes, runs the
         // handler and encodes there. Until then here, as without threads (a plugin that needs no data
         // answers; one that reads the dataset gets its 503).
-        const computed = pool.threads > 0
+        const computed = pool.threads > 0 && plugin.onHttpThread !== true
           ? Effect.flatMap(Effect.exit(health.dataset), (loaded) => Exit.isSuccess(loaded) ? pool.run(plugin.name, json, view) : inProcess(input, view))
           : inProcess(input, view)
         return computed.pipe(
@@ -139,9 +139,9 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
       }))).pipe(Effect.annotateLogs(annotations))
 
   /** The 200: what the answer is based on (the catalog's dataset, in brief) in its headers. */
-  const answered = (bodyText: string, basis: ReturnType<typeof datasetHeaders> | undefined, view: boolean) =>
+  const answered = (bodyText: string, basis: ReturnType<typeof datasetHeaders> | undefined, view: Representation) =>
     Effect.succeed(HttpServerResponse.text(bodyText, {
-      contentType: view ? VIEW_MEDIA_TYPE : "application/json",
+      contentType: MEDIA_TYPES[view],
       headers: basis === undefined ? {} : { "hcc-dataset-id": basis.id, "hcc-dataset-as-of": basis.as_of, "hcc-dataset-source": basis.source }
     }))
 
@@ -149,7 +149,7 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
    * Reserves a daily unit, answers, commits the charge (with the answer under `key`, if any) and
    * only then gives the 200. `queued` is told once the charge is handed to the ledger.
    */
-  const charged = (principal: Principal, info: RequestInfo, text: string, key: string | undefined, queued: () => void, view: boolean) =>
+  const charged = (principal: Principal, info: RequestInfo, text: string, key: string | undefined, queued: () => void, view: Representation) =>
     Effect.flatMap(
       Effect.catchTags(metering.reserve(principal), { LimitExceeded: rateLimited, SqlError: limitsUnavailable }),
       (reservation) =>
@@ -185,13 +185,13 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
     )
 
   /** A charged call with an Idempotency-Key: a retry gets the stored answer. */
-  const keyed = (principal: Principal, info: RequestInfo, text: string, key: string, view: boolean) =>
+  const keyed = (principal: Principal, info: RequestInfo, text: string, key: string, view: Representation) =>
     Effect.flatMap(
       // The representation is part of the request: the same key asking for the other one is a reuse.
-      Effect.catchTag(idempotency.claim(principal.account.id, key, fingerprintOf(view ? `${plugin.path} ${VIEW_MEDIA_TYPE}` : plugin.path, text)), "SqlError", limitsUnavailable),
+      Effect.catchTag(idempotency.claim(principal.account.id, key, fingerprintOf(view === "answer" ? plugin.path : `${plugin.path} ${MEDIA_TYPES[view]}`, text)), "SqlError", limitsUnavailable),
       (claim): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
         if (claim._tag === "Replay") {
-          return Effect.succeed(HttpServerResponse.text(claim.body, { status: claim.status, contentType: view ? VIEW_MEDIA_TYPE : "application/json", headers: { "idempotent-replayed": "true" } }))
+          return Effect.succeed(HttpServerResponse.text(claim.body, { status: claim.status, contentType: MEDIA_TYPES[view], headers: { "idempotent-replayed": "true" } }))
         }
         if (claim._tag === "InUse") return keyInUse
         if (claim._tag === "Reused") return keyReused
@@ -229,8 +229,8 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
         })
       )
     }
-    // The view representation only where the plugin has one (else the plain answer, as JSON).
-    const view = plugin.viewData !== undefined && wantsView(request.headers["accept"])
+    // The view or partial representation only where the plugin has one (else the plain answer, as JSON).
+    const view = representationOf(request.headers["accept"], plugin)
     // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.
     return Effect.flatMap(readBody(request, info), (text) =>
       key === undefined ? charged(principal, info, text, undefined, constVoid, view) : keyed(principal, info, text, key, view))

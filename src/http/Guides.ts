@@ -20,6 +20,7 @@ export const GUIDES: ReadonlyArray<{ readonly page: string; readonly file: strin
   { page: "temporal", file: "temporal.md", title: "Temporal rules" },
   { page: "data", file: "data.md", title: "Data" },
   { page: "plugins", file: "plugins.md", title: "Plugins" },
+  { page: "network", file: "network.md", title: "Network of sites" },
   { page: "deploy", file: "deploy.md", title: "Deployment" },
   { page: "client", file: "client.md", title: "Client" },
   { page: "client-python", file: "client-python.md", title: "Python client" },

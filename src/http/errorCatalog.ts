@@ -14,6 +14,8 @@ export interface CatalogedError {
   readonly fault: "caller" | "service"
   readonly meaning: string
   readonly action: string
+  /** A code outside 422 that an endpoint's handler may raise too (a network endpoint's `no_member_answered`). */
+  readonly raisedByPlugins?: true
 }
 
 /** Every code, grouped by status. */
@@ -39,6 +41,7 @@ export const ERROR_CATALOG: ReadonlyArray<CatalogedError> = [
   { code: "rate_limited", status: 429, fault: "caller", meaning: "A daily or burst limit of the account's tier is used up; `limit` says which.", action: "Wait `Retry-After` seconds, or move to a higher tier." },
   { code: "headers_too_large", status: 431, fault: "caller", meaning: "The request headers exceed 16 KiB; the connection is closed.", action: "Send fewer or shorter headers." },
   { code: "internal_error", status: 500, fault: "service", meaning: "A defect in the service or a plugin; details are in the server log under the request id.", action: "Retry later and report the `request_id` if it persists." },
+  { code: "no_member_answered", status: 503, fault: "service", meaning: "A network question (`/v1/network/…`): no site of the network answered; the detail names each site and why (down, refused, failed, past the deadline).", action: "Retry later; ask the sites' operators about the ones that keep failing.", raisedByPlugins: true },
   { code: "unavailable", status: 503, fault: "service", meaning: "The service is starting, shutting down, or a dependency is not ready or did not answer in time (the dataset is loading; the database is locked or down).", action: "Retry after `Retry-After` seconds (or a short wait); nothing was charged." }
 ]
 

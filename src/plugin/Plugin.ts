@@ -24,12 +24,13 @@ export {
   type PluginExample,
   type PluginServices,
   type PluginSpec,
+  type SiteAnswer,
   type TypedPlugin,
   withAnswers
 } from "./spec.ts"
 export { type ContextValue, DomainError, fail } from "./errors.ts"
 export { type PluginView, tableRows, VIEW_MEDIA_TYPE, VIEW_VERSION, type ViewRows, type ViewTable, viewSpec } from "./view.ts"
-export { ViewWanted, wantsView } from "./viewData.ts"
+export { PARTIAL_MEDIA_TYPE, PartialWanted, ViewWanted, wantsView } from "./viewData.ts"
 
 export { type Basis, Disclosure, type DisclosureService, type DisclosureSpec } from "./disclosure.ts"
 

@@ -7,13 +7,13 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import semver from "semver"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfig, type AppSettings } from "../config/AppConfig.ts"
 import { catalogedError } from "../http/errorCatalog.ts"
 import { DOMAIN_ERROR_STATUSES, type Plugin, PLUGIN_API_VERSION } from "./spec.ts"
 import { PluginRejected, type PluginRule } from "./PluginRejected.ts"
 import { type JsonSchema, jsonSchemaDocument, schemasAt } from "./jsonSchemaAt.ts"
 import { checkView } from "./viewCheck.ts"
-import { withViewData } from "./viewData.ts"
+import { withMember, withViewData } from "./viewData.ts"
 
 /** Paths the platform serves itself; no plugin may take them. */
 export const RESERVED_PATHS: ReadonlyArray<string> = ["/v1/catalog", "/v1/usage", "/v1/openapi.json"]
@@ -74,14 +74,17 @@ export const validatePlugin = (
       }
       if (typeof e.description !== "string" || e.description === "") return reject("error_invalid", `error ${code} has no description`)
       const known = catalogedError(code)
-      if (known !== undefined && (known.status !== e.status || known.status !== 422)) {
+      if (known !== undefined && (known.status !== e.status || (known.status !== 422 && known.raisedByPlugins !== true))) {
         return reject("error_invalid", `error ${code} is a platform code (status ${known.status})`)
       }
     }
     if (p.viewData !== undefined && !Schema.isSchema(p.viewData)) return reject("view_invalid", "viewData is not a Schema")
-    // What disclosure and the view may point into: the answer, and its `view_data` when declared.
+    if (p.partial !== undefined && !Schema.isSchema(p.partial)) return reject("partial_invalid", "partial is not a Schema")
+    // What the view may point into: the answer, and its `view_data` when declared; what disclosure
+    // may: those and the `partial` member.
     const answer = withViewData(p.response as Schema.Struct<Schema.Struct.Fields>, p.viewData as Schema.Top | undefined)
-    const disclosureProblem = p.disclosure === undefined ? undefined : checkDisclosure(p.disclosure, answer)
+    const disclosed = withMember(answer as Schema.Struct<Schema.Struct.Fields>, "partial", p.partial as Schema.Top | undefined)
+    const disclosureProblem = p.disclosure === undefined ? undefined : checkDisclosure(p.disclosure, disclosed)
     if (disclosureProblem !== undefined) return reject("disclosure_invalid", disclosureProblem)
     const viewProblem = p.view === undefined ? undefined : checkView(p.view, p.request as Schema.Top, answer)
     if (viewProblem !== undefined) return reject("view_invalid", viewProblem)
@@ -165,13 +168,20 @@ export const loadPlugins = (
 export class PluginRegistry extends Context.Service<PluginRegistry, {
   readonly plugins: ReadonlyArray<LoadedPlugin>
 }>()("hcc/PluginRegistry") {
-  /** Built-ins plus HCC_PLUGINS. */
-  static readonly layer = (builtins: ReadonlyArray<unknown>) =>
+  /**
+   * Built-ins plus HCC_PLUGINS, plus what `derived` makes of them under the settings (the network
+   * coordinator's endpoints: src/network/plugins.ts), each held to the same rules.
+   */
+  static readonly layer = (builtins: ReadonlyArray<unknown>, derived?: (plugins: ReadonlyArray<Plugin>, config: AppSettings) => ReadonlyArray<unknown>) =>
     Layer.effect(
       PluginRegistry,
       Effect.gen(function*() {
         const config = yield* AppConfig
-        const plugins = yield* loadPlugins(builtins, config.plugins)
+        const loaded = yield* loadPlugins(builtins, config.plugins)
+        const plugins = [...loaded]
+        for (const candidate of derived?.(loaded.map((l) => l.plugin), config) ?? []) {
+          plugins.push({ plugin: yield* validatePlugin(candidate, "network", plugins), source: "network" })
+        }
         // One start-up line per plugin: what this process serves, and from where.
         for (const { plugin, source } of plugins) {
           yield* Effect.logInfo("plugin loaded").pipe(Effect.annotateLogs({ plugin: plugin.name, version: plugin.version, source, path: plugin.path }))

@@ -23,7 +23,8 @@ export const PLUGIN_RULES = {
   error_invalid: "each entry of `errors` needs a snake_case `code`, a status of 400, 422 or 503 and a description, and must not reuse a platform code",
   example_invalid: "each example's `request` must decode with the plugin's `request` schema",
   disclosure_invalid: "`disclosure` must name response fields by JSON pointer (`*` for any key or index): `cohort` an integer field, each of `counts` and `statistics` a field that allows null",
-  view_invalid: "`view` must be a view of version 1 whose tables point at request or response fields of their kind and whose Vega-Lite specification compiles and names only fields its tables have"
+  view_invalid: "`view` must be a view of version 1 whose tables point at request or response fields of their kind and whose Vega-Lite specification compiles and names only fields its tables have",
+  partial_invalid: "`partial` (the partial representation's member, pooled by a network coordinator) must be an effect Schema"
 } as const
 
 /** A rule code. */

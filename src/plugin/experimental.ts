@@ -9,7 +9,7 @@
  * that got the dataset, never keep them past it.
  */
 export { Kernels } from "../kernels/service.ts"
-export type { GlmFamily, GlmResult, KernelsService, Panel } from "../kernels/types.ts"
+export type { GlmFamily, GlmResult, KernelsService, Panel, PanelPeriodsResult } from "../kernels/types.ts"
 export { MISSING_TENTH, scoreReader, TENTH_SCORES } from "../kernels/tenths.ts"
 export { type Cohort, type Dataset, HealthData, type HealthDataService } from "../health/HealthData.ts"
 export { membersOf } from "../health/cohorts.ts"

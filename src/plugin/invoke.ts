@@ -11,7 +11,7 @@ import { Kernels } from "../kernels/service.ts"
 import { cohortTooSmall, Disclosure, type DisclosureService, type DisclosureSettings, makeDisclosure, withhold } from "./disclosure.ts"
 import type { DomainError } from "./errors.ts"
 import type { Plugin } from "./spec.ts"
-import { ViewWanted, withViewData } from "./viewData.ts"
+import { PartialWanted, type Representation, ViewWanted, withMember } from "./viewData.ts"
 
 /** What running a plugin needs from its thread (the handler's `Disclosure` is made per call). */
 export type InvokeServices = Kernels | HealthData | PatientData
@@ -24,12 +24,14 @@ export type InvokeServices = Kernels | HealthData | PatientData
  * services as they are). A value the response schema rejects is the plugin's defect.
  */
 export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
-  const encode = Schema.encodeUnknownEffect(plugin.response as unknown as Schema.Codec<unknown, unknown>)
-  // The view representation: the answer and its `view_data` (viewData.ts), encoded and held to the
-  // small-cell rule together.
-  const encodeView = plugin.viewData === undefined
-    ? encode
-    : Schema.encodeUnknownEffect(withViewData(plugin.response, plugin.viewData) as unknown as Schema.Codec<unknown, unknown>)
+  const encoderOf = (schema: Schema.Top) => Schema.encodeUnknownEffect(schema as unknown as Schema.Codec<unknown, unknown>)
+  // Each representation (viewData.ts): the answer, with its `view_data` or its `partial`, encoded and
+  // held to the small-cell rule together.
+  const encoders: Record<Representation, ReturnType<typeof encoderOf>> = {
+    answer: encoderOf(plugin.response),
+    view: encoderOf(withMember(plugin.response, "view_data", plugin.viewData)),
+    partial: encoderOf(withMember(plugin.response, "partial", plugin.partial))
+  }
   const rejected = (e: Schema.SchemaError) => Effect.die(new Error(`plugin "${plugin.name}" returned a value its response schema rejects: ${e.message}`))
   /** The handler's effect with its data services recording what they hand out (undeclared plugins only). */
   const recording = <A>(handled: Effect.Effect<A, DomainError, InvokeServices>, disclosure: DisclosureService): Effect.Effect<A, DomainError, InvokeServices> =>
@@ -45,36 +47,40 @@ export const invokePlugin = (plugin: Plugin, settings: DisclosureSettings) => {
       return Effect.flatMap(Effect.service(Kernels), (kernels) =>
         Effect.provideService(Effect.provideService(handled, HealthData, health), PatientData, makePatientData(health, kernels, seen)))
     })
-  return (input: unknown, view = false): Effect.Effect<Record<string, unknown>, DomainError, InvokeServices> => {
+  return (input: unknown, asked: Representation = "answer"): Effect.Effect<Record<string, unknown>, DomainError, InvokeServices> => {
     const disclosure = makeDisclosure(settings)
-    const asked = view && plugin.viewData !== undefined
+    const representation = (asked === "view" && plugin.viewData === undefined) || (asked === "partial" && plugin.partial === undefined) ? "answer" : asked
     const told = Effect.provideService(plugin.handler(input), Disclosure, disclosure)
-    // ViewWanted is false unless provided: only a view representation's call pays for providing it.
-    const handled = asked ? Effect.provideService(told, ViewWanted, true) : told
+    // ViewWanted and PartialWanted are false unless provided: only the call that asks pays for providing one.
+    const handled = representation === "view"
+      ? Effect.provideService(told, ViewWanted, true)
+      : representation === "partial"
+      ? Effect.provideService(told, PartialWanted, true)
+      : told
     const run = plugin.disclosure === undefined ? recording(handled, disclosure) : handled
-    return Effect.flatMap(Effect.flatMap(run, (value) => Effect.catch((asked ? encodeView : encode)(value), rejected)), (encoded) => {
+    return Effect.flatMap(Effect.flatMap(run, (value) => Effect.catch(encoders[representation](value), rejected)), (encoded) => {
       const result = withhold(settings, plugin.disclosure, encoded as Record<string, unknown>, disclosure.bases)
       if (result._tag !== "Answer") return Effect.fail(cohortTooSmall(result.minimum))
-      return Effect.succeed(asked ? splitSuppressed(result.body) : result.body)
+      return Effect.succeed(representation === "answer" ? result.body : splitSuppressed(result.body, representation === "view" ? "view_data" : "partial"))
     })
   }
 }
 
 /**
- * The view representation with what was withheld said where it belongs: the answer's own fields in
- * its `suppressed` (so without `view_data` it is exactly the plain answer), `view_data`'s in
- * `view_data.suppressed` (pointers from the document's root, like the others).
+ * A view or partial representation with what was withheld said where it belongs: the answer's own
+ * fields in its `suppressed` (so without `member` it is exactly the plain answer), `member`'s
+ * (`view_data`, `partial`) in `<member>.suppressed` (pointers from the document's root, like the others).
  */
-const splitSuppressed = (body: Record<string, unknown>): Record<string, unknown> => {
+const splitSuppressed = (body: Record<string, unknown>, member: "view_data" | "partial"): Record<string, unknown> => {
   const all = body["suppressed"]
-  const data = body["view_data"]
+  const data = body[member]
   if (!Array.isArray(all) || typeof data !== "object" || data === null) return body
-  const own = all.filter((p: string) => !p.startsWith("/view_data/"))
-  const theirs = all.filter((p: string) => p.startsWith("/view_data/"))
+  const own = all.filter((p: string) => !p.startsWith(`/${member}/`))
+  const theirs = all.filter((p: string) => p.startsWith(`/${member}/`))
   const { suppressed: _, ...rest } = body
   return {
     ...rest,
     ...(own.length > 0 ? { suppressed: own } : {}),
-    view_data: theirs.length > 0 ? { ...data, suppressed: theirs } : data
+    [member]: theirs.length > 0 ? { ...data, suppressed: theirs } : data
   }
 }

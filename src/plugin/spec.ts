@@ -13,7 +13,7 @@ import type { PluginView } from "./view.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "2.10.0"
+export const PLUGIN_API_VERSION = "2.11.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -55,6 +55,12 @@ export interface PluginExample<RequestEncoded> {
  * Retry-After.
  */
 export type PluginServices = PatientData | Disclosure | Kernels | HealthData
+
+/** One site's answer to a network question: its partial representation, as JSON (docs/network.md). */
+export interface SiteAnswer {
+  readonly name: string
+  readonly answer: Readonly<Record<string, unknown>>
+}
 
 /** The typed description of one plugin. */
 export interface PluginSpec<
@@ -106,6 +112,20 @@ export interface PluginSpec<
    */
   readonly viewData?: Schema.Top
   /**
+   * Schema of `partial`: the aggregates a network coordinator pools from this site's answer
+   * (docs/network.md), returned by the handler as `partial` when `PartialWanted` says the caller
+   * asked for the partial representation. Its pointers (`/partial/…`) may appear in `disclosure`:
+   * a site publishes only what its own small-cell rule lets through.
+   */
+  readonly partial?: Schema.Top
+  /**
+   * Pools the sites' partial answers into the network's answer (docs/network.md): a value of the
+   * response type (with `view_data` when `ViewWanted`), and `incomplete`, the pointers of pooled
+   * values that some site's part is missing from (it withheld a small cell). Records what each
+   * value rests on with `Disclosure`, as a handler does: the network's own rule applies.
+   */
+  readonly pool?: (request: Req["Type"], sites: ReadonlyArray<SiteAnswer>) => Effect.Effect<Res["Type"] & { readonly incomplete?: ReadonlyArray<string> }, DomainError, Disclosure>
+  /**
    * Work done once per loaded dataset, before the service reports ready (e.g. fitting a model), so
    * no request pays for it. Keep the result with {@link preparedPerDataset} and read it back in the
    * handler. A failure is logged; the plugin then answers 503 `unavailable`, other domains are served.
@@ -126,7 +146,7 @@ export interface PluginSpec<
 export type PluginContract<
   Req extends Schema.Top,
   Res extends Schema.Struct<Schema.Struct.Fields>
-> = Omit<PluginSpec<Req, Res, never>, "handler" | "prepare">
+> = Omit<PluginSpec<Req, Res, never>, "handler" | "prepare" | "pool">
 
 /** A contract that still knows its name and schemas (what {@link defineContract} returns). */
 export type TypedContract<Name extends string, Req extends Schema.Top, Res extends Schema.Struct<Schema.Struct.Fields>> = PluginContract<Req, Res> & {
@@ -160,8 +180,12 @@ export interface Plugin {
   readonly disclosure?: DisclosureSpec
   readonly view?: PluginView
   readonly viewData?: Schema.Top
+  readonly partial?: Schema.Top
+  readonly pool?: (request: any, sites: ReadonlyArray<SiteAnswer>) => Effect.Effect<unknown, DomainError, Disclosure>
   readonly prepare?: (dataset: Dataset) => Effect.Effect<void, unknown, Kernels>
   readonly handler: (request: unknown) => Effect.Effect<unknown, DomainError, PluginServices>
+  /** Answered on the HTTP thread, never on a compute thread (a network endpoint: it holds no data, it waits on the sites). */
+  readonly onHttpThread?: boolean
 }
 
 /**

@@ -73,7 +73,10 @@ const cases: ReadonlyArray<readonly [PluginRule, unknown]> = [
   ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, encoding: { x: { field: "z", type: "quantitative" } } } } }],
   ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, data: { name: "other" } } } }],
   ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, data: { values: [{ y: 1 }] } } } }],
-  ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, mark: "no-such-mark" } } }]
+  ["view_invalid", { ...good, view: { ...goodView, spec: { ...goodView.spec, mark: "no-such-mark" } } }],
+  ["partial_invalid", { ...good, partial: { not: "a schema" } }],
+  // A pointer into `partial` is a disclosure pointer only where the plugin declares `partial`.
+  ["disclosure_invalid", { ...good, disclosure: { counts: ["/partial/n"] } }]
 ]
 
 describe("validatePlugin", () => {
@@ -84,6 +87,10 @@ describe("validatePlugin", () => {
     expect(ruleOf({ ...good, view: goodView })).toBe("accepted")
     const nullable = Schema.Struct({ n: Schema.Int, y: Schema.NullOr(Schema.Finite), rows: Schema.Array(Schema.Struct({ k: Schema.NullOr(Schema.Int) })) })
     expect(ruleOf({ ...good, response: nullable, disclosure: { cohort: "/n", counts: ["/rows/*/k"], statistics: ["/y"] } })).toBe("accepted")
+    expect(ruleOf({ ...good, partial: Schema.Struct({ n: Schema.NullOr(Schema.Int) }), disclosure: { counts: ["/partial/n"] } })).toBe("accepted")
+    // A network endpoint's 503 from the catalogue, which handlers may raise too.
+    expect(ruleOf({ ...good, errors: [{ code: "no_member_answered", status: 503, description: "d" }] })).toBe("accepted")
+    expect(ruleOf({ ...good, errors: [{ code: "unavailable", status: 503, description: "d" }] })).toBe("error_invalid")
   })
   it.each(cases)("rejects by rule %s", (rule, candidate) => {
     expect(ruleOf(candidate)).toBe(rule)

@@ -1,0 +1,146 @@
+/**
+ * A network of sites through the door (docs/network.md): one generated population split by patient
+ * into three sites, each a service with its own dataset, and a coordinator asking them. Population
+ * across the network is the answer one service gives over the union of the three (the original
+ * dataset), with small cells off everywhere; a site that fails mid-question or never answers is
+ * left out, the answer from the others marked partial, within the deadline.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PARTIAL_MEDIA_TYPE } from "../../src/plugin/viewData.ts"
+import { networkFile, splitByPatient } from "../support/network.ts"
+import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
+
+const OFF = { HCC_MIN_CELL_SIZE: "1" }
+let union: TestServer
+let sites: Array<TestServer> = []
+let coordinator: TestServer
+let faulty: TestServer
+let fakes: Array<Server> = []
+let asked = 0
+
+/** A fake site: one that drops the connection on every question, or one that never answers. */
+const fakeSite = async (behaviour: "drop" | "hang"): Promise<string> => {
+  const server = createServer((req) => {
+    asked++
+    if (behaviour === "drop") req.socket.destroy()
+  })
+  fakes.push(server)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+beforeAll(async () => {
+  const original = tempDataDir()
+  hcc(original, ["data", "generate", "--patients", "3000", "--seed", "11"])
+  const exported = `${tempDataDir()}/export`
+  hcc(original, ["data", "export", exported])
+  const parts = splitByPatient(exported, 3)
+  const dirs = parts.map((folder) => {
+    const dir = tempDataDir()
+    hcc(dir, ["data", "import", folder])
+    return dir
+  })
+  const started = await Promise.all([original, ...dirs].map((dataDir) => startServer({ dataDir, env: OFF })))
+  await Promise.all(started.map((s) => waitReady(s)))
+  union = started[0]!
+  sites = started.slice(1)
+  const members = sites.map((s, i) => ({ name: `site-${i + 1}`, url: s.url, token: newAccount({ dataDir: s.dataDir }, { tier: "unlimited" }).token }))
+  const [drop, hang] = [await fakeSite("drop"), await fakeSite("hang")]
+  const coordinators = await Promise.all([
+    startServer({ env: { ...OFF, HCC_NETWORK: networkFile(members) } }),
+    startServer({ env: { ...OFF, HCC_NETWORK: networkFile([members[0]!, { name: "site-drops", url: drop, token: "t1" }, { name: "site-hangs", url: hang, token: "t2" }], 1) } })
+  ])
+  await Promise.all(coordinators.map((s) => waitReady(s)))
+  coordinator = coordinators[0]!
+  faulty = coordinators[1]!
+}, 300_000)
+
+afterAll(async () => {
+  await Promise.all([union, ...sites, coordinator, faulty].map((s) => s?.stop()))
+  for (const f of fakes) f.closeAllConnections()
+  await Promise.all(fakes.map((f) => new Promise((resolve) => f.close(resolve))))
+})
+
+const QUESTIONS = [
+  { analysis_type: "trend" },
+  { analysis_type: "trend", granularity: "monthly", cohort_definition: { sex: "female", conditions: ["type_2_diabetes"] } },
+  { analysis_type: "trend", granularity: "yearly", axes: ["PO", "ER"], cohort_definition: { age_range: "40-70" } },
+  { analysis_type: "trend", cohort_definition: { conditions: ["heart_failure"], axes_threshold: { PO: { min: 5 } } } },
+  { analysis_type: "trend", cohort_definition: { axes_threshold: { PO: { min: 5 } } } }
+]
+
+describe("population across the network", () => {
+  it.each(QUESTIONS.map((q, i) => [i, q] as const).filter(([i]) => i !== 3))("question %i: the answer of one service over the union of the sites, each site's cohort and weight listed", async (_, question) => {
+    const one = await (await call(union, "/v1/population", { body: question })).json()
+    const res = await call(coordinator, "/v1/network/population", { body: question })
+    expect(res.status).toBe(200)
+    const { network, hcc_cost, statistical_significance, ...pooled } = await res.json()
+    const { hcc_cost: oneCost, statistical_significance: oneP, ...single } = one
+    expect(pooled).toEqual(single)
+    // The trend test's sums of slopes are added in another order: the same to its 6 significant digits.
+    expect(statistical_significance).toBeCloseTo(oneP, 5)
+    expect(hcc_cost).toBe(3 * oneCost)
+    expect(network.partial).toBe(false)
+    expect(network.incomplete).toEqual([])
+    expect(network.members.map((m: any) => [m.name, m.status, m.hcc_cost])).toEqual([["site-1", "answered", oneCost], ["site-2", "answered", oneCost], ["site-3", "answered", oneCost]])
+    expect(network.members.reduce((s: number, m: any) => s + m.cohort_size, 0)).toBe(single.cohort_size)
+    expect(network.members.reduce((s: number, m: any) => s + m.weight, 0)).toBeCloseTo(1, 3)
+  })
+
+  it("a cohort under every site's minimum cell size is the network's 422 cohort_too_small", async () => {
+    const res = await call(coordinator, "/v1/network/population", { body: QUESTIONS[3] })
+    expect(res.status).toBe(422)
+    const body = await res.json()
+    expect(body.code).toBe("cohort_too_small")
+    expect(body.detail).toBe("At every site the cohort is under the site's minimum cell size, so no site publishes it; widen the question.")
+  })
+
+  it("a site answers its partial representation: the answer and what the coordinator pools", async () => {
+    const res = await call(sites[0]!, "/v1/population", { body: QUESTIONS[0], headers: { accept: PARTIAL_MEDIA_TYPE } })
+    expect(res.headers.get("content-type")).toMatch(/^application\/vnd\.hcc\.partial\+json/)
+    const { partial, ...answer } = await res.json()
+    expect(answer).toEqual(await (await call(sites[0]!, "/v1/population", { body: QUESTIONS[0] })).json())
+    expect(partial.periods.map((p: any) => p.period)).toEqual(answer.periods.map((p: any) => p.quarter))
+    for (const [i, p] of partial.periods.entries()) expect(Math.round((p.sum_PO / p.scores_PO) * 1000) / 1000).toBe(answer.periods[i].avg_PO)
+  })
+
+  it("with the view representation, the pooled means' intervals from the pooled moments", async () => {
+    const res = await call(coordinator, "/v1/network/population", { body: QUESTIONS[0], headers: { accept: "application/vnd.hcc.view+json" } })
+    const body = await res.json()
+    const one = await (await call(union, "/v1/population", { body: QUESTIONS[0], headers: { accept: "application/vnd.hcc.view+json" } })).json()
+    expect(body.view_data.periods.map((p: any) => [p.period, p.n_PO])).toEqual(one.view_data.periods.map((p: any) => [p.period, p.n_PO]))
+    for (const [i, p] of body.view_data.periods.entries()) {
+      expect(p.low_PO).toBeCloseTo(one.view_data.periods[i].low_PO, 3)
+      expect(p.high_PO).toBeCloseTo(one.view_data.periods[i].high_PO, 3)
+    }
+  })
+})
+
+describe("faults", () => {
+  it("a site that drops the connection mid-question and one that never answers: the answer from the other, marked partial, within the deadline", async () => {
+    const before = asked
+    const res = await call(faulty, "/v1/network/population", { body: QUESTIONS[0] })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body.network.partial).toBe(true)
+    expect(body.network.members.map((m: any) => [m.name, m.status])).toEqual([["site-1", "answered"], ["site-drops", "failed"], ["site-hangs", "timeout"]])
+    expect(body.network.members[2].reason).toBe("no answer within 1 s")
+    // The answer is the one site's: its cohort, all of the weight.
+    const site = await (await call(sites[0]!, "/v1/population", { body: QUESTIONS[0] })).json()
+    expect(body.cohort_size).toBe(site.cohort_size)
+    expect(body.periods).toEqual(site.periods)
+    // A dropped connection is tried once more under the same key; the silent site is asked once.
+    expect(asked - before).toBe(3)
+  })
+
+  it("no site answering is a 503 naming each site and why", async () => {
+    await sites[0]!.stop()
+    const res = await call(faulty, "/v1/network/population", { body: QUESTIONS[0] })
+    expect(res.status).toBe(503)
+    const body = await res.json()
+    expect(body.code).toBe("no_member_answered")
+    expect(body.detail).toBe("No site of the network answered this question: site-1 failed (the site could not be reached); site-drops failed (the site could not be reached); site-hangs timeout (no answer within 1 s).")
+  })
+})
