@@ -4,7 +4,7 @@
  * Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
  */
 import { Effect } from "effect"
-import { firstDayOfMonth, monthOfDay } from "../../src/plugin/Plugin.ts"
+import { firstDayOfMonth, metaAnalysis, monthOfDay } from "../../src/plugin/Plugin.ts"
 import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
 import { binomialNormal, fitBinomialNormal } from "./binomialNormal.ts"
 
@@ -31,23 +31,10 @@ export interface Pooled {
   readonly k: number
 }
 
-/** z of a two-sided 95 % interval. */
-const Z95 = 1.959963984540054
-
 /** DerSimonian–Laird random-effects pooling of k ≥ 1 estimates with positive variances. */
 export const derSimonianLaird = (studies: ReadonlyArray<Pick<StudyEstimate, "estimate" | "variance">>): Pooled => {
-  const k = studies.length
-  const w = studies.map((s) => 1 / s.variance)
-  const sw = w.reduce((a, b) => a + b, 0)
-  const fixed = studies.reduce((a, s, i) => a + w[i]! * s.estimate, 0) / sw
-  const q = studies.reduce((a, s, i) => a + w[i]! * (s.estimate - fixed) ** 2, 0)
-  const c = sw - w.reduce((a, b) => a + b * b, 0) / sw
-  const tau2 = k > 1 && c > 0 ? Math.max(0, (q - (k - 1)) / c) : 0
-  const wr = studies.map((s) => 1 / (s.variance + tau2))
-  const swr = wr.reduce((a, b) => a + b, 0)
-  const estimate = studies.reduce((a, s, i) => a + wr[i]! * s.estimate, 0) / swr
-  const se = Math.sqrt(1 / swr)
-  return { estimate, se, ciLow: estimate - Z95 * se, ciHigh: estimate + Z95 * se, tau2, q, k }
+  const m = metaAnalysis(studies)
+  return { ...m.dl, q: m.q, k: m.k }
 }
 
 /** A `*_rate` metric is a proportion of implants with the event (0/1 outcomes). */

@@ -34,8 +34,15 @@ export interface AxisEffect {
   /** Cohort patients with scores in strata that have comparators (the difference's exposed side), and those comparators. */
   readonly exposedN: number
   readonly comparatorN: number
-  /** Cohort patients with a slope on the drug (the trend's n). */
+  /**
+   * The correlation's sums over its pairs (x the adherence, y the axis change): Σx, Σy, Σx², Σy², Σxy —
+   * what a network pools it from (network.ts).
+   */
+  readonly correlationSums: readonly [number, number, number, number, number]
+  /** Cohort patients with a slope on the drug (the trend's n), and Σ slope, Σ slope². */
   readonly slopeN: number
+  readonly slopeSum: number
+  readonly slopeSquares: number
   readonly meanSlope: number
   readonly trendP: number
   readonly trend: (typeof TRENDS)[number]
@@ -53,6 +60,27 @@ export interface DrugAnalysis {
   readonly eventRate: number
   readonly eventRateSe: number
   readonly axes: ReadonlyMap<Axis, AxisEffect>
+}
+
+/** An axis's trend on the drug from its slopes' count, mean and t-test p-value. */
+export const trendClass = (n: number, meanSlope: number, p: number): (typeof TRENDS)[number] =>
+  n === 0
+    ? "no_data"
+    : p < TREND_ALPHA && atLeast(meanSlope, TREND_MIN_SLOPE) ? "positive" : p < TREND_ALPHA && atMost(meanSlope, -TREND_MIN_SLOPE) ? "negative" : "stable"
+
+/** Σx, Σy, Σx², Σy², Σxy of n pairs laid out as the correlation kernel takes them (every x, then every y). */
+const pairSums = (xy: Float64Array, n: number): readonly [number, number, number, number, number] => {
+  let [sx, sy, sxx, syy, sxy] = [0, 0, 0, 0, 0]
+  for (let i = 0; i < n; i++) {
+    const x = xy[i]!
+    const y = xy[n + i]!
+    sx += x
+    sy += y
+    sxx += x * x
+    syy += y * y
+    sxy += x * y
+  }
+  return [sx, sy, sxx, syy, sxy]
 }
 
 /** Runs the analysis for one drug (index in vocabulary.drug) and outcome type over the target axes. */
@@ -120,14 +148,15 @@ export const analyzeDrug = (
         standardizedSe: used > 0 && sd > 0 ? Math.sqrt(v) / sd : Number.NaN,
         correlation: corr,
         correlationN: pairs,
+        correlationSums: pairSums(pairsOf[k]!, pairs),
         exposedN: used,
         comparatorN,
         slopeN,
+        slopeSum: slopeS,
+        slopeSquares: slopeSS,
         meanSlope,
         trendP,
-        trend: slopeN === 0
-          ? "no_data"
-          : trendP < TREND_ALPHA && atLeast(meanSlope, TREND_MIN_SLOPE) ? "positive" : trendP < TREND_ALPHA && atMost(meanSlope, -TREND_MIN_SLOPE) ? "negative" : "stable"
+        trend: trendClass(slopeN, meanSlope, trendP)
       })
     }
     const analysis: DrugAnalysis = {

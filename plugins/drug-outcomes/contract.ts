@@ -2,12 +2,12 @@
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData, OUTCOME_TYPES, TRENDS } from "./schema.ts"
+import { DrugOutcomesPartial, DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData, OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "drug-outcomes",
   version: "1.0.0",
-  engine: "^2.5.0",
+  engine: "^2.12.0",
   path: "/v1/drug-outcomes",
   summary: "Outcomes of patients on a drug: standardized effect on the target axes, adverse-event rate, per-axis correlation with adherence and trend",
   description:
@@ -27,7 +27,12 @@ export const contract = withAnswers(answers, defineContract({
   vocabularies: { outcome_type: OUTCOME_TYPES, trend: TRENDS },
   disclosure: {
     cohort: "/cohort_size",
-    counts: ["/view_data/effects/*/exposed", "/view_data/effects/*/comparators"],
+    counts: [
+      "/view_data/effects/*/exposed",
+      "/view_data/effects/*/comparators",
+      "/partial/events",
+      ...["exposed", "comparators", "pairs", "slopes"].map((f) => `/partial/axes/*/${f}`)
+    ],
     statistics: [
       "/efficacy_score",
       "/adverse_event_rate",
@@ -35,11 +40,13 @@ export const contract = withAnswers(answers, defineContract({
       "/axis_breakdown/*/trend",
       "/view_data/effects/*/d",
       "/view_data/effects/*/ci_low",
-      "/view_data/effects/*/ci_high"
+      "/view_data/effects/*/ci_high",
+      ...["d", "se", "sum_x", "sum_y", "sum_xx", "sum_yy", "sum_xy", "slope_sum", "slope_squares"].map((f) => `/partial/axes/*/${f}`)
     ]
   },
   view,
   viewData: DrugOutcomesViewData,
+  partial: DrugOutcomesPartial,
   examples: [
     {
       name: "sample",

@@ -1,12 +1,10 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
 import { Effect } from "effect"
-import { canonicalOrder, closest, Disclosure, fail, parseMinimum, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
+import { canonicalOrder, closest, Disclosure, fail, parseMinimum, PartialWanted, resolveCode, roundTo, ViewWanted, Z95 } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"
-import type { DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData } from "./schema.ts"
-
-/** z of a two-sided 95 % interval. */
-const Z95 = 1.959963984540054
+import { drugPartial } from "./network.ts"
+import type { DrugOutcomesPartial, DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData } from "./schema.ts"
 
 /**
  * Analyses by drug, outcome type and target axes, kept while the dataset is served. Only the axes
@@ -65,7 +63,7 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
         })
       }
       : undefined
-    const response: typeof DrugOutcomesResponse.Type & { view_data?: typeof DrugOutcomesViewData.Type } = {
+    const response: typeof DrugOutcomesResponse.Type & { view_data?: typeof DrugOutcomesViewData.Type; partial?: typeof DrugOutcomesPartial.Type } = {
       drug: request.drug,
       outcome_type: request.outcome_type,
       cohort_size: a.cohortSize,
@@ -75,7 +73,8 @@ export const drugOutcomes = (request: typeof DrugOutcomesRequest.Type) =>
         const e = a.axes.get(axis)!
         return [axis, { correlation: Number.isNaN(e.correlation) ? null : roundTo(e.correlation, 3), trend: e.trend }]
       })),
-      ...(viewData === undefined ? {} : { view_data: viewData })
+      ...(viewData === undefined ? {} : { view_data: viewData }),
+      ...((yield* PartialWanted) ? { partial: drugPartial(a, axes, disclosure) } : {})
     }
     return response
   })

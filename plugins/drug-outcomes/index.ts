@@ -5,6 +5,7 @@ import { type Dataset, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug } from "./analysis.ts"
 import { contract } from "./contract.ts"
 import { drugOutcomes } from "./handler.ts"
+import { poolDrugOutcomes } from "./network.ts"
 import { perDataset, prepareDrugOutcomes } from "./perDataset.ts"
 
 /**
@@ -24,4 +25,4 @@ const prepare = (data: Dataset) =>
     if (coursesOf.length > 0 && coursesOf[busiest]!.length > 0) yield* Effect.exit(analyzeDrug(kernels, data, busiest, "efficacy", AXES))
   })
 
-export default definePlugin({ ...contract, prepare, handler: drugOutcomes })
+export default definePlugin({ ...contract, prepare, handler: drugOutcomes, pool: poolDrugOutcomes })

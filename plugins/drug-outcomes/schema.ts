@@ -48,5 +48,64 @@ export const DrugOutcomesViewData = Schema.Struct({
     ci_high: Schema.NullOr(Schema.Finite),
     exposed: Schema.NullOr(Schema.Int).annotate({ description: "Cohort patients compared on the axis" }),
     comparators: Schema.NullOr(Schema.Int).annotate({ description: "Comparable unexposed patients" })
-  }))
+  })),
+  network: Schema.optionalKey(Schema.suspend(() => DrugNetworkEffects)).annotate({ description: "Across a network of sites only: each axis's sites and pooled effects (docs/network.md)" })
 })
+
+const Figure = Schema.NullOr(Schema.Finite)
+const Count = Schema.NullOr(Schema.Int)
+
+/**
+ * The partial representation's `partial` (src/plugin/viewData.ts): what a network coordinator pools
+ * (docs/network.md). The cohort's adverse events; per target axis the site's Cohen's d and its
+ * standard error (pooled by meta-analysis: each site stratifies against its own comparators), and
+ * the sums the correlation and the trend test are exactly pooled from. Unrounded.
+ */
+export const DrugOutcomesPartial = Schema.Struct({
+  events: Count.annotate({ description: "Adverse events of the drug in the cohort" }),
+  axes: Schema.Array(Schema.Struct({
+    axis: AxisCode,
+    d: Figure.annotate({ description: "Cohen's d (null without comparators)" }),
+    se: Figure.annotate({ description: "Its standard error" }),
+    exposed: Count,
+    comparators: Count,
+    pairs: Count.annotate({ description: "Patients behind the correlation" }),
+    sum_x: Figure,
+    sum_y: Figure,
+    sum_xx: Figure,
+    sum_yy: Figure,
+    sum_xy: Figure,
+    slopes: Count.annotate({ description: "Patients with a slope on the drug" }),
+    slope_sum: Figure,
+    slope_squares: Figure
+  })).annotate({ description: "Per target axis, canonical order; x the adherence (PDC), y the axis change" })
+})
+
+/** A pooled effect with its interval, as a forest plot's row gives it. */
+const Pooled = Schema.Struct({ d: Schema.Finite, ci_low: Schema.Finite, ci_high: Schema.Finite })
+
+/**
+ * Across a network of sites, per target axis: each site's d and the pooled ones (fixed effect;
+ * DerSimonian–Laird; REML with the Hartung–Knapp interval, the answer's), τ², I², Q and its p, the
+ * prediction interval (docs/network.md). In the network answer's view representation only.
+ */
+export const DrugNetworkEffects = Schema.Array(Schema.Struct({
+  axis: Schema.String,
+  sites: Schema.Array(Schema.Struct({
+    site: Schema.String,
+    d: Schema.Finite,
+    ci_low: Schema.Finite,
+    ci_high: Schema.Finite,
+    weight: Schema.Finite.annotate({ description: "The site's share of the REML random-effects weights" })
+  })),
+  fixed: Pooled,
+  dersimonian_laird: Pooled,
+  reml_hartung_knapp: Pooled,
+  tau2_dl: Schema.Finite,
+  tau2_reml: Schema.Finite,
+  i2: Schema.Finite,
+  q: Schema.Finite,
+  q_p: Schema.NullOr(Schema.Finite),
+  prediction_low: Schema.NullOr(Schema.Finite),
+  prediction_high: Schema.NullOr(Schema.Finite)
+}))

@@ -68,4 +68,5 @@ export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, can
 export { QUERY_TYPES, QueryType, SEXES, type Sex, TIME_RANGES, TimeRange } from "./vocabularies.ts"
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { chiSquareUpperP, incompleteBeta, oneSampleTP, roundTo, studentTQuantile, studentTwoSidedP } from "./stats.ts"
+export { type EffectEstimate, type MetaAnalysis, metaAnalysis, type PooledEffect, tau2DerSimonianLaird, tau2Reml, Z95 } from "./metaAnalysis.ts"
 export { above, atLeast, atMost, below, SCORE_TOLERANCE } from "../kernels/thresholds.ts"

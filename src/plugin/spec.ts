@@ -13,7 +13,7 @@ import type { PluginView } from "./view.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "2.11.0"
+export const PLUGIN_API_VERSION = "2.12.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const

@@ -5,6 +5,7 @@
  * dataset), with small cells off everywhere; a site that fails mid-question or never answers is
  * left out, the answer from the others marked partial, within the deadline.
  */
+import { execFileSync } from "node:child_process"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -13,6 +14,7 @@ import { networkFile, splitByPatient } from "../support/network.ts"
 import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const OFF = { HCC_MIN_CELL_SIZE: "1" }
+const META_REFERENCE = new URL("../fixtures/meta/meta_reference.py", import.meta.url).pathname
 let union: TestServer
 let sites: Array<TestServer> = []
 let coordinator: TestServer
@@ -114,6 +116,60 @@ describe("population across the network", () => {
     for (const [i, p] of body.view_data.periods.entries()) {
       expect(p.low_PO).toBeCloseTo(one.view_data.periods[i].low_PO, 3)
       expect(p.high_PO).toBeCloseTo(one.view_data.periods[i].high_PO, 3)
+    }
+  })
+})
+
+/** The reference meta-analysis (test/fixtures/meta/meta_reference.py, written from the papers) of estimates with variances. */
+const reference = (studies: ReadonlyArray<{ estimate: number; variance: number }>) =>
+  JSON.parse(execFileSync("python3", [META_REFERENCE], { input: JSON.stringify({ studies }), encoding: "utf8" }))
+
+describe("drug outcomes across the network", () => {
+  const DRUG = { drug: "metformin", outcome_type: "efficacy" }
+
+  it("the cohort, the adverse-event rate and each axis's correlation and trend are one service's over the union; d pooled by REML across the sites", async () => {
+    const one = await (await call(union, "/v1/drug-outcomes", { body: DRUG })).json()
+    const res = await call(coordinator, "/v1/network/drug-outcomes", { body: DRUG })
+    expect(res.status).toBe(200)
+    const pooled = await res.json()
+    expect(pooled.cohort_size).toBe(one.cohort_size)
+    expect(pooled.adverse_event_rate).toBe(one.adverse_event_rate)
+    for (const [axis, b] of Object.entries(one.axis_breakdown as Record<string, { correlation: number; trend: string }>)) {
+      expect(pooled.axis_breakdown[axis].trend, axis).toBe(b.trend)
+      // From the sums over the pairs rather than the kernel's passes: the same to its 3 decimals.
+      expect(Math.abs(pooled.axis_breakdown[axis].correlation - b.correlation), axis).toBeLessThanOrEqual(0.001)
+    }
+    // Each site's d and standard error, as it publishes them, pooled by the reference.
+    const partials = await Promise.all(sites.map(async (s) => (await (await call(s, "/v1/drug-outcomes", { body: DRUG, headers: { accept: PARTIAL_MEDIA_TYPE } })).json()).partial))
+    const axes: Array<string> = partials[0].axes.map((a: any) => a.axis)
+    const estimates = axes.map((_, k) => reference(partials.map((p) => ({ estimate: p.axes[k].d, variance: p.axes[k].se ** 2 }))).reml.estimate as number)
+    expect(pooled.efficacy_score).toBe(Math.round((estimates.reduce((a, b) => a + b, 0) / estimates.length) * 1000) / 1000)
+    expect(pooled.network.members.every((m: any) => m.status === "answered")).toBe(true)
+  })
+
+  it("the view representation: per axis each site's d and weight, fixed, DerSimonian–Laird and REML (Hartung–Knapp) estimates, τ², I², Q and the prediction interval, as the reference computes them", async () => {
+    const { view_data } = await (await call(coordinator, "/v1/network/drug-outcomes", { body: DRUG, headers: { accept: "application/vnd.hcc.view+json" } })).json()
+    const partials = await Promise.all(sites.map(async (s) => (await (await call(s, "/v1/drug-outcomes", { body: DRUG, headers: { accept: PARTIAL_MEDIA_TYPE } })).json()).partial))
+    const close = (a: number, b: number, places: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(0.5 * 10 ** -places + 1e-9)
+    for (const [k, row] of (view_data.network as Array<any>).entries()) {
+      const ref = reference(partials.map((p) => ({ estimate: p.axes[k].d, variance: p.axes[k].se ** 2 })))
+      expect(row.sites.map((s: any) => s.site)).toEqual(["site-1", "site-2", "site-3"])
+      close(row.fixed.d, ref.fixed.estimate, 3)
+      close(row.dersimonian_laird.d, ref.dl.estimate, 3)
+      close(row.dersimonian_laird.ci_low, ref.dl.ci_low, 3)
+      close(row.reml_hartung_knapp.d, ref.reml.estimate, 3)
+      close(row.reml_hartung_knapp.ci_low, ref.reml_hk.ci_low, 3)
+      close(row.reml_hartung_knapp.ci_high, ref.reml_hk.ci_high, 3)
+      close(row.tau2_dl, ref.dl.tau2, 6)
+      close(row.tau2_reml, ref.reml.tau2, 6)
+      close(row.i2, ref.i2, 4)
+      close(row.q, ref.q, 4)
+      close(row.q_p, ref.q_p, 4)
+      close(row.prediction_low, ref.prediction.low, 3)
+      close(row.prediction_high, ref.prediction.high, 3)
+      expect(row.sites.reduce((s: number, x: any) => s + x.weight, 0)).toBeCloseTo(1, 3)
+      // The answer's effect is the REML one with its Hartung–Knapp interval.
+      expect(view_data.effects[k]).toMatchObject({ axis: row.axis, d: row.reml_hartung_knapp.d, ci_low: row.reml_hartung_knapp.ci_low, ci_high: row.reml_hartung_knapp.ci_high })
     }
   })
 })
