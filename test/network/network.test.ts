@@ -6,11 +6,13 @@
  * left out, the answer from the others marked partial, within the deadline.
  */
 import { execFileSync } from "node:child_process"
+import { cpSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PARTIAL_MEDIA_TYPE } from "../../src/plugin/viewData.ts"
 import { networkFile, splitByPatient } from "../support/network.ts"
+import { mulberry32 } from "../support/random.ts"
 import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const OFF = { HCC_MIN_CELL_SIZE: "1" }
@@ -20,6 +22,9 @@ let sites: Array<TestServer> = []
 let coordinator: TestServer
 let faulty: TestServer
 let fakes: Array<Server> = []
+/** The same three sites with the small-cell rule on (11), and a coordinator with it on. */
+let strictSites: Array<TestServer> = []
+let strict: TestServer
 let asked = 0
 
 /** A fake site: one that drops the connection on every question, or one that never answers. */
@@ -49,18 +54,28 @@ beforeAll(async () => {
   union = started[0]!
   sites = started.slice(1)
   const members = sites.map((s, i) => ({ name: `site-${i + 1}`, url: s.url, token: newAccount({ dataDir: s.dataDir }, { tier: "unlimited" }).token }))
+  // Copies of the sites' data, served with the rule on.
+  strictSites = await Promise.all(dirs.map((dir) => {
+    const copy = tempDataDir()
+    cpSync(dir, copy, { recursive: true })
+    return startServer({ dataDir: copy })
+  }))
+  await Promise.all(strictSites.map((s) => waitReady(s)))
+  const strictMembers = strictSites.map((s, i) => ({ name: `site-${i + 1}`, url: s.url, token: newAccount({ dataDir: s.dataDir }, { tier: "unlimited" }).token }))
   const [drop, hang] = [await fakeSite("drop"), await fakeSite("hang")]
   const coordinators = await Promise.all([
     startServer({ env: { ...OFF, HCC_NETWORK: networkFile(members) } }),
-    startServer({ env: { ...OFF, HCC_NETWORK: networkFile([members[0]!, { name: "site-drops", url: drop, token: "t1" }, { name: "site-hangs", url: hang, token: "t2" }], 1) } })
+    startServer({ env: { ...OFF, HCC_NETWORK: networkFile([members[0]!, { name: "site-drops", url: drop, token: "t1" }, { name: "site-hangs", url: hang, token: "t2" }], 1) } }),
+    startServer({ env: { HCC_NETWORK: networkFile(strictMembers) } })
   ])
   await Promise.all(coordinators.map((s) => waitReady(s)))
   coordinator = coordinators[0]!
   faulty = coordinators[1]!
+  strict = coordinators[2]!
 }, 300_000)
 
 afterAll(async () => {
-  await Promise.all([union, ...sites, coordinator, faulty].map((s) => s?.stop()))
+  await Promise.all([union, ...sites, ...strictSites, coordinator, faulty, strict].map((s) => s?.stop()))
   for (const f of fakes) f.closeAllConnections()
   await Promise.all(fakes.map((f) => new Promise((resolve) => f.close(resolve))))
 })
@@ -171,6 +186,49 @@ describe("drug outcomes across the network", () => {
       // The answer's effect is the REML one with its Hartung–Knapp interval.
       expect(view_data.effects[k]).toMatchObject({ axis: row.axis, d: row.reml_hartung_knapp.d, ci_low: row.reml_hartung_knapp.ci_low, ci_high: row.reml_hartung_knapp.ci_high })
     }
+  })
+})
+
+describe("small cells across the network", () => {
+  it("narrow questions: no site's partial sums, no count or mean resting on 1 to 10 patients of the network (counted by one service over the union)", async () => {
+    const rnd = mulberry32(20_261_206)
+    const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(rnd() * xs.length)]!
+    const catalog = await (await call(union, "/v1/catalog")).json()
+    const conditions: Array<string> = catalog.vocabularies.condition
+    let withheld = 0
+    let answered = 0
+    for (let i = 0; i < 24; i++) {
+      const start = 20 + Math.floor(rnd() * 60)
+      const question = {
+        analysis_type: "trend",
+        granularity: pick(["monthly", "monthly", "quarterly", "yearly"]),
+        cohort_definition: { age_range: `${start}-${start + 2 + Math.floor(rnd() * 6)}`, ...(rnd() < 0.5 ? { sex: pick(["female", "male"]) } : {}), ...(rnd() < 0.3 ? { conditions: [pick(conditions)] } : {}) }
+      }
+      const res = await call(strict, "/v1/network/population", { body: question, headers: { accept: "application/vnd.hcc.view+json" } })
+      const body = await res.json()
+      expect(JSON.stringify(body)).not.toContain("\"partial\":{")
+      if (res.status === 422) continue
+      expect(res.status).toBe(200)
+      answered++
+      const one = await (await call(union, "/v1/population", { body: question, headers: { accept: "application/vnd.hcc.view+json" } })).json()
+      expect(body.cohort_size).toBeGreaterThanOrEqual(11)
+      for (const m of body.network.members) if (m.cohort_size !== null) expect(m.cohort_size).toBeGreaterThanOrEqual(11)
+      const key = question.granularity === "monthly" ? "month" : question.granularity === "quarterly" ? "quarter" : "year"
+      for (const period of body.periods as Array<Record<string, any>>) {
+        const union = (one.view_data.periods as Array<Record<string, any>>).find((p) => p.period === period[key])
+        for (const [field, value] of Object.entries(period)) {
+          if (!field.startsWith("avg_")) continue
+          const n = union?.[`n_${field.slice(4)}`] ?? 0
+          if (value === null) withheld++
+          else expect(n, `${period[key]} ${field}`).toBeGreaterThanOrEqual(11)
+        }
+      }
+      for (const row of body.view_data.periods as Array<Record<string, any>>) {
+        for (const [field, value] of Object.entries(row)) if (field.startsWith("n_") && value !== null) expect(value).toBeGreaterThanOrEqual(11)
+      }
+    }
+    expect(answered).toBeGreaterThan(3)
+    expect(withheld).toBeGreaterThan(0)
   })
 })
 
