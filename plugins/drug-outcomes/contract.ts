@@ -1,13 +1,13 @@
 /** The drug-outcomes domain's contract: path, schemas, cost, errors and examples, without its code (what a typed client imports). */
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
-import { view } from "./view.ts"
+import { networkView, view } from "./view.ts"
 import { DrugOutcomesPartial, DrugOutcomesRequest, DrugOutcomesResponse, DrugOutcomesViewData, OUTCOME_TYPES, TRENDS } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "drug-outcomes",
   version: "1.0.0",
-  engine: "^2.12.0",
+  engine: "^2.13.0",
   path: "/v1/drug-outcomes",
   summary: "Outcomes of patients on a drug: standardized effect on the target axes, adverse-event rate, per-axis correlation with adherence and trend",
   description:
@@ -45,6 +45,7 @@ export const contract = withAnswers(answers, defineContract({
     ]
   },
   view,
+  networkView,
   viewData: DrugOutcomesViewData,
   partial: DrugOutcomesPartial,
   examples: [

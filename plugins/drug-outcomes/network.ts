@@ -111,6 +111,13 @@ const networkView = (
     const hk = meta.remlHartungKnapp
     return { axis, d: r3(meta.reml.estimate), ci_low: orNull(r3(hk.ciLow)) ?? r3(meta.reml.ciLow), ci_high: orNull(r3(hk.ciHigh)) ?? r3(meta.reml.ciHigh), exposed: totals.get(axis)!["exposed"]!, comparators: totals.get(axis)!["comparators"]! }
   }),
+  sites: pooled.flatMap(({ axis, meta, studies }) => {
+    const hk = Number.isFinite(meta.remlHartungKnapp.ciLow) ? meta.remlHartungKnapp : meta.reml
+    return [
+      ...studies.map((s, j) => ({ axis, site: s.site, d: r3(s.estimate), ci_low: r3(s.estimate - Z95 * Math.sqrt(s.variance)), ci_high: r3(s.estimate + Z95 * Math.sqrt(s.variance)), weight: roundTo(meta.weights[j]!, 4) })),
+      { axis, site: "pooled", d: r3(meta.reml.estimate), ci_low: r3(hk.ciLow), ci_high: r3(hk.ciHigh), weight: null }
+    ]
+  }),
   network: pooled.map(({ axis, meta, studies }) => {
     const row = (p: { estimate: number; ciLow: number; ciHigh: number }) => ({ d: r3(p.estimate), ci_low: r3(p.ciLow), ci_high: r3(p.ciHigh) })
     const hk = meta.remlHartungKnapp

@@ -49,7 +49,8 @@ export const DrugOutcomesViewData = Schema.Struct({
     exposed: Schema.NullOr(Schema.Int).annotate({ description: "Cohort patients compared on the axis" }),
     comparators: Schema.NullOr(Schema.Int).annotate({ description: "Comparable unexposed patients" })
   })),
-  network: Schema.optionalKey(Schema.suspend(() => DrugNetworkEffects)).annotate({ description: "Across a network of sites only: each axis's sites and pooled effects (docs/network.md)" })
+  network: Schema.optionalKey(Schema.suspend(() => DrugNetworkEffects)).annotate({ description: "Across a network of sites only: each axis's sites and pooled effects (docs/network.md)" }),
+  sites: Schema.optionalKey(Schema.suspend(() => ForestRows)).annotate({ description: "Across a network of sites only: the forest plot's rows, per axis each site then the pooled estimate" })
 })
 
 const Figure = Schema.NullOr(Schema.Finite)
@@ -108,4 +109,14 @@ export const DrugNetworkEffects = Schema.Array(Schema.Struct({
   q_p: Schema.NullOr(Schema.Finite),
   prediction_low: Schema.NullOr(Schema.Finite),
   prediction_high: Schema.NullOr(Schema.Finite)
+}))
+
+/** The network forest plot's rows: per axis each site's d, then the pooled REML estimate with its Hartung–Knapp interval. */
+export const ForestRows = Schema.Array(Schema.Struct({
+  axis: Schema.String,
+  site: Schema.String.annotate({ description: "The site, or \"pooled\" for the random-effects row" }),
+  d: Schema.Finite,
+  ci_low: Schema.Finite,
+  ci_high: Schema.Finite,
+  weight: Schema.NullOr(Schema.Finite).annotate({ description: "The site's share of the random-effects weights; null on the pooled row" })
 }))

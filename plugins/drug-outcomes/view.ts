@@ -66,3 +66,53 @@ export const view: PluginView = {
     ]
   }
 }
+
+/**
+ * The network answer's view (docs/network.md): the same panels and, below, the forest plot of each
+ * axis across the sites — each site's d and 95 % interval, a square whose area is its share of the
+ * random-effects weights, then the pooled REML estimate as a diamond spanning its Hartung–Knapp interval.
+ */
+export const networkView: PluginView = {
+  ...view,
+  data: { ...view.data, sites: { from: "/answer/view_data/sites", rows: "items" } },
+  spec: {
+    ...view.spec,
+    vconcat: [
+      ...(view.spec["vconcat"] as ReadonlyArray<unknown>),
+      {
+        title: { text: "Each axis across the sites (random effects: REML, Hartung–Knapp interval)", fontSize: 12 },
+        data: { name: "sites" },
+        width: 420,
+        transform: [{ calculate: "datum.axis + ' · ' + datum.site", as: "row" }],
+        encoding: { y: { field: "row", type: "nominal", sort: null, title: "Axis · site" } },
+        layer: [
+          {
+            mark: "rule",
+            encoding: {
+              x: { field: "ci_low", type: "quantitative", title: "Cohen's d with its 95 % interval" },
+              x2: { field: "ci_high" },
+              tooltip: [{ field: "row", type: "nominal", title: "axis · site" }, { field: "ci_low", type: "quantitative", format: ".3f", title: "95 % interval from" }, { field: "ci_high", type: "quantitative", format: ".3f", title: "to" }]
+            }
+          },
+          {
+            transform: [{ filter: "datum.site !== 'pooled'" }],
+            mark: { type: "square", filled: true },
+            encoding: {
+              x: { field: "d", type: "quantitative" },
+              size: { field: "weight", type: "quantitative", title: "Weight", scale: { domain: [0, 1], range: [0, 400] } },
+              tooltip: [{ field: "row", type: "nominal", title: "axis · site" }, { field: "d", type: "quantitative", format: ".3f" }, { field: "weight", type: "quantitative", format: ".1%" }]
+            }
+          },
+          {
+            transform: [{ filter: "datum.site === 'pooled'" }],
+            mark: { type: "point", shape: "diamond", filled: true, size: 160, color: "black" },
+            encoding: {
+              x: { field: "d", type: "quantitative" },
+              tooltip: [{ field: "row", type: "nominal", title: "axis · pooled" }, { field: "d", type: "quantitative", format: ".3f" }]
+            }
+          }
+        ]
+      }
+    ]
+  }
+}

@@ -22,7 +22,7 @@ import { contract as population } from "../../plugins/population/contract.ts"
 import { contract as riskModel } from "../../plugins/risk-model/contract.ts"
 import { contract as temporal } from "../../plugins/temporal/contract.ts"
 import { Authorization, PlatformGroup, pluginEndpoint, SystemGroup } from "../http/ApiContract.ts"
-import { chartSpec, type PluginView, withheldLine } from "../plugin/view.ts"
+import { chartSpec, type PluginView, VIEW_MEDIA_TYPE, withheldLine } from "../plugin/view.ts"
 
 /** The API as the client sees it: the platform's endpoints and every built-in domain, fully typed. */
 export const ClientApi = HttpApi.make("hcc")
@@ -176,6 +176,13 @@ export interface Client {
    * `disclosure.min_cell_size`, read once for that).
    */
   readonly view: (path: string, request: unknown, answer: unknown) => Promise<Record<string, unknown> | undefined>
+  /**
+   * Any POST endpoint by path — a third-party plugin's, or a network coordinator's
+   * `/v1/network/<domain>` (docs/network.md) — with the same bearer, retries and Idempotency-Key as
+   * the methods above; the answer as JSON, untyped. `{ view: true }` asks for the view
+   * representation (the answer and its `view_data`, what `view()` draws beyond the answer).
+   */
+  readonly call: (path: `/v1/${string}`, body: unknown, options?: { readonly view?: boolean }) => Promise<Record<string, unknown>>
 }
 
 /** The built-in endpoints' views, by path. */
@@ -217,7 +224,16 @@ export const createClient = (options: ClientOptions): Client => {
     disclosure ??= run(client.platform.catalog()).then((c) => c.disclosure.min_cell_size, () => (disclosure = undefined))
     return disclosure
   }
+  const http = Effect.runSync(Effect.map(Effect.service(HttpClient.HttpClient), transformClient(options)).pipe(Effect.provide(FetchHttpClient.layer)))
   return {
+    call: (path, body, callOptions) =>
+      run(Effect.flatMap(
+        http.execute(HttpClientRequest.post(new URL(path, options.baseUrl)).pipe(
+          HttpClientRequest.bodyJsonUnsafe(body),
+          HttpClientRequest.setHeader("accept", callOptions?.view === true ? VIEW_MEDIA_TYPE : "application/json")
+        )),
+        (res) => Effect.flatMap(res.json, (json) => (res.status < 300 ? Effect.succeed(json as Record<string, unknown>) : Effect.fail(json)))
+      )),
     view: async (path, request, answer) => {
       const view = await viewOf(path)
       return view === undefined ? undefined : chartSpec(view, request, answer, await minCellSize(answer))

@@ -82,7 +82,7 @@ const networkPlugin = (network: Network, plugin: Plugin): Plugin | undefined => 
       counts: [...(disclosure?.counts ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/cohort_size"],
       statistics: [...(disclosure?.statistics ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/weight"]
     },
-    ...(plugin.view === undefined ? {} : { view: plugin.view }),
+    ...((plugin.networkView ?? plugin.view) === undefined ? {} : { view: plugin.networkView ?? plugin.view }),
     ...(plugin.viewData === undefined ? {} : { viewData: plugin.viewData }),
     onHttpThread: true,
     handler: (request) =>

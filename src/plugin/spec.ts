@@ -13,7 +13,7 @@ import type { PluginView } from "./view.ts"
 
 
 /** Version of this contract. A plugin states the range it was written for in `engine`. */
-export const PLUGIN_API_VERSION = "2.12.0"
+export const PLUGIN_API_VERSION = "2.13.0"
 
 /** HTTP statuses a plugin may give its domain errors. */
 export const DOMAIN_ERROR_STATUSES = [400, 422, 503] as const
@@ -105,6 +105,8 @@ export interface PluginSpec<
    * and the answer, checked against the schemas when the plugin loads (rule `view_invalid`).
    */
   readonly view?: PluginView
+  /** How the network coordinator's answer is drawn, where it draws more than `view` (e.g. a forest plot across the sites); `view` by default. */
+  readonly networkView?: PluginView
   /**
    * Schema of `view_data`: what the answer's view representation adds for its chart (viewData.ts),
    * returned by the handler as `view_data` when `ViewWanted` says the caller asked, and dropped from
@@ -179,6 +181,7 @@ export interface Plugin {
   readonly experimental?: boolean
   readonly disclosure?: DisclosureSpec
   readonly view?: PluginView
+  readonly networkView?: PluginView
   readonly viewData?: Schema.Top
   readonly partial?: Schema.Top
   readonly pool?: (request: any, sites: ReadonlyArray<SiteAnswer>) => Effect.Effect<unknown, DomainError, Disclosure>

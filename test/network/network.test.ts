@@ -10,7 +10,9 @@ import { cpSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createClient } from "../../src/client/index.ts"
 import { PARTIAL_MEDIA_TYPE } from "../../src/plugin/viewData.ts"
+import { drawView } from "../../src/views/render.ts"
 import { networkFile, splitByPatient } from "../support/network.ts"
 import { mulberry32 } from "../support/random.ts"
 import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
@@ -186,6 +188,44 @@ describe("drug outcomes across the network", () => {
       // The answer's effect is the REML one with its Hartung–Knapp interval.
       expect(view_data.effects[k]).toMatchObject({ axis: row.axis, d: row.reml_hartung_knapp.d, ci_low: row.reml_hartung_knapp.ci_low, ci_high: row.reml_hartung_knapp.ci_high })
     }
+  })
+})
+
+describe("the clients and the charts", () => {
+  const DRUG = { drug: "metformin", outcome_type: "efficacy" }
+  const PATH = "/v1/network/drug-outcomes"
+
+  it("the TypeScript client asks the network and draws each axis's forest across the sites: a square per site sized by its weight, a diamond per axis", async () => {
+    const client = createClient({ baseUrl: coordinator.url, token: coordinator.demoToken })
+    const answer = await client.call(PATH, DRUG, { view: true })
+    const rows = (answer["view_data"] as { sites: Array<{ axis: string; site: string; weight: number | null }> }).sites
+    const axes = new Set(rows.map((r) => r.axis))
+    expect(rows.filter((r) => r.site === "pooled")).toHaveLength(axes.size)
+    const spec = await client.view(PATH, DRUG, answer)
+    expect((spec!["datasets"] as Record<string, unknown>)["sites"]).toEqual(rows)
+    const doc = await (await call(coordinator, "/v1/openapi.json", { token: null })).json()
+    const { items } = await drawView(doc.paths[PATH].post["x-hcc-view"], DRUG, answer)
+    const squares = items.filter((i) => i.role === "mark" && i.marktype === "symbol" && i.datum?.["weight"] !== undefined && i.datum["site"] !== "pooled")
+    expect(squares.map((s) => [s.datum!["axis"], s.datum!["site"]])).toEqual(rows.filter((r) => r.site !== "pooled").map((r) => [r.axis, r.site]))
+    // Areas in the ratio of the weights.
+    for (const s of squares) expect(s.size! / 400).toBeCloseTo(s.datum!["weight"] as number, 6)
+    expect(items.filter((i) => i.role === "mark" && i.marktype === "symbol" && i.datum?.["site"] === "pooled")).toHaveLength(axes.size)
+  })
+
+  it("the Python client asks the network and charts the answer with the forest's rows", () => {
+    const script = [
+      "import json, sys",
+      "from hcc_client import Client",
+      `answer = Client(base_url=${JSON.stringify(coordinator.url)}, token=${JSON.stringify(coordinator.demoToken)}).call(${JSON.stringify(PATH)}, ${JSON.stringify(DRUG)})`,
+      "spec = answer.chart()",
+      "print(json.dumps({'members': [m['status'] for m in answer['network']['members']], 'sites': spec['datasets']['sites'], 'layers': len(spec['vconcat'])}))"
+    ].join("\n")
+    const out = execFileSync("python3", ["-c", script], { encoding: "utf8", env: { ...process.env, PYTHONPATH: new URL("../../clients/python/src", import.meta.url).pathname } })
+    const { layers, members, sites: rows } = JSON.parse(out)
+    expect(members).toEqual(["answered", "answered", "answered"])
+    expect(layers).toBe(3)
+    expect(rows.filter((r: any) => r.site === "pooled").length).toBeGreaterThan(0)
+    expect(rows.filter((r: any) => r.site !== "pooled").map((r: any) => r.site).slice(0, 3)).toEqual(["site-1", "site-2", "site-3"])
   })
 })
 
