@@ -2,12 +2,12 @@
 import { defineContract, withAnswers } from "../../src/plugin/contract.ts"
 import answers from "./example-answers.json" with { type: "json" }
 import { view } from "./view.ts"
-import { DeviceOutcomesRequest, DeviceOutcomesResponse, DeviceOutcomesViewData } from "./schema.ts"
+import { DeviceOutcomesPartial, DeviceOutcomesRequest, DeviceOutcomesResponse, DeviceOutcomesViewData } from "./schema.ts"
 
 export const contract = withAnswers(answers, defineContract({
   name: "device-outcomes",
   version: "1.0.0",
-  engine: "^2.5.0",
+  engine: "^2.13.0",
   path: "/v1/device-outcomes",
   summary: "Outcomes of a device category pooled across studies (random effects: binomial-normal for rates, DerSimonian–Laird for scores)",
   description:
@@ -25,11 +25,17 @@ export const contract = withAnswers(answers, defineContract({
   ],
   disclosure: {
     cohort: "/sample_size",
-    counts: ["/view_data/forest/*/n"],
-    statistics: ["/outcomes/*", ...["estimate", "ci_low", "ci_high", "tau2", "i2", "q", "q_p", "pi_low", "pi_high", "weight"].map((f) => `/view_data/forest/*/${f}`)]
+    counts: ["/view_data/forest/*/n", "/partial/studies/*/implants", "/partial/sums/*/n"],
+    statistics: [
+      "/outcomes/*",
+      ...["estimate", "ci_low", "ci_high", "tau2", "i2", "q", "q_p", "pi_low", "pi_high", "weight"].map((f) => `/view_data/forest/*/${f}`),
+      "/partial/sums/*/sum",
+      "/partial/sums/*/squares"
+    ]
   },
   view,
   viewData: DeviceOutcomesViewData,
+  partial: DeviceOutcomesPartial,
   examples: [
     {
       // Satisfaction first, over the five years the data holds: each study's score rests on all its

@@ -4,13 +4,12 @@
  * model, a mean score by DerSimonian–Laird).
  */
 import { Effect } from "effect"
-import { closest, Disclosure, fail, parseMonths, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
+import { closest, Disclosure, fail, parseMonths, PartialWanted, resolveCode, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
-import { forestRows } from "./forest.ts"
-import { implantsInPeriod, isProportion, poolMetric, studyEstimates } from "./pooling.ts"
-import type { DeviceOutcomesRequest, DeviceOutcomesResponse, DeviceOutcomesViewData } from "./schema.ts"
-
-type Answer = typeof DeviceOutcomesResponse.Type & { readonly view_data?: typeof DeviceOutcomesViewData.Type }
+import { type Answer, assemble } from "./answer.ts"
+import { devicePartial } from "./network.ts"
+import { estimatesOf, implantsInPeriod, type StudySums, studySums } from "./pooling.ts"
+import type { DeviceOutcomesRequest } from "./schema.ts"
 
 /** Answers kept per dataset, keyed by the decoded request and whether the forest was asked for (the pooling is deterministic). */
 const answers = datasetCache<Answer>(256)
@@ -20,7 +19,8 @@ export const deviceOutcomes = (request: typeof DeviceOutcomesRequest.Type) =>
   Effect.gen(function*() {
     const data = yield* (yield* HealthData).dataset
     const view = yield* ViewWanted
-    return yield* answers(data, `${view ? "view " : ""}${JSON.stringify(request)}`, compute(request, view))
+    const partial = yield* PartialWanted
+    return yield* answers(data, `${view ? "view " : partial ? "partial " : ""}${JSON.stringify(request)}`, compute(request, view))
   })
 
 /** Computes one answer (with the forest plot's rows when `view`). */
@@ -50,38 +50,9 @@ const compute = (request: typeof DeviceOutcomesRequest.Type, view: boolean) =>
         context: { cohort_size: selected.size, required: 2 }
       })
     }
-    const outcomes: Record<string, number | null> = {}
-    const forest: Array<typeof DeviceOutcomesViewData.Type.forest[number]> = []
-    for (const metric of request.outcome_metrics) {
-      const studies = yield* Effect.orDie(studyEstimates(kernels, data, selected.prepared, selected.mask, metric))
-      if (studies.length === 0) {
-        return yield* fail("cohort_too_small", `No study has enough ${metric} values for ${request.device_category} in the last ${months} months.`, {
-          context: { cohort_size: 0, required: 1 }
-        })
-      }
-      outcomes[metric] = roundTo(poolMetric(metric, studies, false).estimate, 4)
-      // A rate rests on its implants, those with the event and those without; a mean on its values.
-      const n = studies.reduce((a, s) => a + s.n, 0)
-      const events = studies.reduce((a, s) => a + s.events, 0)
-      const basis = isProportion(metric) ? [n, events, n - events] : [n]
-      disclosure.rests(`/outcomes/${metric}`, ...basis)
-      if (view) {
-        // Each study's row rests on its own implants (and events); the pooled row on the metric's.
-        for (const row of forestRows(metric, studies)) {
-          const at = `/view_data/forest/${forest.length}`
-          const study = studies.find((s) => s.study === row.label)
-          const rests = row.kind === "pooled" ? basis : isProportion(metric) ? [study!.n, study!.events, study!.n - study!.events] : [study!.n]
-          for (const field of ["estimate", "ci_low", "ci_high", "tau2", "i2"]) disclosure.rests(`${at}/${field}`, ...rests)
-          forest.push(row)
-        }
-      }
-    }
-    const response: Answer = {
-      device_category: request.device_category,
-      studies_analyzed: selected.studies,
-      outcomes,
-      sample_size: selected.size,
-      ...(view ? { view_data: { forest } } : {})
-    }
-    return response
+    const sums = new Map<string, ReadonlyArray<StudySums>>()
+    for (const metric of request.outcome_metrics) sums.set(metric, yield* Effect.orDie(studySums(kernels, data, selected.prepared, selected.mask, metric)))
+    const answer = yield* assemble(request, selected.size, selected.studies, new Map([...sums].map(([m, s]) => [m, estimatesOf(m, s)])), view)
+    return (yield* PartialWanted) ? { ...answer, partial: devicePartial(selected.byStudy, sums, disclosure) } : answer
   })
+

@@ -2,5 +2,6 @@
 import { definePlugin } from "../../src/plugin/Plugin.ts"
 import { contract } from "./contract.ts"
 import { deviceOutcomes } from "./handler.ts"
+import { poolDeviceOutcomes } from "./network.ts"
 
-export default definePlugin({ ...contract, handler: deviceOutcomes })
+export default definePlugin({ ...contract, handler: deviceOutcomes, pool: poolDeviceOutcomes })

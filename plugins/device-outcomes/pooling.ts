@@ -106,31 +106,45 @@ export const implantsInPeriod = (kernels: KernelsService, data: Dataset, device:
     const mask = yield* kernels.maskRange(p.implantDay, periodStart(data, months), data.asOfDay, byDevice)
     // Implants per study: the count of the grouped statistics (every implant has a day).
     const perStudy = yield* kernels.groupStats(p.implantStudy, p.implantDay, mask, data.devices.studies.ids.length)
-    return { prepared: p, mask, size: yield* kernels.maskCount(mask), studies: perStudy.count.reduce((a, c) => a + (c > 0 ? 1 : 0), 0) }
+    const byStudy = data.devices.studies.ids.flatMap((study, s) => (perStudy.count[s]! > 0 ? [{ study, implants: perStudy.count[s]! }] : []))
+    return { prepared: p, mask, size: yield* kernels.maskCount(mask), studies: byStudy.length, byStudy }
   })
 
-/**
- * Each study's estimate of a metric over the selected implants: a proportion x/n with its event count
- * (pooled by the binomial-normal model, which needs no variance: `variance` is the binomial
- * p̂(1 − p̂)/n for the record), or a mean with variance s²/n (studies with fewer than 2 values left out).
- */
-export const studyEstimates = (kernels: KernelsService, data: Dataset, p: Prepared, mask: Uint8Array, metric: string) =>
+/** A study's values of a metric over the selected implants: how many, their sum and sum of squares. */
+export interface StudySums {
+  readonly study: string
+  readonly n: number
+  readonly sum: number
+  readonly squares: number
+}
+
+/** Each study's sums of a metric over the selected implants (studies with at least one value). */
+export const studySums = (kernels: KernelsService, data: Dataset, p: Prepared, mask: Uint8Array, metric: string) =>
   Effect.gen(function*() {
     const cols = p.metric.get(metric)!
     const k = data.devices.studies.ids.length
     const first = yield* kernels.groupStats(p.implantStudy, cols.value, mask, k)
     const second = yield* kernels.groupStats(p.implantStudy, cols.square, mask, k)
-    const out: Array<StudyEstimate> = []
-    for (let s = 0; s < k; s++) {
-      const n = first.count[s]!
-      if (n < 1) continue
-      const mean = first.mean[s]!
-      if (isProportion(metric)) {
-        out.push({ study: data.devices.studies.ids[s]!, n, events: first.sum[s]!, estimate: mean, variance: (mean * (1 - mean)) / n })
-      } else if (n >= 2) {
-        const s2 = Math.max((second.sum[s]! - n * mean * mean) / (n - 1), 1e-12)
-        out.push({ study: data.devices.studies.ids[s]!, n, events: Number.NaN, estimate: mean, variance: s2 / n })
-      }
-    }
+    const out: Array<StudySums> = []
+    for (let s = 0; s < k; s++) if (first.count[s]! >= 1) out.push({ study: data.devices.studies.ids[s]!, n: first.count[s]!, sum: first.sum[s]!, squares: second.sum[s]! })
     return out
   })
+
+/**
+ * Each study's estimate of a metric from its sums: a proportion x/n with its event count (pooled by
+ * the binomial-normal model, which needs no variance: `variance` is the binomial p̂(1 − p̂)/n for
+ * the record), or a mean with variance s²/n (studies with fewer than 2 values left out). The mean
+ * is sum ÷ n, as the core's grouped statistics give it.
+ */
+export const estimatesOf = (metric: string, sums: ReadonlyArray<StudySums>): Array<StudyEstimate> =>
+  sums.flatMap(({ n, squares, study, sum }) => {
+    const mean = sum / n
+    if (isProportion(metric)) return [{ study, n, events: sum, estimate: mean, variance: (mean * (1 - mean)) / n }]
+    if (n < 2) return []
+    const s2 = Math.max((squares - n * mean * mean) / (n - 1), 1e-12)
+    return [{ study, n, events: Number.NaN, estimate: mean, variance: s2 / n }]
+  })
+
+/** Each study's estimate of a metric over the selected implants (estimatesOf their sums). */
+export const studyEstimates = (kernels: KernelsService, data: Dataset, p: Prepared, mask: Uint8Array, metric: string) =>
+  Effect.map(studySums(kernels, data, p, mask, metric), (sums) => estimatesOf(metric, sums))

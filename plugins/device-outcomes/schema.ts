@@ -50,3 +50,20 @@ export const ForestRow = Schema.Struct({
 export const DeviceOutcomesViewData = Schema.Struct({
   forest: Schema.Array(ForestRow).annotate({ description: "Per metric: each study, then the pooled estimate" })
 })
+
+/**
+ * The partial representation's `partial` (src/plugin/viewData.ts): what a network coordinator
+ * pools (docs/network.md). Each study's implants in the period, and per metric and study the
+ * values' count, sum and sum of squares: the sites' sums per study are the union's, so the network
+ * pools the same study estimates one service would.
+ */
+export const DeviceOutcomesPartial = Schema.Struct({
+  studies: Schema.Array(Schema.Struct({ study: Schema.String, implants: Schema.NullOr(Schema.Int) })),
+  sums: Schema.Array(Schema.Struct({
+    metric: Schema.String,
+    study: Schema.String,
+    n: Schema.NullOr(Schema.Int).annotate({ description: "Implants with a value of the metric" }),
+    sum: Schema.NullOr(Schema.Finite).annotate({ description: "Their sum (for a rate: the implants with the event)" }),
+    squares: Schema.NullOr(Schema.Finite)
+  }))
+})

@@ -35,9 +35,10 @@ export const NetworkPart = Schema.Struct({
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000
 
-/** The `network` member from the sites' replies. */
-const networkPart = (replies: ReadonlyArray<MemberReply>, incomplete: ReadonlyArray<string>, disclosure: Disclosure["Service"]) => {
-  const cohorts = replies.map((r) => (r.status === "answered" ? Number(r.body!["cohort_size"]) : 0))
+/** The `network` member from the sites' replies; a site's cohort is its answer's field at `cohort` (the plugin's disclosure pointer). */
+const networkPart = (replies: ReadonlyArray<MemberReply>, incomplete: ReadonlyArray<string>, disclosure: Disclosure["Service"], cohort: string) => {
+  const field = cohort.slice(1)
+  const cohorts = replies.map((r) => (r.status === "answered" ? Number(r.body![field]) : 0))
   const total = cohorts.reduce((a, b) => a + b, 0)
   return {
     partial: replies.some((r) => r.status !== "answered"),
@@ -61,7 +62,7 @@ const networkPlugin = (network: Network, plugin: Plugin): Plugin | undefined => 
   const pool = plugin.pool
   if (plugin.partial === undefined || pool === undefined) return undefined
   const name = plugin.path.replace(/^\/v1\//u, "")
-  const disclosure = plugin.disclosure
+  const declared = plugin.disclosure ?? {}
   return {
     name: `network-${plugin.name}`,
     version: plugin.version,
@@ -78,9 +79,9 @@ const networkPlugin = (network: Network, plugin: Plugin): Plugin | undefined => 
     ],
     ...(plugin.vocabularies === undefined ? {} : { vocabularies: plugin.vocabularies }),
     disclosure: {
-      ...(disclosure?.cohort === undefined ? {} : { cohort: disclosure.cohort }),
-      counts: [...(disclosure?.counts ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/cohort_size"],
-      statistics: [...(disclosure?.statistics ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/weight"]
+      ...(declared.cohort === undefined ? {} : { cohort: declared.cohort }),
+      counts: [...(declared.counts ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/cohort_size"],
+      statistics: [...(declared.statistics ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/weight"]
     },
     ...((plugin.networkView ?? plugin.view) === undefined ? {} : { view: plugin.networkView ?? plugin.view }),
     ...(plugin.viewData === undefined ? {} : { viewData: plugin.viewData }),
@@ -100,7 +101,7 @@ const networkPlugin = (network: Network, plugin: Plugin): Plugin | undefined => 
         const disclosure = yield* Disclosure
         const pooled = (yield* pool(request, answered.map((r) => ({ name: r.name, answer: r.body! })))) as Record<string, unknown> & { incomplete?: ReadonlyArray<string> }
         const { incomplete, ...answer } = pooled
-        return { ...answer, network: networkPart(replies, incomplete ?? [], disclosure) }
+        return { ...answer, network: networkPart(replies, incomplete ?? [], disclosure, declared.cohort ?? "/cohort_size") }
       })
   }
 }

@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import { VIEW_MEDIA_TYPE } from "../../src/plugin/view.ts"
+import { PARTIAL_MEDIA_TYPE } from "../../src/plugin/viewData.ts"
 import { drawView } from "../../src/views/render.ts"
 import { readmeCalls } from "../support/datasets.ts"
 import { call, fixtureDataDir, startServer, type TestServer, waitReady } from "../support/server.ts"
@@ -73,7 +74,13 @@ describe("the view representation", () => {
   it("is what the OpenAPI document says it is: the 200's answer and view_data", async () => {
     const doc = await (await call(server, "/v1/openapi.json", { token: null })).json()
     const content = doc.paths["/v1/device-outcomes"].post.responses["200"].content
-    expect(Object.keys(content)).toEqual(["application/json", VIEW_MEDIA_TYPE])
+    expect(Object.keys(content)).toEqual(["application/json", VIEW_MEDIA_TYPE, PARTIAL_MEDIA_TYPE])
+    // The partial representation (a network's sites answer it) is what the document says too.
+    const validatePartial = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile({ ...content[PARTIAL_MEDIA_TYPE].schema, components: doc.components })
+    const partial = await call(server, "/v1/device-outcomes", { body: KNEE, headers: { accept: PARTIAL_MEDIA_TYPE } })
+    expect(partial.headers.get("content-type")).toMatch(/^application\/vnd\.hcc\.partial\+json/)
+    const partialBody = await partial.json()
+    expect(validatePartial(partialBody), JSON.stringify(validatePartial.errors)).toBe(true)
     const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile({ ...content[VIEW_MEDIA_TYPE].schema, components: doc.components })
     const body = await (await call(server, "/v1/device-outcomes", { body: KNEE, headers: VIEW })).json()
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true)

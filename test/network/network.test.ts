@@ -191,6 +191,20 @@ describe("drug outcomes across the network", () => {
   })
 })
 
+describe("device outcomes across the network", () => {
+  it("each study's sums added across the sites: the answer and the forest plot of one service over the union", async () => {
+    const KNEE = { device_category: "knee_implant", outcome_metrics: ["complication_rate", "revision_rate", "patient_satisfaction"], time_period: "36_months" }
+    const VIEW = { accept: "application/vnd.hcc.view+json" }
+    const { hcc_cost: _, ...one } = await (await call(union, "/v1/device-outcomes", { body: KNEE, headers: VIEW })).json()
+    const res = await call(coordinator, "/v1/network/device-outcomes", { body: KNEE, headers: VIEW })
+    expect(res.status).toBe(200)
+    const { hcc_cost, network, ...pooled } = await res.json()
+    expect(pooled).toEqual(one)
+    expect(network.incomplete).toEqual([])
+    expect(network.members.map((m: any) => m.cohort_size).reduce((a: number, b: number) => a + b, 0)).toBe(one.sample_size)
+  })
+})
+
 describe("the clients and the charts", () => {
   const DRUG = { drug: "metformin", outcome_type: "efficacy" }
   const PATH = "/v1/network/drug-outcomes"
