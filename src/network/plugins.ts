@@ -78,6 +78,8 @@ const networkPlugin = (network: Network, plugin: Plugin): Plugin | undefined => 
       { code: "no_member_answered", status: 503, description: "No site of the network answered (the detail names each site and why); retry later." }
     ],
     ...(plugin.vocabularies === undefined ? {} : { vocabularies: plugin.vocabularies }),
+    // The domain's sample questions (the explorer offers them); not their recorded answers, which are one service's.
+    ...(plugin.examples === undefined ? {} : { examples: plugin.examples.map(({ name, request, summary }) => ({ name, request, summary })) }),
     disclosure: {
       ...(declared.cohort === undefined ? {} : { cohort: declared.cohort }),
       counts: [...(declared.counts ?? []).filter((p) => !p.startsWith("/partial/")), "/network/members/*/cohort_size"],

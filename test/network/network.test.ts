@@ -116,6 +116,16 @@ describe("population across the network", () => {
     expect(body.detail).toBe("At every site the cohort is under the site's minimum cell size, so no site publishes it; widen the question.")
   })
 
+  it("the catalog and the OpenAPI document list the network's endpoints: the sites' costs summed, the domain's sample questions", async () => {
+    const catalog = await (await call(coordinator, "/v1/catalog")).json()
+    const costs = Object.fromEntries((catalog.endpoints as Array<any>).map((e) => [e.path, e.hcc_cost]))
+    for (const domain of ["population", "drug-outcomes", "device-outcomes"]) expect(costs[`/v1/network/${domain}`]).toBe(3 * costs[`/v1/${domain}`])
+    expect(costs).not.toHaveProperty(["/v1/network/clinical"])
+    const doc = await (await call(coordinator, "/v1/openapi.json", { token: null })).json()
+    const examples = doc.paths["/v1/network/population"].post.requestBody.content["application/json"].examples
+    expect(Object.keys(examples)).toEqual(Object.keys(doc.paths["/v1/population"].post.requestBody.content["application/json"].examples))
+  })
+
   it("a site answers its partial representation: the answer and what the coordinator pools", async () => {
     const res = await call(sites[0]!, "/v1/population", { body: QUESTIONS[0], headers: { accept: PARTIAL_MEDIA_TYPE } })
     expect(res.headers.get("content-type")).toMatch(/^application\/vnd\.hcc\.partial\+json/)
