@@ -10,7 +10,7 @@
  */
 import { Effect } from "effect"
 import { AXES, type Axis, Disclosure, fail, oneSampleTP, roundTo, type SiteAnswer, ViewWanted } from "../../src/plugin/Plugin.ts"
-import { periodInterval } from "./intervals.ts"
+import { addCell } from "./intervals.ts"
 import { GRANULARITY_KEYS, PARTIAL_STATISTICS, type PopulationRequest } from "./schema.ts"
 
 /** Sort key of a period label (YYYY-MM, Q<n>_<year>, YYYY): its first month. */
@@ -99,15 +99,14 @@ export const poolPopulation = (request: typeof PopulationRequest.Type, sites: Re
     }
   })
 
-/** The view's row of one pooled period: each axis's patients and the mean's interval from the pooled moments. */
+/** The view's row of one pooled period: each axis's patients and the mean's interval from the pooled moments, as a site writes its own. */
 const intervalRow = (label: string, i: number, axes: ReadonlyArray<Axis>, byAxis: Map<Axis, Cell>, disclosure: Disclosure["Service"]) => {
   const row: Record<string, string | number | null> = { period: label }
   for (const axis of axes) {
     const cell = byAxis.get(axis)
     if (cell === undefined) continue
-    const [low, high] = periodInterval(cell.patients, cell.scores, cell.sum, cell.sum_squares, cell.sum_counts, cell.count_squares) ?? [null, null]
-    Object.assign(row, { [`n_${axis}`]: cell.patients, [`low_${axis}`]: low, [`high_${axis}`]: high })
-    for (const f of ["low", "high"]) disclosure.rests(`/view_data/periods/${i}/${f}_${axis}`, cell.patients)
+    const moments = { patients: Float64Array.of(cell.patients), sumSquares: Float64Array.of(cell.sum_squares), sumCounts: Float64Array.of(cell.sum_counts), countSquares: Float64Array.of(cell.count_squares) }
+    addCell("view", row, `/view_data/periods/${i}`, disclosure, axis, cell.patients, cell.scores, cell.sum, moments, 0)
   }
   return row
 }
