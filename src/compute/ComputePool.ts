@@ -298,7 +298,8 @@ export const layer: Layer.Layer<Kernels | ComputePool | CoreArena, KernelError, 
       try: () => new Arena(instantiateCore()),
       catch: (e) => new KernelError({ kernel: "instantiate", reason: e instanceof Error ? e.message : String(e) })
     })
-    const pool = config.threads > 0 ? yield* makePool(config.threads, { specifiers: config.plugins, logLevel: config.logLevel, priority: config.computePriority, disclosure: config.disclosure }, arena) : inProcess
+    // A coordinator (HCC_NETWORK) computes nothing off the HTTP thread: it holds no data.
+    const pool = config.threads > 0 && config.network === undefined ? yield* makePool(config.threads, { specifiers: config.plugins, logLevel: config.logLevel, priority: config.computePriority, disclosure: config.disclosure }, arena) : inProcess
     return Context.make(Kernels, timed(makeWasm(arena))).pipe(Context.add(ComputePool, pool), Context.add(CoreArena, arena))
   })
 )

@@ -3,7 +3,8 @@
  * (HCC_POPULATION patients, HCC_SEED), then loads what queries need into typed arrays. Both run in
  * the background: the server listens at once, /readyz says 503 until the data is loaded, and data
  * endpoints answer 503 `unavailable` (with Retry-After) meanwhile. Cohort selection runs on the WASM
- * cohort-scan kernels.
+ * cohort-scan kernels. A network coordinator (HCC_NETWORK) holds no data: nothing is generated or
+ * loaded, and its `data` check is ready at once.
  */
 import { Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -94,6 +95,18 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string,
     }
   })
 
+/** A coordinator's health data: none; its `data` check says so, and a read of it fails (nothing is served that reads it). */
+const coordinatorData = (readiness: Readiness["Service"]) =>
+  Effect.gen(function*() {
+    yield* readiness.register({
+      name: "data",
+      check: Effect.succeed<CheckState>({ status: "ok", detail: "none: this service coordinates a network of sites and holds no patient data" })
+    })
+    const dataset = Effect.fail(new DomainError({ code: "unavailable", detail: "This service coordinates a network of sites and holds no patient data; ask /v1/network/…" }))
+    const service: HealthDataService = { dataset, select: () => dataset }
+    return service
+  })
+
 /** The service, loading in the background; /readyz reports `data` until it is ready. */
 export const layer = Layer.effect(
   HealthData,
@@ -104,6 +117,9 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const pool = Option.getOrUndefined(yield* Effect.serviceOption(ComputePool))
     const arena = Option.getOrUndefined(yield* Effect.serviceOption(CoreArena))
+    // A network coordinator (HCC_NETWORK) holds no patient data: nothing to generate or load, and
+    // /readyz does not wait for any (docs/network.md).
+    if (config.network !== undefined) return yield* coordinatorData(readiness)
     let state: State = { _tag: "loading", step: "starting" }
     const setStep = (step: string, progress?: number) => {
       recordDatasetLoading(progress ?? 0)

@@ -191,6 +191,11 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
     const server = yield* NodeServer
     const config = yield* AppConfig
     const guard = makeRequestGuard(new Set(routes.keys()), yield* Metering, yield* RequestLogEnabled, config.corsOrigins, yield* ProbeLogEnabled)
+    // A coordinator serves only its network's endpoints; a domain path says where they are.
+    const notFoundDetail = (path: string) =>
+      config.network !== undefined && path.startsWith("/v1/") && !path.startsWith("/v1/network/")
+        ? `No endpoint at ${path}: this service coordinates a network of sites and holds no patient data; its questions are under /v1/network/ (GET /v1/catalog lists them).`
+        : `No endpoint at ${path}; see /docs or GET /v1/catalog.`
     const allowed = new Map([...routes].map(([path, methods]) => [path, allowOf(methods)] as const))
     const traced = otlpEnabled(process.env)
     const context = yield* Effect.context<R>()
@@ -211,7 +216,7 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
       const methods = routes.get(path)
       const immediate = (response: HttpServerResponse.HttpServerResponse) => ({ g, answer: Effect.sync(() => finish(response)) })
       if (methods === undefined) {
-        return immediate(answerProblem(new NotFound({ ...common, code: "not_found", detail: `No endpoint at ${path}; see /docs or GET /v1/catalog.` }), info))
+        return immediate(answerProblem(new NotFound({ ...common, code: "not_found", detail: notFoundDetail(path) }), info))
       }
       const pipeline = methods.get(req.method!) ?? (req.method === "HEAD" ? methods.get("GET") : undefined)
       if (pipeline === undefined) {

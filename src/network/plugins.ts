@@ -108,9 +108,9 @@ const networkPlugin = (network: Network, plugin: Plugin): Plugin | undefined => 
   }
 }
 
-/** The network endpoints of the plugins when the settings name a network file (HCC_NETWORK), else none. */
-export const networkEndpoints = (plugins: ReadonlyArray<Plugin>, config: AppSettings): ReadonlyArray<Plugin> =>
-  config.network === undefined ? [] : networkPlugins(readNetworkFile(config.network), plugins)
+/** The network endpoints of the plugins when the settings name a network file (HCC_NETWORK): a coordinator serves only these. */
+export const networkEndpoints = (plugins: ReadonlyArray<Plugin>, config: AppSettings): ReadonlyArray<Plugin> | undefined =>
+  config.network === undefined ? undefined : networkPlugins(readNetworkFile(config.network), plugins)
 
 /** The network endpoints of `plugins` for `network`. */
 export const networkPlugins = (network: Network, plugins: ReadonlyArray<Plugin>): ReadonlyArray<Plugin> =>

@@ -169,17 +169,19 @@ export class PluginRegistry extends Context.Service<PluginRegistry, {
   readonly plugins: ReadonlyArray<LoadedPlugin>
 }>()("hcc/PluginRegistry") {
   /**
-   * Built-ins plus HCC_PLUGINS, plus what `derived` makes of them under the settings (the network
-   * coordinator's endpoints: src/network/plugins.ts), each held to the same rules.
+   * Built-ins plus HCC_PLUGINS, each held to the same rules. When `network` makes endpoints of them
+   * under the settings (a coordinator: src/network/plugins.ts), the process serves those instead:
+   * a coordinator holds no patient data, so the domain endpoints that would read it are not served.
    */
-  static readonly layer = (builtins: ReadonlyArray<unknown>, derived?: (plugins: ReadonlyArray<Plugin>, config: AppSettings) => ReadonlyArray<unknown>) =>
+  static readonly layer = (builtins: ReadonlyArray<unknown>, network?: (plugins: ReadonlyArray<Plugin>, config: AppSettings) => ReadonlyArray<unknown> | undefined) =>
     Layer.effect(
       PluginRegistry,
       Effect.gen(function*() {
         const config = yield* AppConfig
         const loaded = yield* loadPlugins(builtins, config.plugins)
-        const plugins = [...loaded]
-        for (const candidate of derived?.(loaded.map((l) => l.plugin), config) ?? []) {
+        const derived = network?.(loaded.map((l) => l.plugin), config)
+        const plugins: Array<LoadedPlugin> = derived === undefined ? [...loaded] : []
+        for (const candidate of derived ?? []) {
           plugins.push({ plugin: yield* validatePlugin(candidate, "network", plugins), source: "network" })
         }
         // One start-up line per plugin: what this process serves, and from where.

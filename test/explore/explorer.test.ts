@@ -16,6 +16,7 @@ import { type PluginView, VIEW_MEDIA_TYPE } from "../../src/plugin/view.ts"
 import { type DrawnItem, drawView } from "../../src/views/render.ts"
 import { launchChromium } from "../../scripts/chromium.ts"
 import { readmeCalls } from "../support/datasets.ts"
+import { askThroughForm, markCounts, signIn } from "../support/explorer.ts"
 import { call, fixtureDataDir, fixturePlugin, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
 let server: TestServer
@@ -24,27 +25,7 @@ let page: Page
 const violations: Array<string> = []
 let openapi: any
 
-/** Marks by type in an SVG the way Vega draws them: `g.mark-<type>.role-mark`, one child per item. */
-const markCounts = (p: Page, svg: string | null): Promise<Record<string, number>> =>
-  p.evaluate((markup) => {
-    const root = markup === null ? document.querySelector("#chart svg") : new DOMParser().parseFromString(markup, "image/svg+xml").documentElement
-    const counts: Record<string, number> = {}
-    for (const g of root?.querySelectorAll("g.role-mark") ?? []) {
-      const type = [...g.classList].find((c) => c.startsWith("mark-"))!.slice(5)
-      counts[type] = (counts[type] ?? 0) + g.children.length
-    }
-    return counts
-  }, svg)
-
-const ask = async (path: string, body: unknown) => {
-  await page.selectOption("#domain", path)
-  if (!(await page.locator("details:has(#request-json)").evaluate((d) => (d as HTMLDetailsElement).open))) await page.click("text=The request as JSON")
-  await page.fill("#request-json", JSON.stringify(body))
-  await page.click("#use-json")
-  await page.click("#ask-button")
-  await page.waitForSelector("body[data-state=answered], body[data-state=problem]")
-  return page.evaluate(() => document.body.dataset["state"])
-}
+const ask = (path: string, body: unknown) => askThroughForm(page, path, body)
 
 /** The screens every README question is drawn at: a laptop's, and a phone's. */
 const SCREENS = [[1280, 800], [390, 844]] as const
@@ -111,9 +92,7 @@ describe("the explorer in Chromium", () => {
     await page.click("text=Use this token")
     await expect.poll(() => page.textContent("#token-problem")).toContain("401")
     expect(await page.isHidden("#ask")).toBe(true)
-    await page.fill("#token", server.demoToken)
-    await page.click("text=Use this token")
-    await page.waitForSelector("#ask:not([hidden])")
+    await signIn(page, server.demoToken)
     expect(await page.textContent("#token-problem")).toBe("")
     // The catalog's endpoints, the third party's among them.
     const paths = await page.$$eval("#domain option", (os) => os.map((o) => (o as HTMLOptionElement).value))
@@ -239,9 +218,7 @@ describe("the explorer in Chromium", () => {
     expect(problem).toMatch(/Try again in \d+ s\./)
     // Back to the demo account for what follows.
     await page.click("#sign-out")
-    await page.fill("#token", server.demoToken)
-    await page.click("text=Use this token")
-    await page.waitForSelector("#ask:not([hidden])")
+    await signIn(page, server.demoToken)
   })
 
   it("never puts the token in the address, a cookie or the server's log, and breaks no policy", async () => {

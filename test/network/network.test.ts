@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createClient } from "../../src/client/index.ts"
 import { PARTIAL_MEDIA_TYPE } from "../../src/plugin/viewData.ts"
 import { drawView } from "../../src/views/render.ts"
+import { launchChromium } from "../../scripts/chromium.ts"
+import { askThroughForm, markCounts, signIn } from "../support/explorer.ts"
 import { networkFile, splitByPatient } from "../support/network.ts"
 import { mulberry32 } from "../support/random.ts"
 import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
@@ -116,14 +118,30 @@ describe("population across the network", () => {
     expect(body.detail).toBe("At every site the cohort is under the site's minimum cell size, so no site publishes it; widen the question.")
   })
 
-  it("the catalog and the OpenAPI document list the network's endpoints: the sites' costs summed, the domain's sample questions", async () => {
-    const catalog = await (await call(coordinator, "/v1/catalog")).json()
-    const costs = Object.fromEntries((catalog.endpoints as Array<any>).map((e) => [e.path, e.hcc_cost]))
-    for (const domain of ["population", "drug-outcomes", "device-outcomes"]) expect(costs[`/v1/network/${domain}`]).toBe(3 * costs[`/v1/${domain}`])
-    expect(costs).not.toHaveProperty(["/v1/network/clinical"])
+  it("the catalog and the OpenAPI document list only the network's endpoints: the sites' costs summed, the domain's sample questions", async () => {
+    const costsOf = async (server: TestServer) =>
+      Object.fromEntries(((await (await call(server, "/v1/catalog")).json()).endpoints as Array<any>).map((e) => [e.path, e.hcc_cost]))
+    const [costs, siteCosts] = await Promise.all([costsOf(coordinator), costsOf(sites[0]!)])
+    const domains = ["population", "drug-outcomes", "device-outcomes"]
+    expect(Object.keys(costs).sort()).toEqual(domains.map((d) => `/v1/network/${d}`).sort())
+    for (const domain of domains) expect(costs[`/v1/network/${domain}`]).toBe(3 * siteCosts[`/v1/${domain}`])
     const doc = await (await call(coordinator, "/v1/openapi.json", { token: null })).json()
+    const siteDoc = await (await call(sites[0]!, "/v1/openapi.json", { token: null })).json()
+    expect(doc.paths).not.toHaveProperty(["/v1/population"])
     const examples = doc.paths["/v1/network/population"].post.requestBody.content["application/json"].examples
-    expect(Object.keys(examples)).toEqual(Object.keys(doc.paths["/v1/population"].post.requestBody.content["application/json"].examples))
+    expect(Object.keys(examples)).toEqual(Object.keys(siteDoc.paths["/v1/population"].post.requestBody.content["application/json"].examples))
+  })
+
+  it("the coordinator holds no patient data: ready without any, and a domain path says where its questions are", async () => {
+    const ready = await (await fetch(`${coordinator.url}/readyz`)).json()
+    expect(ready.checks.data).toEqual({ status: "ok", detail: "none: this service coordinates a network of sites and holds no patient data" })
+    expect(coordinator.logLines().some((l) => l.msg === "generated the default dataset" || l.msg === "health data loaded")).toBe(false)
+    const res = await call(coordinator, "/v1/population", { body: QUESTIONS[0] })
+    expect(res.status).toBe(404)
+    const body = await res.json()
+    expect(body.code).toBe("not_found")
+    expect(body.detail).toBe("No endpoint at /v1/population: this service coordinates a network of sites and holds no patient data; its questions are under /v1/network/ (GET /v1/catalog lists them).")
+    expect(body.hcc_cost).toBe(0)
   })
 
   it("a site answers its partial representation: the answer and what the coordinator pools", async () => {
@@ -250,6 +268,40 @@ describe("the clients and the charts", () => {
     expect(layers).toBe(3)
     expect(rows.filter((r: any) => r.site === "pooled").length).toBeGreaterThan(0)
     expect(rows.filter((r: any) => r.site !== "pooled").map((r: any) => r.site).slice(0, 3)).toEqual(["site-1", "site-2", "site-3"])
+  })
+})
+
+describe("the explorer on a coordinator", () => {
+  const DRUG = { drug: "metformin", outcome_type: "efficacy" }
+  const PATH = "/v1/network/drug-outcomes"
+
+  it("in Chromium: offers the network's questions, asks one and draws each axis's forest across the sites, as the API answers it", async () => {
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+      await page.goto(`${coordinator.url}/docs/explore`)
+      await page.waitForSelector("body[data-ready=true]")
+      await signIn(page, coordinator.demoToken)
+      const paths = await page.$$eval("#domain option", (os) => os.map((o) => (o as HTMLOptionElement).value))
+      expect(paths.sort()).toEqual(["/v1/network/device-outcomes", "/v1/network/drug-outcomes", "/v1/network/population"])
+      expect(await askThroughForm(page, PATH, DRUG)).toBe("answered")
+      const api = await (await call(coordinator, PATH, { body: DRUG })).json()
+      expect(JSON.parse((await page.textContent("#answer-json"))!)).toEqual(api)
+      // The marks drawn in the page are the ones the view draws in Node from the view representation.
+      const drawn = await (await call(coordinator, PATH, { body: DRUG, headers: { accept: "application/vnd.hcc.view+json" } })).json()
+      const doc = await (await call(coordinator, "/v1/openapi.json", { token: null })).json()
+      const node = await drawView(doc.paths[PATH].post["x-hcc-view"], DRUG, drawn, 1)
+      const expected = await markCounts(page, node.svg)
+      expect(await markCounts(page, null)).toEqual(expected)
+      // A square per site and axis, and the pooled estimate per axis: every row of the forest.
+      const rows = drawn.view_data.sites as Array<{ site: string }>
+      const forest = node.items.filter((i) => i.role === "mark" && i.marktype === "symbol" && i.datum?.["site"] !== undefined)
+      expect(forest.map((i) => i.datum!["site"]).sort()).toEqual(rows.map((r) => r.site).sort())
+      const text = (await page.textContent("#chart svg"))!
+      for (const site of ["site-1", "site-2", "site-3"]) expect(text).toContain(site)
+    } finally {
+      await browser.close()
+    }
   })
 })
 
