@@ -19,7 +19,7 @@ import { AccountNotFound, DuplicateAccountName, TokenNotFound } from "./auth/Acc
 import { type AppSettings, parseThreads, parseWorkers } from "./config/AppConfig.ts"
 import { availableParallelism } from "node:os"
 import { OnUnfinished, type Unfinished } from "./health/DatasetWriter.ts"
-import { ImportRejected } from "./import/Report.ts"
+import { ImportRejected } from "./pipeline/Report.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
 import { logToStderr } from "./log/LogSink.ts"
 import { PLUGIN_NAME, scaffoldProblem, writeScaffold } from "./plugin/scaffold.ts"

@@ -8,7 +8,7 @@ import { removeSnapshot } from "../health/snapshot.ts"
 import { MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
 import { generatedOnThread } from "../synthetic/generationThread.ts"
 import { inPhase, progressBar } from "../health/progress.ts"
-import { formatSummary, type ImportSummary } from "../import/importCommon.ts"
+import { formatSummary, type ImportSummary } from "../pipeline/importCommon.ts"
 import { Committed, emit, emitter, UsageError } from "./output.ts"
 
 // Each format's reader and writer loads (Effect.promise of an import) when a command uses it: every
@@ -78,7 +78,7 @@ export const dataImport = Command.make(
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
-        const { importCsv } = yield* Effect.promise(() => import("../import/importCsv.ts"))
+        const { importCsv } = yield* Effect.promise(() => import("../formats/csv/importCsv.ts"))
         return yield* importCsv({
           folder,
           stagingDir: config.dataDir,
@@ -98,10 +98,10 @@ export const dataImport = Command.make(
       }
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
       if (flags.format === "omop") {
-        const { importOmop } = yield* Effect.promise(() => import("../import/importOmop.ts"))
+        const { importOmop } = yield* Effect.promise(() => import("../formats/omop/importOmop.ts"))
         return yield* importOmop({ ...options, folder: flags.paths[0]! })
       }
-      const { importFhir } = yield* Effect.promise(() => import("../import/importFhir.ts"))
+      const { importFhir } = yield* Effect.promise(() => import("../formats/fhir/importFhir.ts"))
       yield* importFhir({ ...options, timeZone: Option.getOrUndefined(flags.timeZone) })
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
@@ -126,18 +126,18 @@ export const dataExport = Command.make(
       if (gzip && format !== "fhir") return yield* Effect.fail(new UsageError("--gzip is for --format fhir"))
       if (parquet && format !== "omop") return yield* Effect.fail(new UsageError("--parquet is for --format omop"))
       if (format === "csv") {
-        const { writeFolder } = yield* Effect.promise(() => import("../import/csv/exportCsv.ts"))
+        const { writeFolder } = yield* Effect.promise(() => import("../formats/csv/exportCsv.ts"))
         yield* writeFolder(folder, progressBar("exporting"))
         return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
       }
       if (format === "omop") {
         const config = yield* AppConfig
-        const { exportOmop } = yield* Effect.promise(() => import("../import/omop/exportOmop.ts"))
+        const { exportOmop } = yield* Effect.promise(() => import("../formats/omop/exportOmop.ts"))
         const tables = yield* exportOmop({ folder, parquet, scratchDir: config.dataDir, onProgress: inPhase(progressBar("exporting OMOP"), "writing") })
         return yield* emit({ format, folder, files: parquet ? "parquet" : "csv", rows: tables }, () =>
           `exported the health dataset to ${folder} as OMOP CDM 5.4 ${parquet ? "Parquet" : "CSV"}: ${Object.entries(tables).map(([t, n]) => `${n} ${t}`).join(", ")}`)
       }
-      const { exportFhir } = yield* Effect.promise(() => import("../import/fhir/exportFhir.ts"))
+      const { exportFhir } = yield* Effect.promise(() => import("../formats/fhir/exportFhir.ts"))
       const written = yield* exportFhir({ folder, gzip, onProgress: inPhase(progressBar("exporting FHIR"), "writing") })
       yield* emit({ format, folder, resources: written }, () =>
         `exported the health dataset to ${folder} as FHIR R4 Bulk Data: ${Object.entries(written).map(([t, n]) => `${n} ${t}`).join(", ")}`)

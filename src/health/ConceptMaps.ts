@@ -12,7 +12,7 @@ import drug from "./concepts/drug.json" with { type: "json" }
 import encounterClass from "./concepts/encounter_class.json" with { type: "json" }
 import socialHistory from "./concepts/social_history.json" with { type: "json" }
 import zoonoticCondition from "./concepts/zoonotic_condition.json" with { type: "json" }
-import type { StandardCode } from "./codeSystems.ts"
+import type { StandardCode } from "../plugin/codeSystems.ts"
 
 /** One map entry: a standard code (or, with `match: prefix`, a code category) → a target code. */
 export interface ConceptEntry {

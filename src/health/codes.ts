@@ -5,7 +5,7 @@
  * the entry the shipped concept maps take it to (ICD-10 categories included), when the dataset has
  * that entry.
  */
-import { formatStandard, parseStandard } from "./codeSystems.ts"
+import { formatStandard, parseStandard } from "../plugin/codeSystems.ts"
 import { CONCEPT_MAPS, lookup, type MapKind } from "./ConceptMaps.ts"
 import type { Dataset } from "./HealthData.ts"
 import type { VocabularyKind } from "./vocabulary.ts"

@@ -4,7 +4,7 @@
  * `hcc data export` (same files, same columns) and docs/data.md (a test keeps the three in step
  * with the SQL schema of migration 2).
  */
-import { SNAKE_CASE, STANDARD_SYSTEM_NAMES } from "./codeSystems.ts"
+import { SNAKE_CASE, STANDARD_SYSTEM_NAMES } from "../plugin/codeSystems.ts"
 import { SEXES } from "../plugin/vocabularies.ts"
 import { VOCABULARY_KINDS, type VocabularyKind } from "./vocabulary.ts"
 

@@ -47,7 +47,7 @@ export {
 } from "../health/PatientData.ts"
 /** A request's name for a vocabulary entry (the dataset's code, or a standard code such as `snomed:44054006`) → the dataset's code. */
 export { resolveCode } from "../health/codes.ts"
-export { closest, editDistance, editDistanceWithin } from "../plugin/suggest.ts"
+export { closest, editDistance, editDistanceWithin } from "./suggest.ts"
 /** The dataset's calendar: days since 1970-01-01 (UTC) and months since year 0 (`year × 12 + month − 1`), as the Dataset's columns count them. */
 export {
   firstDayOfMonth,
@@ -62,7 +62,7 @@ export {
   yearOfDay
 } from "../health/calendar.ts"
 /** The names of the decay rules (`Kernels.evaluateRules`' axis-mask bits) and of the trajectory models (`Kernels.fitTrajectories`' model index), in kernel order. */
-export { MODEL_NAMES, RULE_NAMES } from "../kernels/names.ts"
+export { MODEL_NAMES, RULE_NAMES } from "./names.ts"
 
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
 export { QUERY_TYPES, QueryType, SEXES, type Sex, TIME_RANGES, TimeRange } from "./vocabularies.ts"

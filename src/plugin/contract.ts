@@ -7,7 +7,7 @@
  * (Plugin.ts), under the same versioning.
  */
 export { AXES, AXIS_NAMES, AXIS_SCORE_RANGE, type Axis, AxisCode, AxisScore, canonicalOrder, pairKey } from "./axes.ts"
-export { MODEL_NAMES, RULE_NAMES } from "../kernels/names.ts"
+export { MODEL_NAMES, RULE_NAMES } from "./names.ts"
 export { AGE_LIMITS, AgeRange, Code, Days, distinctNonEmpty, Minimum, Months, parseAgeRange, parseDays, parseMinimum, parseMonths } from "./shapes.ts"
 export { defineContract, type DomainErrorSpec, type PluginContract, type PluginExample, withAnswers } from "./spec.ts"
 export { QUERY_TYPES, QueryType, SEXES, type Sex, TIME_RANGES, TimeRange } from "./vocabularies.ts"

@@ -1,6 +1,6 @@
 /** Request value shapes shared by plugins (part of the plugin contract). */
 import { Schema } from "effect"
-import { SNAKE_CASE, STANDARD_NOTATION } from "../health/codeSystems.ts"
+import { SNAKE_CASE, STANDARD_NOTATION } from "./codeSystems.ts"
 
 /** Inclusive bounds of an age range. */
 export const AGE_LIMITS = [0, 120] as const

@@ -16,8 +16,8 @@ const ALLOWED: ReadonlyArray<readonly [RegExp, string]> = [
   [/^src\/client\/index\.ts$/, "the client"],
   [/^plugins\/[a-z0-9-]+\/(contract\.ts|schema\.ts|view\.ts|example-answers\.json)$/, "a built-in plugin's contract, schemas, view (the chart, as data) and recorded answers"],
   [/^src\/plugin\/(contract|spec|axes|shapes|vocabularies|view)\.ts$/, "the plugin contract's contract-only entry (./plugin/contract) and what it re-exports"],
-  [/^src\/kernels\/names\.ts$/, "the names of the decay rules and trajectory models, a response vocabulary"],
-  [/^src\/health\/codeSystems\.ts$/, "the standard code notation a request may use (snomed:44054006)"],
+  [/^src\/plugin\/names\.ts$/, "the names of the decay rules and trajectory models, a response vocabulary"],
+  [/^src\/plugin\/codeSystems\.ts$/, "the standard code notation a request may use (snomed:44054006)"],
   [/^src\/http\/(ApiContract|Problems|errorCatalog)\.ts$/, "the HTTP contract: groups, endpoints, problem schemas, error codes"],
   [/^src\/catalog\/CatalogSchema\.ts$/, "the catalog's, usage's and health answers' schemas"],
   [/^src\/auth\/CurrentPrincipal\.ts$/, "the key the Authorization middleware provides"]
@@ -51,6 +51,6 @@ describe("importing the client", () => {
   it("the stable plugin entry reaches the PatientData key, never its implementation", () => {
     const { modules } = loadedBy("src/plugin/Plugin.ts")
     expect(modules).toContain("src/health/PatientData.ts")
-    expect(modules.filter((m) => /Live\.ts$|^src\/(compute|db|http|import|synthetic)\//.test(m) || m.startsWith("src/kernels/") && m !== "src/kernels/names.ts" && m !== "src/kernels/thresholds.ts")).toEqual([])
+    expect(modules.filter((m) => /Live\.ts$|^src\/(compute|db|http|formats|pipeline|synthetic)\//.test(m) || m.startsWith("src/kernels/") && m !== "src/kernels/thresholds.ts")).toEqual([])
   })
 })

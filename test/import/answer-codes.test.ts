@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import model from "../../src/import/axis-model.json" with { type: "json" }
+import model from "../../src/pipeline/axis-model.json" with { type: "json" }
 import { type Table, tablesOf } from "../support/datasets.ts"
 import { hcc, tempDataDir } from "../support/server.ts"
 

@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { type BulkFile, forEachLines, partsOf } from "../../src/import/fhir/bulkFiles.ts"
-import { Report } from "../../src/import/Report.ts"
+import { type BulkFile, forEachLines, partsOf } from "../../src/formats/fhir/bulkFiles.ts"
+import { Report } from "../../src/pipeline/Report.ts"
 import { tempDataDir } from "../support/server.ts"
 
 const lines = Array.from({ length: 500 }, (_, i) => (i % 37 === 5 ? "" : JSON.stringify({ resourceType: "Observation", id: `o${i}`, pad: "x".repeat(i % 90) })))

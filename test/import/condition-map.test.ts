@@ -5,7 +5,7 @@
  * kidney disease) are hypertension. What a source's coding maps to is what its import counts.
  */
 import { describe, expect, it } from "vitest"
-import { conceptOf } from "../../src/import/concepts.ts"
+import { conceptOf } from "../../src/pipeline/concepts.ts"
 
 const ICD10CM = "http://hl7.org/fhir/sid/icd-10-cm"
 const ICD10 = "http://hl7.org/fhir/sid/icd-10"

@@ -1,10 +1,10 @@
 /**
- * The exports' CSV fields and records (src/import/csv/csvField.ts), read back by the parser the
+ * The exports' CSV fields and records (src/formats/csv/csvField.ts), read back by the parser the
  * import uses: whatever a text holds comes back as it was, a missing value as an empty field.
  */
 import { parse } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
-import { csvField, csvRecords } from "../../src/import/csv/csvField.ts"
+import { csvField, csvRecords } from "../../src/formats/csv/csvField.ts"
 
 describe("csvField", () => {
   it("quotes only text holding a comma, a double quote or a line break, doubling its quotes", () => {

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { kindOfDisplay } from "../../src/import/fhir/encounterClass.ts"
+import { kindOfDisplay } from "../../src/formats/fhir/encounterClass.ts"
 import { type Table, tablesOf } from "../support/datasets.ts"
 import { hcc, tempDataDir } from "../support/server.ts"
 

@@ -18,7 +18,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 // running, not queued), interrupts the fiber, disposes of the engine and exits.
 const SCRIPT = `
 import { Effect, Fiber } from "effect"
-import { Engine } from ${JSON.stringify(join(ROOT, "src/import/Engine.ts"))}
+import { Engine } from ${JSON.stringify(join(ROOT, "src/pipeline/Engine.ts"))}
 const engine = new Engine(${JSON.stringify(join(scratch, "spill"))})
 const fiber = Effect.runFork(engine.run("a long sum", "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"))
 const start = process.cpuUsage().user

@@ -235,7 +235,7 @@ describe("FHIR import: bad input imports nothing", () => {
 
 describe("FHIR import: an operator's own axis model and region map", () => {
   it("--axis-model: another instrument scores its axis; a wrong file names the path and the reason", () => {
-    const model = JSON.parse(readFileSync(join(ROOT, "src/import/axis-model.json"), "utf8")) as { instruments: Array<Record<string, unknown>>; version: string }
+    const model = JSON.parse(readFileSync(join(ROOT, "src/pipeline/axis-model.json"), "utf8")) as { instruments: Array<Record<string, unknown>>; version: string }
     model.version = "9.9.9"
     model.instruments.push({
       id: "heart_rate",

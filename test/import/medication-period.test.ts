@@ -9,7 +9,7 @@ import type * as fhir4 from "fhir/r4.js"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { medicationRequestPeriod } from "../../src/import/fhir/medicationPeriod.ts"
+import { medicationRequestPeriod } from "../../src/formats/fhir/medicationPeriod.ts"
 import { tablesOf } from "../support/datasets.ts"
 import { hcc, tempDataDir } from "../support/server.ts"
 

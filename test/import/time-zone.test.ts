@@ -7,7 +7,7 @@
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { formatDate } from "../../src/health/calendar.ts"
-import { dayOf, dayReader } from "../../src/import/fhir/common.ts"
+import { dayOf, dayReader } from "../../src/formats/fhir/common.ts"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { tablesOf } from "../support/datasets.ts"
 import { hcc, runHcc, tempDataDir } from "../support/server.ts"

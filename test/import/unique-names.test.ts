@@ -5,7 +5,7 @@
  * removed the number again, and the search never ended).
  */
 import { describe, expect, it } from "vitest"
-import { nameOf, UniqueNames } from "../../src/import/concepts.ts"
+import { nameOf, UniqueNames } from "../../src/pipeline/concepts.ts"
 
 const LONG = "24 HR metformin hydrochloride 500 MG Extended Release Oral Tablet and a long tail"
 

@@ -7,7 +7,7 @@
 import { atLeast, atMost, above, below } from "../thresholds.ts"
 import { compact, meanRange, pearsonDense, sdRange, slopeRange } from "./common.ts"
 
-export { RULE_NAMES } from "../names.ts"
+export { RULE_NAMES } from "../../plugin/names.ts"
 
 
 /** Two-sided 5 % critical values of Student's t for df = 1..30 (then 40, 60, 120 by range). */

@@ -13,7 +13,7 @@
 import { compact, expK } from "./common.ts"
 import { decaySse, goldenMin, LOGISTIC_K_MAX, logisticRefine, logisticSse, plateauSse } from "./trajectoryFits.ts"
 
-export { MODEL_NAMES } from "../names.ts"
+export { MODEL_NAMES } from "../../plugin/names.ts"
 
 /** Parameters per model. */
 export const MODEL_PARAMS = [1, 2, 2, 3, 4] as const
