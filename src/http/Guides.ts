@@ -43,9 +43,15 @@ code{background:#f3f4f6;padding:0 .2em}pre{background:#f3f4f6;padding:.8em;overf
 /** Where the explorer's page is served (src/http/Explorer.ts). */
 export const EXPLORE_PATH = "/docs/explore"
 
-/** The documentation's navigation: the API reference, the explorer and every guide; `current` (a path) marked as the page shown. */
+/** Where the account portal's page is served (src/portal/kit.ts re-exports it). */
+export const PORTAL_PAGE_PATH = "/portal"
+
+/**
+ * The one navigation of the service's pages: the API reference, the explorer, the account portal
+ * and every guide; `current` (a path) marked as the page shown.
+ */
 export const docsNav = (current: string): string =>
-  [["/docs", "API reference"], [EXPLORE_PATH, "Explorer"], ...GUIDES.map((g) => [guidePath(g.page), g.title] as const)]
+  [["/docs", "API reference"], [EXPLORE_PATH, "Explorer"], [PORTAL_PAGE_PATH, "Account portal"], ...GUIDES.map((g) => [guidePath(g.page), g.title] as const)]
     .map(([href, text]) => `<a href="${href}"${href === current ? ` aria-current="page"` : ""}>${escapeHtml(text)}</a>`)
     .join("")
 

@@ -12,6 +12,7 @@ import { type Account, Accounts } from "../auth/Accounts.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import type { Pipeline } from "../http/Door.ts"
+import { PORTAL_PAGE_PATH } from "../http/Guides.ts"
 import type { RequestInfo } from "../http/RequestContext.ts"
 import { Metering } from "../metering/Metering.ts"
 import { addressOf, bodyOf, cookieOf, csrfMatches, csrfOf, json, originProblem, problem } from "./http.ts"
@@ -19,7 +20,7 @@ import { People, PortalRefused, type SignedIn } from "./People.ts"
 import { SIGN_IN_PER_ADDRESS, SIGN_IN_PER_EMAIL, takeAttempt } from "./Throttle.ts"
 
 /** The portal's page. */
-export const PORTAL_PATH = "/portal"
+export const PORTAL_PATH = PORTAL_PAGE_PATH
 const API = `${PORTAL_PATH}/api`
 
 /** A refusal of a portal request: status, code, and the sentence the person reads. */

@@ -7,6 +7,7 @@
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { builtAsset, bundledPageHead, EXPLORE_CSP } from "../http/Explorer.ts"
+import { docsNav } from "../http/Guides.ts"
 import { PORTAL_PATH } from "./routes.ts"
 
 /** The assets: path, file in build/portal, media type. */
@@ -17,7 +18,7 @@ export const PORTAL_ASSETS: ReadonlyArray<readonly [string, string, string]> = [
 
 const page = `${bundledPageHead("Account portal", PORTAL_PATH)}<body>
 <a class="skip" href="#main">Skip to the content</a>
-<nav aria-label="Service"><a href="${PORTAL_PATH}" aria-current="page">Account portal</a> <a href="/docs">API reference</a> <a href="/docs/explore">Explorer</a></nav>
+<nav aria-label="Documentation">${docsNav(PORTAL_PATH)}</nav>
 <main id="main" tabindex="-1">
 <h1>Account portal</h1>
 <noscript><p class="problem">The portal needs JavaScript.</p></noscript>

@@ -65,16 +65,16 @@ describe("guide pages", () => {
       for (const other of GUIDES) expect(html).toContain(`href="/docs/${other.page}"`)
     }
   })
-  it("share one navigation with the explorer, each page marked where it is", async () => {
+  it("share one navigation with the explorer and the account portal, each page marked where it is", async () => {
     const navOf = (html: string) => /<nav aria-label="Documentation">([\s\S]*?)<\/nav>/.exec(html)?.[1]
     const links = (nav: string) => [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1])
     const explorer = navOf(await page("/docs/explore"))!
     expect(explorer).toContain(`<a href="/docs/explore" aria-current="page">`)
-    for (const g of GUIDES) {
-      const nav = navOf(await page(`/docs/${g.page}`))!
+    for (const path of [...GUIDES.map((g) => `/docs/${g.page}`), "/portal"]) {
+      const nav = navOf(await page(path))!
       expect(links(nav)).toEqual(links(explorer))
-      expect([...nav.matchAll(/<a href="([^"]+)" aria-current="page"/g)].map((m) => m[1])).toEqual([`/docs/${g.page}`])
+      expect([...nav.matchAll(/<a href="([^"]+)" aria-current="page"/g)].map((m) => m[1])).toEqual([path])
     }
-    expect(links(explorer)).toEqual(["/docs", "/docs/explore", ...GUIDES.map((g) => `/docs/${g.page}`)])
+    expect(links(explorer)).toEqual(["/docs", "/docs/explore", "/portal", ...GUIDES.map((g) => `/docs/${g.page}`)])
   })
 })
