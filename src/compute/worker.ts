@@ -16,7 +16,7 @@ import { getPriority, setPriority } from "node:os"
 import { getHeapStatistics } from "node:v8"
 import { parentPort, workerData } from "node:worker_threads"
 import builtins from "../../plugins/index.ts"
-import { type Dataset, DatasetPreparations, HealthData } from "../health/HealthData.ts"
+import { type Dataset, type DatasetPreparation, DatasetPreparations, HealthData } from "../health/HealthData.ts"
 import * as HealthDataLive from "../health/HealthDataLive.ts"
 import * as PatientDataLive from "../health/PatientDataLive.ts"
 import { Arena } from "../kernels/Arena.ts"
@@ -94,19 +94,71 @@ const defectFields = (defect: unknown) =>
     ? { name: defect.name, message: defect.message, stack: defect.stack }
     : { name: "Error", message: String(defect), stack: undefined }
 
+/** A dataset the thread can answer from: its runtime and the core instance its kernels run on. */
+interface Served {
+  readonly runtime: ManagedRuntime.ManagedRuntime<InvokeServices, unknown>
+  readonly core: ReturnType<typeof instantiateCore>
+  /** Tasks in progress on it. */
+  running: number
+  /** Where its core's arena ends. */
+  readonly limit: number
+}
+
+/** What a task's end tells the HTTP thread: its value, its domain error, or its defect. */
+const replyOf = (id: number, exit: Exit.Exit<unknown, unknown>, kernels: Array<readonly [string, number]>) => {
+  if (Exit.isSuccess(exit)) return { _tag: "done", id, value: exit.value, kernels } as const
+  const failure = Cause.findErrorOption(exit.cause)
+  if (failure._tag === "Some" && failure.value instanceof DomainError) {
+    const { code, detail, suggestions, context, errors } = failure.value
+    return {
+      _tag: "domain",
+      id,
+      kernels,
+      error: { code, detail, ...(suggestions === undefined ? {} : { suggestions }), ...(context === undefined ? {} : { context }), ...(errors === undefined ? {} : { errors }) }
+    } as const
+  }
+  return { _tag: "defect", id, error: defectFields(Cause.squash(exit.cause)), kernels } as const
+}
+
+/**
+ * The services a dataset's tasks run with: its patient and health data over the thread's kernels,
+ * `preparations` run as it is made, and the service's JSON logger for everything the thread runs
+ * (its preparations and every request), every line saying which thread.
+ */
+const datasetLayer = (dataset: Dataset, kernels: Kernels["Service"], preparations: ReadonlyArray<DatasetPreparation>) =>
+  PatientDataLive.layer.pipe(
+    Layer.provideMerge(HealthDataLive.layerFromDataset(dataset)),
+    Layer.provideMerge(Layer.succeed(Kernels, kernels)),
+    Layer.provide(Layer.succeed(DatasetPreparations, preparations)),
+    Layer.provideMerge(JsonLogger.layer(init.logLevel)),
+    Layer.provideMerge(Layer.succeed(References.CurrentLogAnnotations, { thread: init.thread }))
+  )
+
+/**
+ * A dataset prepared in parts: this thread's shared preparations' values go to the other threads,
+ * theirs (`adopted`) are taken, and the preparations that are not this thread's part run.
+ */
+const prepareTheRest = async (
+  made: ManagedRuntime.ManagedRuntime<InvokeServices, unknown>,
+  dataset: Dataset,
+  rest: ReadonlyArray<DatasetPreparation>,
+  adopted: Promise<Readonly<Record<string, unknown>>>
+) => {
+  try {
+    post({ _tag: "shared", values: sharedPreparationsOf(dataset) })
+  } catch (e) {
+    // Not plain data after all: the other threads prepare those for themselves.
+    await made.runPromise(Effect.logWarning("shared preparations cannot be copied to the other compute threads; each prepares its own").pipe(Effect.annotateLogs({ reason: e instanceof Error ? e.message : String(e) })))
+    post({ _tag: "shared", values: {} })
+  }
+  adoptSharedPreparations(dataset, await adopted)
+  await made.runPromise(Effect.provideService(HealthDataLive.prepareDataset(dataset), DatasetPreparations, rest))
+}
+
 const start = async () => {
   const plugins = await Effect.runPromise(loadPlugins(builtins, init.specifiers))
   const tasks = new Map(plugins.map(({ plugin }) => [plugin.name, taskOf(plugin)]))
   const preparations = plugins.flatMap(({ plugin }) => plugin.prepare === undefined ? [] : [{ name: plugin.name, prepare: plugin.prepare }])
-  /** A dataset the thread can answer from: its runtime and the core instance its kernels run on. */
-  interface Served {
-    readonly runtime: ManagedRuntime.ManagedRuntime<InvokeServices, unknown>
-    readonly core: ReturnType<typeof instantiateCore>
-    /** Tasks in progress on it. */
-    running: number
-    /** Where its core's arena ends. */
-    readonly limit: number
-  }
   /** The dataset answered from; one prepared beside it (a refresh, until `activate`); the one it replaced, until its last task ends. */
   let active: Served | undefined
   let staged: Served | undefined
@@ -151,18 +203,7 @@ const start = async () => {
     // Every kernel time recorded since the last answer rides on this one (tasks interleave).
     const kernels = kernelTimes
     kernelTimes = []
-    if (Exit.isSuccess(exit)) return post({ _tag: "done", id, value: exit.value, kernels })
-    const failure = Cause.findErrorOption(exit.cause)
-    if (failure._tag === "Some" && failure.value instanceof DomainError) {
-      const { code, detail, suggestions, context, errors } = failure.value
-      return post({
-        _tag: "domain",
-        id,
-        kernels,
-        error: { code, detail, ...(suggestions === undefined ? {} : { suggestions }), ...(context === undefined ? {} : { context }), ...(errors === undefined ? {} : { errors }) }
-      })
-    }
-    post({ _tag: "defect", id, error: defectFields(Cause.squash(exit.cause)), kernels })
+    post(replyOf(id, exit, kernels))
   }
 
   const receiveDataset = async ({ activate, arena, dataset, memory, prepared, share }: Extract<ToThread, { _tag: "dataset" }>) => {
@@ -187,43 +228,23 @@ const start = async () => {
     // With `share`, the runtime is made with this thread's part of the preparations only; the
     // rest run once every thread's shared values are here (below).
     const mine = (_: unknown, i: number) => share === undefined || i % share.of === share.part
-    const first = preparations.filter(mine)
-    const layer = PatientDataLive.layer.pipe(
-      Layer.provideMerge(HealthDataLive.layerFromDataset(dataset)),
-      Layer.provideMerge(Layer.succeed(Kernels, kernels)),
-      Layer.provide(Layer.succeed(DatasetPreparations, first)),
-      // The service's JSON logger for everything the thread runs (its preparations and every
-      // request), every line saying which thread.
-      Layer.provideMerge(JsonLogger.layer(init.logLevel)),
-      Layer.provideMerge(Layer.succeed(References.CurrentLogAnnotations, { thread: init.thread }))
-    )
     const started = performance.now()
-    const made = ManagedRuntime.make(layer)
+    const made = ManagedRuntime.make(datasetLayer(dataset, kernels, preparations.filter(mine)))
     await made.context()
     if (share !== undefined) {
       const adopted = new Promise<Readonly<Record<string, unknown>>>((resolve) => (onAdopt = resolve))
-      try {
-        post({ _tag: "shared", values: sharedPreparationsOf(dataset) })
-      } catch (e) {
-        // Not plain data after all: the other threads prepare those for themselves.
-        await made.runPromise(Effect.logWarning("shared preparations cannot be copied to the other compute threads; each prepares its own").pipe(Effect.annotateLogs({ reason: e instanceof Error ? e.message : String(e) })))
-        post({ _tag: "shared", values: {} })
-      }
-      adoptSharedPreparations(dataset, await adopted)
-      const rest = preparations.filter((p, i) => !mine(p, i))
-      await made.runPromise(Effect.provideService(HealthDataLive.prepareDataset(dataset), DatasetPreparations, rest))
+      await prepareTheRest(made, dataset, preparations.filter((p, i) => !mine(p, i)), adopted)
     }
     const served: Served = { runtime: made, core, running: 0, limit }
     if (beside) staged = served
     else active = served
-    const ready = {
+    post({
       _tag: "ready",
       ...(beside ? { staged: true } : {}),
       heapMiB: Math.round(getHeapStatistics().used_heap_size / 1_048_576),
       seconds: Math.round(performance.now() - started) / 1000,
       ...(priority === undefined ? {} : { priority })
-    } as const
-    post(ready)
+    })
   }
 
   return (message: ToThread) => {

@@ -70,6 +70,62 @@ export interface CallServices {
   readonly disclosure: DisclosureSettings
 }
 
+/** The body as JSON, or the 400 for a body that is not JSON. */
+const parse = (text: string, requestId: string): Effect.Effect<unknown, BadRequest> => {
+  try {
+    return Effect.succeed(JSON.parse(text) as unknown)
+  } catch {
+    return Effect.fail(
+      new BadRequest({
+        code: "malformed_json",
+        detail: text.trim() === "" ? "The body is empty; send a JSON object." : "The body is not valid JSON.",
+        request_id: requestId,
+        hcc_cost: 0
+      })
+    )
+  }
+}
+
+/** The 400 for a body the request schema rejects, every issue with its JSON pointer. */
+const invalid = (e: Schema.SchemaError, requestId: string) => {
+  const { issues, onlyUnknown } = fieldIssues(e.issue)
+  return Effect.fail(
+    new BadRequest({
+      code: onlyUnknown ? "unknown_field" : "invalid_request",
+      detail: onlyUnknown
+        ? `The body has ${issues.length === 1 ? "a field" : "fields"} this endpoint does not define.`
+        : "The body does not match the request schema; see errors.",
+      errors: issues,
+      request_id: requestId,
+      hcc_cost: 0
+    })
+  )
+}
+
+/** The 200: what the answer is based on (the catalog's dataset, in brief) in its headers. */
+const answered = (bodyText: string, basis: ReturnType<typeof datasetHeaders> | undefined, view: Representation) =>
+  Effect.succeed(HttpServerResponse.text(bodyText, {
+    contentType: MEDIA_TYPES[view],
+    headers: basis === undefined ? {} : { "hcc-dataset-id": basis.id, "hcc-dataset-as-of": basis.as_of, "hcc-dataset-source": basis.source }
+  }))
+
+/** The 415 for a body not sent as JSON, or the 400 for a malformed Idempotency-Key; undefined when the headers are fine. */
+const headerProblem = (request: IncomingMessage, info: RequestInfo): UnsupportedMediaType | BadRequest | undefined => {
+  if (!isJsonContentType(request.headers["content-type"])) {
+    return new UnsupportedMediaType({ code: "unsupported_media_type", detail: "Send the body as Content-Type: application/json.", request_id: info.requestId, hcc_cost: 0 })
+  }
+  const key = request.headers["idempotency-key"] as string | undefined
+  if (key !== undefined && !KEY_PATTERN.test(key)) {
+    return new BadRequest({
+      code: "invalid_request",
+      detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
+      request_id: info.requestId,
+      hcc_cost: 0
+    })
+  }
+  return undefined
+}
+
 /**
  * One plugin's charged call, made by `principal`. Its success path is a short chain of flatMaps,
  * not generators: it runs on every charged request.
@@ -80,38 +136,6 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
     errors: "all"
   })
   const annotations = { plugin: plugin.name }
-
-  /** The body as JSON, or the 400 for a body that is not JSON. */
-  const parse = (text: string, requestId: string): Effect.Effect<unknown, BadRequest> => {
-    try {
-      return Effect.succeed(JSON.parse(text) as unknown)
-    } catch {
-      return Effect.fail(
-        new BadRequest({
-          code: "malformed_json",
-          detail: text.trim() === "" ? "The body is empty; send a JSON object." : "The body is not valid JSON.",
-          request_id: requestId,
-          hcc_cost: 0
-        })
-      )
-    }
-  }
-
-  /** The 400 for a body the request schema rejects, every issue with its JSON pointer. */
-  const invalid = (e: Schema.SchemaError, requestId: string) => {
-    const { issues, onlyUnknown } = fieldIssues(e.issue)
-    return Effect.fail(
-      new BadRequest({
-        code: onlyUnknown ? "unknown_field" : "invalid_request",
-        detail: onlyUnknown
-          ? `The body has ${issues.length === 1 ? "a field" : "fields"} this endpoint does not define.`
-          : "The body does not match the request schema; see errors.",
-        errors: issues,
-        request_id: requestId,
-        hcc_cost: 0
-      })
-    )
-  }
 
   const inProcess = invokePlugin(plugin, disclosure)
 
@@ -137,13 +161,6 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
           }))
         )
       }))).pipe(Effect.annotateLogs(annotations))
-
-  /** The 200: what the answer is based on (the catalog's dataset, in brief) in its headers. */
-  const answered = (bodyText: string, basis: ReturnType<typeof datasetHeaders> | undefined, view: Representation) =>
-    Effect.succeed(HttpServerResponse.text(bodyText, {
-      contentType: MEDIA_TYPES[view],
-      headers: basis === undefined ? {} : { "hcc-dataset-id": basis.id, "hcc-dataset-as-of": basis.as_of, "hcc-dataset-source": basis.source }
-    }))
 
   /**
    * Reserves a daily unit, answers, commits the charge (with the answer under `key`, if any) and
@@ -208,27 +225,9 @@ export const pluginCall = (plugin: Plugin, { disclosure, health, idempotency, me
     )
 
   return (request: IncomingMessage, info: RequestInfo, principal: Principal): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, InvokeServices> => {
-    if (!isJsonContentType(request.headers["content-type"])) {
-      return Effect.fail(
-        new UnsupportedMediaType({
-          code: "unsupported_media_type",
-          detail: "Send the body as Content-Type: application/json.",
-          request_id: info.requestId,
-          hcc_cost: 0
-        })
-      )
-    }
+    const refused = headerProblem(request, info)
+    if (refused !== undefined) return Effect.fail(refused)
     const key = request.headers["idempotency-key"] as string | undefined
-    if (key !== undefined && !KEY_PATTERN.test(key)) {
-      return Effect.fail(
-        new BadRequest({
-          code: "invalid_request",
-          detail: "The Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID is a good key).",
-          request_id: info.requestId,
-          hcc_cost: 0
-        })
-      )
-    }
     // The view or partial representation only where the plugin has one (else the plain answer, as JSON).
     const view = representationOf(request.headers["accept"], plugin)
     // The whole body is read before a daily unit is reserved: a slow or half-sent body holds nothing.

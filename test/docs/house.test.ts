@@ -12,7 +12,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/auth/Accounts.ts Accounts": 223,
   "src/auth/Accounts.ts (callback of Effect.gen)": 181,
   "src/compute/ComputePool.ts makePool": 192,
-  "src/compute/worker.ts start": 154,
   "src/db/SqliteClient.ts make": 205,
   "src/formats/fhir/exportFhir.ts exportFhir": 232,
   "src/formats/omop/OmopVocabulary.ts OmopVocabulary": 153,
@@ -23,7 +22,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/health/HealthDataLive.ts (callback of Effect.gen)": 173,
   "src/health/loader.ts loadDataset": 282,
   "src/health/snapshot.ts readOpen": 125,
-  "src/http/DomainHandlers.ts pluginCall": 162,
   "src/kernels/reference/decayRules.ts singleAxisMask": 181,
   "src/kernels/reference/trajectory.ts fitTrajectories": 172,
   "src/kernels/wasmCore.ts wasmCore": 250,
@@ -74,5 +72,8 @@ describe("the house", () => {
       return allowed === undefined || Number(lines) > allowed ? [line] : []
     })
     expect(grown).toEqual([])
+    // One split below the limit leaves the list: what is listed is what is still long.
+    const names = new Set(found.map((line) => /^(.+):\d+ (.+): \d+ lines$/.exec(line)!.slice(1, 3).join(" ")))
+    expect(Object.keys(STILL_LONG).filter((k) => !names.has(k))).toEqual([])
   })
 })
