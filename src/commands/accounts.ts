@@ -59,9 +59,10 @@ export const accountsCreate = Command.make(
     name: Flag.String("name").pipe(Flag.withDescription("Display name of the account (unique, whatever its case)")),
     tier: tierFlag("tier"),
     dailyLimit: Flag.Int("daily-limit").pipe(Flag.withDescription("Override the tier's daily limit (0 or more)"), Flag.optional),
-    burstLimit: Flag.Int("burst-limit").pipe(Flag.withDescription("Override the tier's burst limit per rolling minute (1 or more)"), Flag.optional)
+    burstLimit: Flag.Int("burst-limit").pipe(Flag.withDescription("Override the tier's burst limit per rolling minute (1 or more)"), Flag.optional),
+    token: Flag.String("token").pipe(Flag.withDescription("Also issue the account's first token, with this label (printed once, as `hcc tokens issue` does)"), Flag.optional)
   },
-  ({ burstLimit, dailyLimit, name, tier }) =>
+  ({ burstLimit, dailyLimit, name, tier, token }) =>
     Effect.gen(function*() {
       if (Option.isSome(dailyLimit) && dailyLimit.value < 0) return yield* Effect.fail(new UsageError("--daily-limit must be ≥ 0"))
       if (Option.isSome(burstLimit) && burstLimit.value < 1) return yield* Effect.fail(new UsageError("--burst-limit must be ≥ 1"))
@@ -71,13 +72,21 @@ export const accountsCreate = Command.make(
         dailyLimit: Option.getOrUndefined(dailyLimit),
         burstLimit: Option.getOrUndefined(burstLimit)
       })
-      yield* emit(accountJson(account), () => `created account ${account.id} (${TIER_LIMITS[tier].title})`)
+      const created = `created account ${account.id} (${TIER_LIMITS[tier].title})`
+      if (Option.isNone(token)) return yield* emit(accountJson(account), () => created)
+      const issued = yield* (yield* Accounts).issueToken({ accountId: account.id, label: token.value, expiresAt: undefined })
+      yield* operatorAudit(account.id, "token_issued", { token_id: issued.info.id, label: token.value })
+      yield* emit(
+        { ...accountJson(account), token: { ...tokenJson(issued.info), token: issued.token } },
+        () => `${created}\n${issued.token}\n\ntoken ${issued.info.id}; expires never.\nThis is the only time the token is shown: store it now.`
+      )
     }).pipe(Effect.provide(AccountsLive))
 ).pipe(
   Command.withDescription("Create an account"),
   Command.withExamples([
     { command: "hcc accounts create --name acme --tier professional", description: "An account on the Professional tier" },
-    { command: "hcc accounts create --name lab --tier starter --burst-limit 20 --json", description: "With its own burst limit, printed as JSON" }
+    { command: "hcc accounts create --name lab --tier starter --burst-limit 20 --json", description: "With its own burst limit, printed as JSON" },
+    { command: "hcc accounts create --name ci --tier starter --token ci --json", description: "With its first token (the JSON's `token`), in one step" }
   ])
 )
 

@@ -6,7 +6,7 @@
  */
 import { Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import { copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
@@ -137,7 +137,9 @@ const answers = async (server: TestServer) => {
 }
 
 describe("a server with a snapshot (SQLite)", () => {
+  // The fixture's copy without its snapshot: the first start loads from SQL and writes one.
   const dir = fixtureDataDir(inject("fixtureDir"))
+  rmSync(join(dir, SNAPSHOT_FILE))
   let first: ReadonlyArray<unknown>
 
   const start = async (env: Record<string, string> = {}) => {

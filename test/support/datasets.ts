@@ -3,6 +3,9 @@ import { parse } from "csv-parse/sync"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import { DATABASE_FILE } from "../../src/db/Database.ts"
+import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
 import { call, hcc, ROOT, startServer, type Target, tempDataDir, waitReady } from "./server.ts"
 
 /** A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder. */
@@ -24,11 +27,27 @@ export const tablesOf = (dataDir: string): Record<string, Table> => {
   return Object.fromEntries(readdirSync(out).map((f) => [f.replace(/\.csv$/, ""), parse(readFileSync(join(out, f), "utf8"), { columns: true }) as Table]))
 }
 
-/** SHA-256 of a data folder's whole dataset (to show an import changed nothing). */
+/**
+ * SHA-256 of a data folder's whole dataset (to show an import changed nothing): every row of every
+ * health table, in a fixed order. An SQLite folder is read in this process (read-only, as another
+ * process would see it after its last commit); a PostgreSQL target through `hcc data export`.
+ */
 export const datasetDigest = (target: Target): string => {
+  const h = createHash("sha256")
+  if (typeof target === "string" || target.databaseUrl === undefined) {
+    const db = new DatabaseSync(join(typeof target === "string" ? target : target.dataDir, DATABASE_FILE), { readOnly: true })
+    try {
+      for (const table of HEALTH_TABLES) {
+        const rows = db.prepare(`SELECT ${table.columns.map((c) => c.name).join(", ")} FROM ${table.name}`).all().map((r) => JSON.stringify(Object.values(r)))
+        h.update(table.name).update(rows.sort().join("\n"))
+      }
+    } finally {
+      db.close()
+    }
+    return h.digest("hex")
+  }
   const out = join(tempDataDir(), "csv")
   hcc(target, ["data", "export", out])
-  const h = createHash("sha256")
   for (const f of readdirSync(out).sort()) h.update(f).update(readFileSync(join(out, f)))
   return h.digest("hex")
 }

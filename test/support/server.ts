@@ -8,10 +8,14 @@ import { randomUUID } from "node:crypto"
 import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { inject } from "vitest"
 import type { DbTarget } from "./db.ts"
 import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../..")
+
+/** The population a test server generates when its test does not choose one. */
+export const DEFAULT_PATIENTS = 1000
 
 /** A running service. */
 export interface TestServer extends DbTarget {
@@ -57,12 +61,26 @@ export const waitReady = async (server: TestServer, timeoutMs = 120_000): Promis
   }
 }
 
-/** A fresh data folder holding a copy of the run's generated 30,000-patient dataset (globalSetup.ts). */
-export const fixtureDataDir = (fixtureDir: string): string => {
-  const dir = tempDataDir()
-  for (const file of ["hcc.db", "hcc.db-wal"]) if (existsSync(join(fixtureDir, file))) copyFileSync(join(fixtureDir, file), join(dir, file))
+/** Copies a template data folder's database and snapshot (globalSetup.ts) into `dir`. */
+const copyTemplate = (template: string, dir: string): string => {
+  for (const file of ["hcc.db", "hcc.db-wal", "dataset.snapshot"]) if (existsSync(join(template, file))) copyFileSync(join(template, file), join(dir, file))
   return dir
 }
+
+/** A fresh data folder holding a copy of the run's generated 30,000-patient dataset and its snapshot (globalSetup.ts). */
+export const fixtureDataDir = (fixtureDir: string): string => copyTemplate(fixtureDir, tempDataDir())
+
+/** The run's copy of the default dataset a new server generates (globalSetup.ts), or undefined outside a test file. */
+const defaultTemplate = (): string | undefined => {
+  try {
+    return inject("defaultDir")
+  } catch {
+    return undefined
+  }
+}
+
+/** Variables under which a server's first start would make another dataset than the run's default one. */
+const OWN_DATASET = ["HCC_POPULATION", "HCC_SEED", "DATABASE_URL", "HCC_DATA_DIR"]
 
 /** A process's command line, as the kernel has it (Linux). */
 export const commandLine = (pid: number): ReadonlyArray<string> => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "")
@@ -89,11 +107,20 @@ export interface ServerOptions {
   readonly serveArgs?: ReadonlyArray<string>
   /** Options for node itself (e.g. V8 flags), before the script; by default the server's own (src/nodeFlags.ts), as `npm start` passes them. */
   readonly nodeArgs?: ReadonlyArray<string>
+  /**
+   * A new data folder starts empty, so the server generates its dataset itself (a test of that
+   * first start). Otherwise a new folder gets a copy of the dataset it would generate, with its
+   * snapshot (the run makes it once), unless the environment asks for another dataset.
+   */
+  readonly fresh?: boolean
 }
 
 /** Starts `node src/main.ts` with the given environment; rejects if it exits before listening. */
 export const startServer = (options: ServerOptions = {}): Promise<TestServer> => {
-  const dataDir = options.dataDir ?? tempDataDir()
+  const template = options.dataDir !== undefined || options.fresh === true || options.databaseUrl !== undefined || OWN_DATASET.some((v) => options.env?.[v] !== undefined)
+    ? undefined
+    : defaultTemplate()
+  const dataDir = options.dataDir ?? (template === undefined ? tempDataDir() : copyTemplate(template, tempDataDir()))
   const target: DbTarget = { dataDir, databaseUrl: options.databaseUrl }
   const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
   const child = spawn(process.execPath, [...(options.nodeArgs ?? SERVER_NODE_FLAGS), ...args], {
@@ -103,7 +130,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
     // and those at nice, not in the idle class: with both cores busy, idle-class threads run only
     // when a core is free, so a thread's start would wait on the other test files. A test of the
     // default passes HCC_COMPUTE_PRIORITY: undefined.
-    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: "1000", HCC_THREADS: "0", HCC_COMPUTE_PRIORITY: "nice" }), ...options.env },
+    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: String(DEFAULT_PATIENTS), HCC_THREADS: "0", HCC_COMPUTE_PRIORITY: "nice" }), ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -182,12 +209,11 @@ export const newAccount = (
   opts: { readonly tier: string; readonly dailyLimit?: number; readonly burstLimit?: number }
 ): { readonly accountId: string; readonly tokenId: string; readonly token: string } => {
   // Account names are unique: each test account gets its own.
-  const args = ["accounts", "create", "--name", `test-${opts.tier}-${randomUUID().slice(0, 8)}`, "--tier", opts.tier, "--json"]
+  const args = ["accounts", "create", "--name", `test-${opts.tier}-${randomUUID().slice(0, 8)}`, "--tier", opts.tier, "--token", "test", "--json"]
   if (opts.dailyLimit !== undefined) args.push("--daily-limit", String(opts.dailyLimit))
   if (opts.burstLimit !== undefined) args.push("--burst-limit", String(opts.burstLimit))
-  const account = JSON.parse(hcc(target, args)) as { id: string }
-  const issued = JSON.parse(hcc(target, ["tokens", "issue", "--account", account.id, "--label", "test", "--json"])) as { id: string; token: string }
-  return { accountId: account.id, tokenId: issued.id, token: issued.token }
+  const account = JSON.parse(hcc(target, args)) as { id: string; token: { id: string; token: string } }
+  return { accountId: account.id, tokenId: account.token.id, token: account.token.token }
 }
 
 /** A fetch with the bearer token and JSON content type. */
