@@ -95,6 +95,70 @@ const generateIfMissing = (config: AppConfig["Service"], setStep: (step: string,
     }
   })
 
+/**
+ * How this process reads the dataset in the database and keeps its snapshot, with its settings,
+ * kernels and core arena.
+ */
+const datasetReader = (config: AppConfig["Service"], kernels: Kernels["Service"], arena: CoreArena["Service"] | undefined) => {
+  /**
+   * The dataset in the database: from its snapshot when it has one, else from SQL. A read from
+   * SQL takes many statements; a writer that switched datasets meanwhile (its stamp changed)
+   * may have left it with tables of both, so it is read again.
+   */
+  const load = (step: (text: string, done?: number) => void) =>
+    Effect.gen(function*() {
+      for (let attempt = 1;; attempt++) {
+        const read = yield* loadOnce(step)
+        if (read.from === "snapshot" || (yield* datasetStamp) === read.stamp) return read
+        if (attempt === MAX_LOAD_ATTEMPTS) return yield* Effect.fail(new Error(`the dataset was replaced while it was read, ${attempt} times in a row`))
+        yield* Effect.logInfo("the dataset was replaced while it was read; reading it again")
+      }
+    })
+  const loadOnce = (step: (text: string, done?: number) => void) =>
+    Effect.gen(function*() {
+      const stamp = yield* datasetStamp
+      const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
+      const read: SnapshotRead = !config.snapshot || stamp === undefined
+        ? { skipped: "off" }
+        : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => step("loading the snapshot", done), config.scores)
+      if ("skipped" in read && read.skipped !== "off" && read.skipped !== "no snapshot") {
+        yield* Effect.logWarning("dataset snapshot not used; loading from the database").pipe(Effect.annotateLogs({ file: snapshotPath, reason: read.skipped }))
+      }
+      const from = "dataset" in read ? "snapshot" : "database"
+      const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => step(`loading ${table}`, done), arena, config.scores)
+      return { loaded, from, stamp, snapshotPath } as const
+    })
+  /** Loaded from SQL: keeps the columns for the next start, unless the dataset was replaced meanwhile. */
+  const keepSnapshot = (loaded: Dataset, from: string, stamp: string | undefined, snapshotPath: string) =>
+    Effect.gen(function*() {
+      if (from !== "database" || !config.snapshot || stamp === undefined || (yield* datasetStamp) !== stamp) return
+      const writing = performance.now()
+      yield* writeSnapshot(snapshotPath, stamp, loaded).pipe(
+        Effect.tap(({ bytes }) =>
+          Effect.logInfo("dataset snapshot written").pipe(Effect.annotateLogs({
+            file: snapshotPath,
+            mib: Math.round(bytes / 1_048_576),
+            seconds: Number(((performance.now() - writing) / 1000).toFixed(2))
+          }))
+        ),
+        Effect.catch((e: Error) => Effect.logWarning("dataset snapshot not written").pipe(Effect.annotateLogs({ file: snapshotPath, reason: e.message })))
+      )
+    })
+  const loadedLog = (dataset: Dataset, from: string, started: number) => ({
+    patients: dataset.patients.count,
+    as_of: dataset.info["as_of"] ?? null,
+    source: dataset.info["source"] ?? null,
+    dataset_id: dataset.id,
+    from,
+    months: dataset.months,
+    scores: dataset.panel.data instanceof Uint8Array ? "tenths" : "wide",
+    seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
+    rss_mib: Math.round(process.memoryUsage().rss / 1_048_576),
+    ...(arena === undefined ? {} : { core_mib: Math.round(arena.used / 1_048_576) })
+  })
+  return { load, keepSnapshot, loadedLog }
+}
+
 /** A coordinator's health data: none; its `data` check says so, and a read of it fails (nothing is served that reads it). */
 const coordinatorData = (readiness: Readiness["Service"]) =>
   Effect.gen(function*() {
@@ -138,62 +202,7 @@ export const layer = Layer.effect(
         }
       })
     })
-    /**
-     * The dataset in the database: from its snapshot when it has one, else from SQL. A read from
-     * SQL takes many statements; a writer that switched datasets meanwhile (its stamp changed)
-     * may have left it with tables of both, so it is read again.
-     */
-    const load = (step: (text: string, done?: number) => void) =>
-      Effect.gen(function*() {
-        for (let attempt = 1;; attempt++) {
-          const read = yield* loadOnce(step)
-          if (read.from === "snapshot" || (yield* datasetStamp) === read.stamp) return read
-          if (attempt === MAX_LOAD_ATTEMPTS) return yield* Effect.fail(new Error(`the dataset was replaced while it was read, ${attempt} times in a row`))
-          yield* Effect.logInfo("the dataset was replaced while it was read; reading it again")
-        }
-      })
-    const loadOnce = (step: (text: string, done?: number) => void) =>
-      Effect.gen(function*() {
-        const stamp = yield* datasetStamp
-        const snapshotPath = join(config.dataDir, SNAPSHOT_FILE)
-        const read: SnapshotRead = !config.snapshot || stamp === undefined
-          ? { skipped: "off" }
-          : yield* readSnapshot(snapshotPath, stamp, kernels, arena, (done) => step("loading the snapshot", done), config.scores)
-        if ("skipped" in read && read.skipped !== "off" && read.skipped !== "no snapshot") {
-          yield* Effect.logWarning("dataset snapshot not used; loading from the database").pipe(Effect.annotateLogs({ file: snapshotPath, reason: read.skipped }))
-        }
-        const from = "dataset" in read ? "snapshot" : "database"
-        const loaded = "dataset" in read ? read.dataset : yield* loadDataset(kernels, (table, done) => step(`loading ${table}`, done), arena, config.scores)
-        return { loaded, from, stamp, snapshotPath } as const
-      })
-    /** Loaded from SQL: keeps the columns for the next start, unless the dataset was replaced meanwhile. */
-    const keepSnapshot = (loaded: Dataset, from: string, stamp: string | undefined, snapshotPath: string) =>
-      Effect.gen(function*() {
-        if (from !== "database" || !config.snapshot || stamp === undefined || (yield* datasetStamp) !== stamp) return
-        const writing = performance.now()
-        yield* writeSnapshot(snapshotPath, stamp, loaded).pipe(
-          Effect.tap(({ bytes }) =>
-            Effect.logInfo("dataset snapshot written").pipe(Effect.annotateLogs({
-              file: snapshotPath,
-              mib: Math.round(bytes / 1_048_576),
-              seconds: Number(((performance.now() - writing) / 1000).toFixed(2))
-            }))
-          ),
-          Effect.catch((e: Error) => Effect.logWarning("dataset snapshot not written").pipe(Effect.annotateLogs({ file: snapshotPath, reason: e.message })))
-        )
-      })
-    const loadedLog = (dataset: Dataset, from: string, started: number) => ({
-      patients: dataset.patients.count,
-      as_of: dataset.info["as_of"] ?? null,
-      source: dataset.info["source"] ?? null,
-      dataset_id: dataset.id,
-      from,
-      months: dataset.months,
-      scores: dataset.panel.data instanceof Uint8Array ? "tenths" : "wide",
-      seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
-      rss_mib: Math.round(process.memoryUsage().rss / 1_048_576),
-      ...(arena === undefined ? {} : { core_mib: Math.round(arena.used / 1_048_576) })
-    })
+    const { keepSnapshot, load, loadedLog } = datasetReader(config, kernels, arena)
     const job = Effect.gen(function*() {
       yield* generateIfMissing(config, setStep)
       setStep("loading", 0)

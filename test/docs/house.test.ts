@@ -19,7 +19,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/formats/omop/importOmop.ts read": 292,
   "src/formats/omop/observations.ts ObservationMapper": 143,
   "src/formats/omop/observations.ts readInBulk": 134,
-  "src/health/HealthDataLive.ts (callback of Effect.gen)": 173,
   "src/health/loader.ts loadDataset": 282,
   "src/health/snapshot.ts readOpen": 125,
   "src/kernels/reference/decayRules.ts singleAxisMask": 181,
