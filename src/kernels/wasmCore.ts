@@ -52,8 +52,11 @@ const NO_OUTPUT = new Float64Array(0)
 const outputArray = (length: number, shared: boolean): Float64Array =>
   new Float64Array(shared ? new SharedArrayBuffer(length * 8) : new ArrayBuffer(length * 8))
 
-/** The WASM implementation over one core instance, as plain functions. */
-const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
+/**
+ * The panel kernels' helpers over one core instance: each storage's kernels, everyone's histograms
+ * of a tenths panel, and panelWindows / panelWindowsOf in pieces that fit one thread's arena.
+ */
+const panelHelpers = (arena: Arena, windowsPerBatch: number) => {
   const core = arena.core
   // The panel kernels for each storage (a tenths panel: the `…Tenths` exports).
   const wide = core
@@ -147,8 +150,13 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
     }
     return { n: out[0]!, mean: out[1]!, slope: out[2]! }
   }
+  return { kernelsOf, histogramsFor, windowsInPieces, windowsOfInPieces }
+}
+
+/** The kernels over series and models (correlations, lagged correlation, trajectories, rules, GLM) over one core instance. */
+const seriesKernels = (arena: Arena): Pick<CoreKernels, "correlationMatrix" | "laggedXcorr" | "fitTrajectories" | "evaluateRules" | "fitGlm" | "linearPredictor"> => {
+  const core = arena.core
   return {
-    implementation: "wasm",
     correlationMatrix: (data, nSeries, nAxes, nPoints, options) => {
       const nPairs = (nAxes * (nAxes - 1)) / 2
       const spearman = options?.spearman !== false
@@ -200,6 +208,29 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         core.evaluateRules(d, nPatients, nAxes, nPoints, codes, om, oa, s.alloc((2 * nAxes * nPoints + 4 * nPoints + 2 * nAxes) * 8 + 64))
         return { mask: s.i32(om, nPatients), axisMask: s.i32(oa, nPatients * nAxes) }
       }),
+    fitGlm: (x, y, offset, n, p, family) =>
+      arena.batch((s) => {
+        const [ob, oc, oi] = [p * 8, p * p * 8, 24].map((bytes) => s.alloc(bytes))
+        const status = core.fitGlm(s.copyIn(x), s.copyIn(y), s.copyIn(offset), n, p, familyIndex(family), GLM_MAX_ITERATIONS, ob!, oc!, oi!, s.alloc((p * p + 2 * p) * 8))
+        return glmResult(status, s.f64(ob!, p), s.f64(oc!, p * p), s.f64(oi!, 3))
+      }),
+    linearPredictor: (x, n, p, beta) => {
+      return arena.batch((s) => {
+        const out = s.alloc(n * 8)
+        core.linearPredictor(s.copyIn(x), n, p, s.copyIn(beta), out)
+        return s.f64(out, n)
+      })
+    }
+  }
+}
+
+/** The WASM implementation over one core instance, as plain functions. */
+const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
+  const core = arena.core
+  const { histogramsFor, kernelsOf, windowsInPieces, windowsOfInPieces } = panelHelpers(arena, windowsPerBatch)
+  return {
+    implementation: "wasm",
+    ...seriesKernels(arena),
     columnF64: (data) => residentColumn(arena, data),
     columnI32: (data) => residentColumn(arena, data),
     columnU8: (data) => residentColumn(arena, data),
@@ -287,20 +318,7 @@ const wasmCore = (arena: Arena, windowsPerBatch: number): CoreKernels => {
         const run = panel.data instanceof Uint8Array ? core.panelPeriodsTenths : core.panelPeriods
         run(panel.ptr, panel.nPatients, panel.nMonths, s.copyIn(axes), axes.length, from, to, s.copyIn(monthGroup), nGroups, s.copyIn(mask), op!, oss!, osn!, onn!, s.alloc(nGroups * 16))
         return { patients: s.f64(op!, size), sumSquares: s.f64(oss!, size), sumCounts: s.f64(osn!, size), countSquares: s.f64(onn!, size) }
-      }),
-    fitGlm: (x, y, offset, n, p, family) =>
-      arena.batch((s) => {
-        const [ob, oc, oi] = [p * 8, p * p * 8, 24].map((bytes) => s.alloc(bytes))
-        const status = core.fitGlm(s.copyIn(x), s.copyIn(y), s.copyIn(offset), n, p, familyIndex(family), GLM_MAX_ITERATIONS, ob!, oc!, oi!, s.alloc((p * p + 2 * p) * 8))
-        return glmResult(status, s.f64(ob!, p), s.f64(oc!, p * p), s.f64(oi!, 3))
-      }),
-    linearPredictor: (x, n, p, beta) => {
-      return arena.batch((s) => {
-        const out = s.alloc(n * 8)
-        core.linearPredictor(s.copyIn(x), n, p, s.copyIn(beta), out)
-        return s.f64(out, n)
       })
-    }
   }
 }
 

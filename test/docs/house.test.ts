@@ -23,7 +23,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/health/snapshot.ts readOpen": 125,
   "src/kernels/reference/decayRules.ts singleAxisMask": 181,
   "src/kernels/reference/trajectory.ts fitTrajectories": 172,
-  "src/kernels/wasmCore.ts wasmCore": 250,
   "src/metering/Metering.ts Metering": 221,
   "src/metering/Metering.ts (callback of Effect.gen)": 197,
   "src/pipeline/StagedDataset.ts datasetRows": 155,
