@@ -51,12 +51,27 @@ const median = (a: Float64Array, m: number, tmp: Float64Array): number => {
   return m % 2 === 1 ? s[(m - 1) >> 1]! : 0.5 * (s[(m >> 1) - 1]! + s[m >> 1]!)
 }
 
-/** Mask of the single-axis rules that fire on one axis's present points. */
-export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: Float64Array, s2: Float64Array): number => {
+/** One axis's present points and what several rules share about them. */
+interface AxisPoints {
+  readonly v: Float64Array
+  readonly t: Float64Array
+  readonly m: number
+  /** Scratch of at least m entries each. */
+  readonly s1: Float64Array
+  readonly s2: Float64Array
+  readonly last: number
+  /** The OLS slope over all points, and over each half (NaN under 6 points). */
+  readonly slope: number
+  readonly firstHalf: number
+  readonly secondHalf: number
+  /** A third of the points, rounded down. */
+  readonly q3: number
+}
+
+/** Rules 01–08 and 11: declines, drops, levels against baselines, decay fits, plateaus and volatility. */
+const declineRules = (x: AxisPoints): number => {
+  const { firstHalf, last, m, q3, s1, s2, secondHalf, slope, t, v } = x
   let mask = 0
-  if (m === 0) return 0
-  const last = v[m - 1]!
-  const slope = slopeRange(t, v, 0, m)
   // 01 sustained_decline: at least 3 consecutive drops
   let run = 0
   let maxRun = 0
@@ -83,9 +98,6 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     const sd = sdRange(v, 0, q)
     if (below(last, mu - (sd > 0.25 ? sd : 0.25))) mask |= 1 << 3
   }
-  const h = Math.floor(m / 2)
-  const firstHalf = m >= 6 ? slopeRange(t, v, 0, h) : NaN
-  const secondHalf = m >= 6 ? slopeRange(t, v, h, m) : NaN
   // 05 accelerating_decline: second-half slope below −0.1 and below the first half's by 0.1
   if (m >= 6 && below(secondHalf, -0.1) && below(secondHalf, firstHalf - 0.1)) mask |= 1 << 4
   // 06 exponential_decay_fit and 11 short_half_life: log-linear fit
@@ -94,7 +106,6 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     if (below(lb, -0.02) && r2 >= 0.9) mask |= 1 << 5
     if (below(lb, 0) && Math.log(2) / -lb < 6 && atLeast(v[0]! - last, 1)) mask |= 1 << 10
   }
-  const q3 = Math.floor(m / 3)
   // 07 plateau_after_decline: early max − late mean ≥ 1 and the last third within a 0.5 band
   if (m >= 6) {
     let early = -Infinity
@@ -117,6 +128,13 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
       if (above(sb, 2 * sa) && above(sb, 0.5)) mask |= 1 << 7
     }
   }
+  return mask
+}
+
+/** Rules 09, 10, 12 and 13: recovery after the minimum, projection and the linear decline's significance. */
+const recoveryRules = (x: AxisPoints): number => {
+  const { last, m, q3, slope, t, v } = x
+  let mask = 0
   // minimum and the peak before it (09, 10)
   let iMin = 0
   for (let i = 1; i < m; i++) if (v[i]! < v[iMin]!) iMin = i
@@ -148,6 +166,13 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
     const se = Math.sqrt(ssr / (m - 2) / sxx)
     if (se === 0 || slope / se < -tCrit(m - 2)) mask |= 1 << 12
   }
+  return mask
+}
+
+/** Rules 18–26: step changes, oscillation, floor and ceiling, erosion, missed recovery, variance collapse, outliers and reversal. */
+const patternRules = (x: AxisPoints): number => {
+  const { firstHalf, last, m, q3, s1, s2, secondHalf, slope, t, v } = x
+  let mask = 0
   // 18 step_change: a split with ≥ 3 points a side, mean drop ≥ 1.5, and within-segment pooled SD
   // ≤ 0.6 and ≤ 25 % of the drop (so a steady linear decline, whose halves spread ~29 % of the gap, does not count)
   if (m >= 6) {
@@ -232,6 +257,25 @@ export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: 
   // 26 trend_reversal_down: first half rising (> 0.05), second half falling (< −0.05)
   if (m >= 6 && above(firstHalf, 0.05) && below(secondHalf, -0.05)) mask |= 1 << 25
   return mask
+}
+
+/** Mask of the single-axis rules that fire on one axis's present points. */
+export const singleAxisMask = (v: Float64Array, t: Float64Array, m: number, s1: Float64Array, s2: Float64Array): number => {
+  if (m === 0) return 0
+  const h = Math.floor(m / 2)
+  const x: AxisPoints = {
+    v,
+    t,
+    m,
+    s1,
+    s2,
+    last: v[m - 1]!,
+    slope: slopeRange(t, v, 0, m),
+    firstHalf: m >= 6 ? slopeRange(t, v, 0, h) : NaN,
+    secondHalf: m >= 6 ? slopeRange(t, v, h, m) : NaN,
+    q3: Math.floor(m / 3)
+  }
+  return declineRules(x) | recoveryRules(x) | patternRules(x)
 }
 
 /**
