@@ -57,6 +57,103 @@ export const modelAt = (model: number, p0: number, p1: number, p2: number, p3: n
 const clamp10 = (x: number): number => (x < 0 ? 0 : x > 10 ? 10 : x)
 
 /**
+ * The exponential decay (kind 2) or the plateau (kind 3): the rate k over a geometric grid, then
+ * refined by golden-section search; writes the model's parameters and gives its SSE (Infinity when
+ * none fits).
+ */
+const fitRate = (kind: number, v: Float64Array, t: Float64Array, m: number, basis: Float64Array, tmp: Float64Array, params: Float64Array): number => {
+  let k = K_GRID_START
+  let bestJ = 0
+  let bestSse = Infinity
+  let bestK = k
+  for (let j = 0; j < K_GRID_N; j++) {
+    const e = kind === 2 ? decaySse(v, t, m, k, tmp) : plateauSse(v, t, m, k, basis, tmp)
+    if (e < bestSse) {
+      bestSse = e
+      bestJ = j
+      bestK = k
+    }
+    k = k * K_GRID_RATIO
+  }
+  if (bestSse < Infinity) {
+    const lo = bestJ === 0 ? bestK : bestK / K_GRID_RATIO
+    const hi = bestJ === K_GRID_N - 1 ? bestK : bestK * K_GRID_RATIO
+    const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, basis, tmp)
+    const er = kind === 2 ? decaySse(v, t, m, kr, tmp) : plateauSse(v, t, m, kr, basis, tmp)
+    const kBest = er < bestSse ? kr : bestK
+    const eBest = kind === 2 ? decaySse(v, t, m, kBest, tmp) : plateauSse(v, t, m, kBest, basis, tmp)
+    if (kind === 2) {
+      params[8] = tmp[0]!
+      params[9] = kBest
+    } else {
+      params[12] = tmp[0]!
+      params[13] = tmp[1]!
+      params[14] = kBest
+    }
+    return eBest
+  }
+  return Infinity
+}
+
+/** The logistic model: writes its parameters and gives its SSE (Infinity when none fits). */
+const fitLogistic = (v: Float64Array, t: Float64Array, m: number, basis: Float64Array, tmp: Float64Array, found: Float64Array, params: Float64Array): number => {
+  // logistic: grid over k and t0; then (as in the WASM kernel) Levenberg–Marquardt from the best
+  // grid point of each k row, over 0 < k ≤ LOGISTIC_K_MAX and t0 within the span ± the span.
+  const span = t[m - 1]! - t[0]!
+  const t0Start = t[0]! - 0.25 * span
+  const t0Step = (1.5 * span) / (LT_N - 1)
+  let lk = LK_START
+  let bestL = Infinity
+  for (let j = 0; j < LK_N; j++) {
+    let rowBest = Infinity
+    let rowT0 = 0
+    for (let q = 0; q < LT_N; q++) {
+      const t0 = t0Start + q * t0Step
+      const e = logisticSse(v, t, m, lk, t0, basis, tmp)
+      if (e < rowBest) {
+        rowBest = e
+        rowT0 = t0
+      }
+    }
+    if (rowBest < Infinity) {
+      logisticRefine(v, t, m, lk, rowT0, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
+      if (found[2]! < bestL) {
+        bestL = found[2]!
+        params[18] = found[0]!
+        params[19] = found[1]!
+      }
+    }
+    lk = lk * LK_RATIO
+  }
+  // One more start: the best step between consecutive points (k = LOGISTIC_K_MAX, t0 midway), the
+  // limit the least-squares logistic takes on a series that jumps between two levels.
+  let stepBest = Infinity
+  let stepT0 = 0
+  for (let i = 0; i + 1 < m; i++) {
+    const t0 = 0.5 * (t[i]! + t[i + 1]!)
+    const e = logisticSse(v, t, m, LOGISTIC_K_MAX, t0, basis, tmp)
+    if (e < stepBest) {
+      stepBest = e
+      stepT0 = t0
+    }
+  }
+  if (stepBest < Infinity) {
+    logisticRefine(v, t, m, LOGISTIC_K_MAX, stepT0, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
+    if (found[2]! < bestL) {
+      bestL = found[2]!
+      params[18] = found[0]!
+      params[19] = found[1]!
+    }
+  }
+  if (bestL < Infinity) {
+    bestL = logisticSse(v, t, m, params[18]!, params[19]!, basis, tmp)
+    params[16] = tmp[0]!
+    params[17] = tmp[1]!
+  }
+  return bestL
+}
+
+/**
  * data: nSeries × nPoints (NaN = missing). For each series: outModel (code, −1 if no points),
  * outParams (4: see modelAt), outAicc (5, NaN where ineligible), and for h = 1..horizon at
  * t = nPoints − 1 + h: outPred, outLo, outHi (approximate 95 % prediction interval
@@ -119,91 +216,8 @@ export const fitTrajectories = (
     }
     sses[1] = sxx > 0 ? sseLin : Infinity
     // exponential decay and plateau: grid then golden-section refinement
-    for (let kind = 2; kind <= 3; kind++) {
-      let k = K_GRID_START
-      let bestJ = 0
-      let bestSse = Infinity
-      let bestK = k
-      for (let j = 0; j < K_GRID_N; j++) {
-        const e = kind === 2 ? decaySse(v, t, m, k, tmp) : plateauSse(v, t, m, k, basis, tmp)
-        if (e < bestSse) {
-          bestSse = e
-          bestJ = j
-          bestK = k
-        }
-        k = k * K_GRID_RATIO
-      }
-      if (bestSse < Infinity) {
-        const lo = bestJ === 0 ? bestK : bestK / K_GRID_RATIO
-        const hi = bestJ === K_GRID_N - 1 ? bestK : bestK * K_GRID_RATIO
-        const kr = goldenMin(kind, v, t, m, lo, hi, GOLDEN_STEPS, basis, tmp)
-        const er = kind === 2 ? decaySse(v, t, m, kr, tmp) : plateauSse(v, t, m, kr, basis, tmp)
-        const kBest = er < bestSse ? kr : bestK
-        const eBest = kind === 2 ? decaySse(v, t, m, kBest, tmp) : plateauSse(v, t, m, kBest, basis, tmp)
-        sses[kind] = eBest
-        if (kind === 2) {
-          params[8] = tmp[0]!
-          params[9] = kBest
-        } else {
-          params[12] = tmp[0]!
-          params[13] = tmp[1]!
-          params[14] = kBest
-        }
-      } else sses[kind] = Infinity
-    }
-    // logistic: grid over k and t0; then (as in the WASM kernel) Levenberg–Marquardt from the best
-    // grid point of each k row, over 0 < k ≤ LOGISTIC_K_MAX and t0 within the span ± the span.
-    const span = t[m - 1]! - t[0]!
-    const t0Start = t[0]! - 0.25 * span
-    const t0Step = (1.5 * span) / (LT_N - 1)
-    let lk = LK_START
-    let bestL = Infinity
-    for (let j = 0; j < LK_N; j++) {
-      let rowBest = Infinity
-      let rowT0 = 0
-      for (let q = 0; q < LT_N; q++) {
-        const t0 = t0Start + q * t0Step
-        const e = logisticSse(v, t, m, lk, t0, basis, tmp)
-        if (e < rowBest) {
-          rowBest = e
-          rowT0 = t0
-        }
-      }
-      if (rowBest < Infinity) {
-        logisticRefine(v, t, m, lk, rowT0, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
-        if (found[2]! < bestL) {
-          bestL = found[2]!
-          params[18] = found[0]!
-          params[19] = found[1]!
-        }
-      }
-      lk = lk * LK_RATIO
-    }
-    // One more start: the best step between consecutive points (k = LOGISTIC_K_MAX, t0 midway), the
-    // limit the least-squares logistic takes on a series that jumps between two levels.
-    let stepBest = Infinity
-    let stepT0 = 0
-    for (let i = 0; i + 1 < m; i++) {
-      const t0 = 0.5 * (t[i]! + t[i + 1]!)
-      const e = logisticSse(v, t, m, LOGISTIC_K_MAX, t0, basis, tmp)
-      if (e < stepBest) {
-        stepBest = e
-        stepT0 = t0
-      }
-    }
-    if (stepBest < Infinity) {
-      logisticRefine(v, t, m, LOGISTIC_K_MAX, stepT0, t[0]! - span, t[m - 1]! + span, basis, tmp, found)
-      if (found[2]! < bestL) {
-        bestL = found[2]!
-        params[18] = found[0]!
-        params[19] = found[1]!
-      }
-    }
-    if (bestL < Infinity) {
-      bestL = logisticSse(v, t, m, params[18]!, params[19]!, basis, tmp)
-      params[16] = tmp[0]!
-      params[17] = tmp[1]!
-    }
+    for (let kind = 2; kind <= 3; kind++) sses[kind] = fitRate(kind, v, t, m, basis, tmp, params)
+    const bestL = fitLogistic(v, t, m, basis, tmp, found, params)
     sses[4] = bestL
     // selection by AICc (strictly smaller wins, so ties keep the simpler model)
     let best = -1
