@@ -229,7 +229,8 @@ export const readSnapshot = (path: string, stamp: string, kernels: KernelsServic
     ).pipe(Effect.catch((e: Error) => Effect.succeed<SnapshotRead>({ skipped: e.message })))
   })
 
-const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: KernelsService, arena: Arena | undefined, report: (done: number) => void, storage: ScoreStorage) =>
+/** A snapshot's header, checked against the file's size and the database's dataset stamp; where its arrays start, and the size it describes. */
+const readHeader = (fh: FileHandle, fileSize: number, stamp: string) =>
   Effect.gen(function*() {
     const fail = (reason: string) => Effect.fail(new Error(reason))
     const start = new Uint8Array(12)
@@ -243,9 +244,17 @@ const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: Kern
     const header = yield* Effect.try({ try: () => JSON.parse(new TextDecoder().decode(json)) as Header, catch: () => new Error("damaged (its header is not JSON)") })
     if (header.format !== SNAPSHOT_FORMAT) return yield* fail(`written in format ${header.format}, this version reads ${SNAPSHOT_FORMAT}`)
     if (header.stamp !== stamp) return yield* fail("of another dataset (the database's dataset was replaced since)")
-    let position = padded(12 + jsonLength)
-    const total = header.arrays.reduce((s, e) => s + padded(e.length * CTOR[e.kind].BYTES_PER_ELEMENT), position)
+    const arraysStart = padded(12 + jsonLength)
+    const total = header.arrays.reduce((s, e) => s + padded(e.length * CTOR[e.kind].BYTES_PER_ELEMENT), arraysStart)
     if (total !== fileSize) return yield* fail(`damaged (${fileSize} bytes, its header describes ${total})`)
+    return { header, start: arraysStart, total }
+  })
+
+const readOpen = (fh: FileHandle, fileSize: number, stamp: string, kernels: KernelsService, arena: Arena | undefined, report: (done: number) => void, storage: ScoreStorage) =>
+  Effect.gen(function*() {
+    const fail = (reason: string) => Effect.fail(new Error(reason))
+    const { header, start, total } = yield* readHeader(fh, fileSize, stamp)
+    let position = start
 
     const m = header.dataset
     const panelLength = m.panel.nAxes * m.patients * m.months

@@ -20,7 +20,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/formats/omop/observations.ts ObservationMapper": 143,
   "src/formats/omop/observations.ts readInBulk": 134,
   "src/health/loader.ts loadDataset": 282,
-  "src/health/snapshot.ts readOpen": 125,
   "src/metering/Metering.ts Metering": 221,
   "src/metering/Metering.ts (callback of Effect.gen)": 197,
   "src/pipeline/StagedDataset.ts datasetRows": 155,
