@@ -69,47 +69,17 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     yield emit({ vocabulary: vocab.rows }, 0.01)
 
     // Patients, with their source ids.
-    let batch: Array<Row> = []
-    let sources: Array<Row> = []
-    for (const r of db.prepare("SELECT idx, src, birth_year, sex, region, death FROM patient ORDER BY idx").iterate() as Iterable<Record<string, number | string | null>>) {
-      batch.push([Number(r.idx) + 1, r.birth_year!, r.sex!, r.region!, r.death === null ? null : formatDate(Number(r.death))])
-      sources.push(["patients", String(Number(r.idx) + 1), r.src!])
-      if (batch.length >= ROWS_PER_CHUNK) {
-        yield emit({ patients: batch, source_ids: sources }, 0.05)
-        batch = []
-        sources = []
-      }
-    }
-    yield emit({ patients: batch, source_ids: sources }, 0.05)
+    yield* patientsOf(s, (rows) => emit(rows, 0.05))
 
     // Conditions: distinct (patient, code), a code at most once per patient.
-    batch = []
-    let last = -1
-    let codes = new Set<string>()
-    const flush = () => {
-      for (const code of [...codes].sort()) batch.push([last + 1, code])
-      codes = new Set()
-    }
-    for (const r of db.prepare("SELECT DISTINCT patient, concept FROM condition ORDER BY patient").iterate() as Iterable<{ readonly patient: number; readonly concept: number }>) {
-      if (r.patient !== last) {
-        flush()
-        last = r.patient
-        if (batch.length >= ROWS_PER_CHUNK) {
-          yield emit({ patient_conditions: batch }, 0.1)
-          batch = []
-        }
-      }
-      for (const code of vocab.codesOf(r.concept)) codes.add(code)
-    }
-    flush()
-    yield emit({ patient_conditions: batch }, 0.1)
+    yield* conditionsOf(s, vocab, (rows) => emit(rows, 0.1))
 
     // Monthly axis scores: per axis, the mean of the month's direct scores when it has any, else
     // of its instruments' scores; one decimal.
     const lastMonth = monthOfDay(asOfDay)
     const axis = (a: number) =>
       `CASE WHEN SUM(direct * n${a}) > 0 THEN SUM(CASE WHEN direct = 1 THEN s${a} END) / SUM(direct * n${a}) WHEN SUM(n${a}) > 0 THEN SUM(s${a}) / SUM(n${a}) END`
-    batch = []
+    let batch: Array<Row> = []
     const scored = new Array<Uint8Array>(AXES.length).fill(new Uint8Array(0)).map(() => new Uint8Array(n))
     // An instrument for some ages only counts where the patient's age in the month's year (the
     // year minus the year of birth) is one of them; without a year of birth, nowhere.
@@ -158,23 +128,7 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
     const reconciled = agreement === undefined ? {} : reconcile(s, vocab.codesOf, derived, agreement)
 
     // Adverse events, one per suspected ingredient.
-    batch = []
-    sources = []
-    let id = 0
-    for (const r of db.prepare("SELECT src, patient, drug, event, day FROM adverse ORDER BY f, l").iterate() as Iterable<Record<string, number | string>>) {
-      const event = vocab.codesOf(Number(r.event))[0]!
-      for (const drug of vocab.codesOf(Number(r.drug))) {
-        id++
-        batch.push([id, Number(r.patient) + 1, drug, event, formatDate(Number(r.day))])
-        sources.push(["adverse_events", String(id), String(r.src)])
-      }
-      if (batch.length >= ROWS_PER_CHUNK) {
-        yield emit({ adverse_events: batch, source_ids: sources }, 0.85)
-        batch = []
-        sources = []
-      }
-    }
-    yield emit({ adverse_events: batch, source_ids: sources }, 0.85)
+    yield* adverseEventsOf(s, vocab, (rows) => emit(rows, 0.85))
 
     yield emit(implantsOf(s, asOfDay), 0.95)
 
@@ -206,6 +160,70 @@ export const datasetRows = (s: StagedFacts, options: RowsOptions): { readonly ch
       return made
     }
   }
+}
+
+/** The patients, with their source ids, in chunks. */
+function* patientsOf(s: StagedFacts, emit: (rows: Rows) => Chunk): Generator<Chunk> {
+  const db = s.db
+  let batch: Array<Row> = []
+  let sources: Array<Row> = []
+  for (const r of db.prepare("SELECT idx, src, birth_year, sex, region, death FROM patient ORDER BY idx").iterate() as Iterable<Record<string, number | string | null>>) {
+    batch.push([Number(r.idx) + 1, r.birth_year!, r.sex!, r.region!, r.death === null ? null : formatDate(Number(r.death))])
+    sources.push(["patients", String(Number(r.idx) + 1), r.src!])
+    if (batch.length >= ROWS_PER_CHUNK) {
+      yield emit({ patients: batch, source_ids: sources })
+      batch = []
+      sources = []
+    }
+  }
+  yield emit({ patients: batch, source_ids: sources })
+}
+
+/** The conditions: distinct (patient, code), a code at most once per patient, in chunks. */
+function* conditionsOf(s: StagedFacts, vocab: Vocab, emit: (rows: Rows) => Chunk): Generator<Chunk> {
+  const db = s.db
+  let batch: Array<Row> = []
+  let last = -1
+  let codes = new Set<string>()
+  const flush = () => {
+    for (const code of [...codes].sort()) batch.push([last + 1, code])
+    codes = new Set()
+  }
+  for (const r of db.prepare("SELECT DISTINCT patient, concept FROM condition ORDER BY patient").iterate() as Iterable<{ readonly patient: number; readonly concept: number }>) {
+    if (r.patient !== last) {
+      flush()
+      last = r.patient
+      if (batch.length >= ROWS_PER_CHUNK) {
+        yield emit({ patient_conditions: batch })
+        batch = []
+      }
+    }
+    for (const code of vocab.codesOf(r.concept)) codes.add(code)
+  }
+  flush()
+  yield emit({ patient_conditions: batch })
+}
+
+/** The adverse events, one per suspected ingredient, with their source ids, in chunks. */
+function* adverseEventsOf(s: StagedFacts, vocab: Vocab, emit: (rows: Rows) => Chunk): Generator<Chunk> {
+  const db = s.db
+  let batch: Array<Row> = []
+  let sources: Array<Row> = []
+  let id = 0
+  for (const r of db.prepare("SELECT src, patient, drug, event, day FROM adverse ORDER BY f, l").iterate() as Iterable<Record<string, number | string>>) {
+    const event = vocab.codesOf(Number(r.event))[0]!
+    for (const drug of vocab.codesOf(Number(r.drug))) {
+      id++
+      batch.push([id, Number(r.patient) + 1, drug, event, formatDate(Number(r.day))])
+      sources.push(["adverse_events", String(id), String(r.src)])
+    }
+    if (batch.length >= ROWS_PER_CHUNK) {
+      yield emit({ adverse_events: batch, source_ids: sources })
+      batch = []
+      sources = []
+    }
+  }
+  yield emit({ adverse_events: batch, source_ids: sources })
 }
 
 /** The vocabulary: mapped targets used, unmapped concepts named from their display, the source's own entries. */

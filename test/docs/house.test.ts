@@ -22,8 +22,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/health/loader.ts loadDataset": 282,
   "src/metering/Metering.ts Metering": 221,
   "src/metering/Metering.ts (callback of Effect.gen)": 197,
-  "src/pipeline/StagedDataset.ts datasetRows": 155,
-  "src/pipeline/StagedDataset.ts generate": 139,
   "src/pipeline/Staging.ts Staging": 353,
   "src/portal/People.ts People": 173,
   "src/portal/People.ts (callback of Effect.gen)": 137
