@@ -11,21 +11,17 @@ import { Effect } from "effect"
 import { join } from "node:path"
 import { parseDate } from "../../health/calendar.ts"
 import { ImportRejected } from "../../pipeline/Report.ts"
-import { lookup } from "../../health/ConceptMaps.ts"
-import { conceptOf, deviceCategoryOf, deviceEventsOf, isSocialHistory, SOCIAL_HISTORY_NOTE, type SourceCoding } from "../../pipeline/concepts.ts"
-import type { Concept, EncounterKind } from "../../pipeline/facts.ts"
 import { Engine } from "../../pipeline/Engine.ts"
 import type { PhaseProgress } from "../../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup } from "../../pipeline/importCommon.ts"
 import { surveillanceOf } from "../csv/surveillance.ts"
-import { dayOf, idOf, integerCell, isProblem, type RowResult } from "./cells.ts"
-import { drugExposureFacts } from "./drugExposure.ts"
+import { dayOf, idOf, isProblem, type RowResult } from "./cells.ts"
 import { ObservationMapper, readInBulk } from "./observations.ts"
-import { HCC_REGION_PREFIX, HCC_STUDY_PREFIX } from "./ownTerms.ts"
 import { OmopVocabulary } from "./OmopVocabulary.ts"
 import { findOmopFiles, forEachRow, isFolder, type OmopFile, type OmopRow, type OmopTable } from "./tables.ts"
 import { col, loadVocabulary, relationOf } from "./vocabularyTables.ts"
 import { type Origin, PARTS } from "../../pipeline/stagingTables.ts"
+import { type OmopReader, type OmopReading, omopReading, readCareSite, readCondition, readDeath, readDeviceExposure, readDrugExposure, readEra, readLocation, readObservationPeriod, readPerson, readProcedure, readProvider, readVisit } from "./readers.ts"
 
 /** Options of an OMOP import. */
 export interface OmopImportOptions {
@@ -42,9 +38,6 @@ export interface OmopImportOptions {
   /** Runs with the summary once the new dataset is in place (see finishImport). */
   readonly onSwitched?: ((summary: ImportSummary) => Effect.Effect<void>) | undefined
 }
-
-/** OMOP's Gender concepts (vocabulary Gender): 8532 FEMALE, 8507 MALE, 8521 OTHER, 8570 AMBIGUOUS, 8551 UNKNOWN. */
-const GENDER: Readonly<Record<string, "female" | "male" | "other" | "unknown">> = { "8532": "female", "8507": "male", "8521": "other", "8570": "other", "8551": "unknown" }
 
 /** Reads an OMOP CDM folder (see the module comment); fails with ImportRejected listing every problem. */
 export const importOmop = (options: OmopImportOptions) =>
@@ -71,8 +64,24 @@ export const importOmop = (options: OmopImportOptions) =>
     )
   })
 
-/** condition_status_concept_id of a possible, not established, diagnosis (the Condition Status vocabulary). */
-const PRELIMINARY_DIAGNOSIS = "32899"
+/** The tables persons and visits refer to, then the persons, in the order they are read (each before those that refer to it). */
+const REFERENCE_READERS: ReadonlyArray<readonly [OmopTable, (x: OmopReading) => OmopReader]> = [
+  ["location", readLocation],
+  ["care_site", readCareSite],
+  ["provider", readProvider],
+  ["death", readDeath],
+  ["person", readPerson]
+]
+
+/** The clinical tables read row by row (MEASUREMENT and OBSERVATION are read in bulk). */
+const CLINICAL_READERS: ReadonlyArray<readonly [OmopTable, (x: OmopReading) => OmopReader]> = [
+  ["observation_period", readObservationPeriod],
+  ["visit_occurrence", readVisit],
+  ["condition_occurrence", readCondition],
+  ["drug_exposure", readDrugExposure],
+  ["procedure_occurrence", readProcedure],
+  ["device_exposure", readDeviceExposure]
+]
 
 const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVocabulary, engine: Engine, files: ReadonlyArray<OmopFile>, asOf: number | undefined, started: number) =>
   Effect.gen(function*() {
@@ -82,50 +91,7 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
     const totals = { vocabulary: 0, reading: 0 }
     for (const f of files) totals[isVocabulary(f.table) ? "vocabulary" : "reading"] += f.bytes
     const done = { vocabulary: 0, reading: 0 }
-    const locations = new Map<string, { readonly state: string; readonly country: string; readonly region: string | undefined }>()
-    /** care_site_id → the organization's id: the device study a care site names in the service's own terms, else care_site_id. */
-    const careSites = new Map<string, string>()
-    const providers = new Map<string, string>()
-    const deaths = new Map<string, number>()
-
-    const codings = (id: string, sourceId: string, sourceValue: string): ReadonlyArray<SourceCoding> => {
-      const out: Array<SourceCoding> = []
-      for (const c of [id, sourceId]) if (c !== "" && c !== "0") out.push(...vocabulary.codingsOf(Number(c)).codings)
-      if (out.length === 0 && sourceValue !== "") out.push({ display: sourceValue })
-      return out
-    }
-    const conceptFor = (kind: "condition" | "drug" | "adverse_event", id: string, sourceId: string, sourceValue: string): Concept => {
-      if (kind === "drug" && id !== "" && id !== "0") {
-        const ingredients = vocabulary.ingredientsOf(Number(id))
-        if (ingredients.length > 0) {
-          const targets = [...new Set(ingredients.flatMap((i) => conceptOf("drug", vocabulary.codingsOf(i).codings).targets))]
-          if (targets.length > 0) return { ...conceptOf("drug", codings(id, sourceId, sourceValue), sourceValue || undefined), targets }
-        }
-      }
-      const c = codings(id, sourceId, sourceValue)
-      const concept = conceptOf(kind, c, sourceValue || vocabulary.codingsOf(Number(id || "0")).name)
-      // A SNOMED subtype the map does not name is the conditions it descends from (CONCEPT_ANCESTOR):
-      // type 2 diabetes with a complication is type 2 diabetes.
-      if (kind === "condition" && concept.targets.length === 0 && id !== "" && id !== "0") {
-        const targets = [...new Set(vocabulary.mappedConditionAncestorsOf(Number(id)).flatMap((a) => conceptOf("condition", vocabulary.codingsOf(a).codings).targets))]
-        if (targets.length > 0) return { ...concept, targets }
-      }
-      return concept
-    }
-
-    /**
-     * The ingredients a drug row is exposure to, one concept each (OHDSI's DRUG_ERA is per
-     * ingredient: a combination product is exposure to each of its ingredients, mapped or not),
-     * else the drug's own concept when the vocabulary gives it no ingredient.
-     */
-    const drugIngredients = (id: string, sourceId: string, sourceValue: string): ReadonlyArray<Concept> => {
-      const ingredients = id === "" || id === "0" ? [] : vocabulary.ingredientsOf(Number(id))
-      if (ingredients.length === 0) return [conceptFor("drug", id, sourceId, sourceValue)]
-      return ingredients.map((i) => {
-        const own = vocabulary.codingsOf(i)
-        return conceptOf("drug", own.codings, own.name)
-      })
-    }
+    const reading = omopReading(setup, vocabulary)
 
     /** Reads a file row by row (none when `onRow` is undefined: the file was read some other way) and counts it done. */
     const eachFile = (file: OmopFile, onRow: ((row: OmopRow, origin: Origin) => RowResult) | undefined) =>
@@ -190,51 +156,8 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       released = Math.max(released ?? day, day)
     })
 
-    // What persons and visits refer to.
-    yield* each("location", (r) => {
-      const country = r.get("country_source_value") || (r.get("country_concept_id") !== "" ? vocabulary.codingsOf(Number(r.get("country_concept_id"))).name ?? "" : "")
-      const own = r.get("location_source_value")
-      locations.set(integerCell(r, "location_id"), { state: r.get("state"), country, region: own.startsWith(HCC_REGION_PREFIX) ? own.slice(HCC_REGION_PREFIX.length) : undefined })
-    })
-    const regionOf = (locationId: string) => {
-      const l = locations.get(locationId)
-      return l?.region ?? setup.regions.regionOf(l === undefined ? undefined : { state: l.state || undefined, country: l.country || undefined })
-    }
-    yield* each("care_site", (r, origin) => {
-      const id = idOf(r, "care_site_id")
-      if (isProblem(id)) return id
-      const own = r.get("care_site_source_value")
-      const org = own.startsWith(HCC_STUDY_PREFIX) && own.length > HCC_STUDY_PREFIX.length ? own.slice(HCC_STUDY_PREFIX.length) : id
-      careSites.set(id, org)
-      staging.addPhaseOne(origin, { k: "organization", src: org, identifiers: [], region: regionOf(integerCell(r, "location_id")), name: r.get("care_site_name") || id })
-    })
-    const orgOfCareSite = (careSiteId: string) => careSiteId === "" ? null : careSites.get(careSiteId) ?? careSiteId
-    yield* each("provider", (r) => {
-      const org = orgOfCareSite(integerCell(r, "care_site_id"))
-      if (org !== null) providers.set(integerCell(r, "provider_id"), org)
-    })
-    yield* each("death", (r) => {
-      const person = idOf(r, "person_id")
-      if (isProblem(person)) return person
-      const day = dayOf(r.get("death_date"), "death_date")
-      if (day === undefined) return { path: "death_date", reason: "is required" }
-      if (isProblem(day)) return day
-      deaths.set(person, day)
-    })
-    yield* each("person", (r) => {
-      const id = idOf(r, "person_id")
-      if (isProblem(id)) return id
-      // The CDM requires year_of_birth, but a person without one (as FHIR allows) has no age, which
-      // every cohort needs: left out with all about them, counted (Staging.ts), not a reason to refuse the rest.
-      const given = r.get("year_of_birth")
-      const year = given === "" ? null : Number(given)
-      if (year !== null && !Number.isInteger(year)) return { path: "year_of_birth", reason: `'${given}' is not a year` }
-      // Judged against the data, not the calendar: a de-identified dataset may be born in 2149 (below, and docs/data.md "Dates").
-      if (year !== null && (year < 1000 || year > 9999)) return { path: "year_of_birth", reason: `${year} is not a four-digit year` }
-      const gender = GENDER[integerCell(r, "gender_concept_id")]
-      const sourceValue = r.get("person_source_value")
-      return [{ k: "patient", src: id, identifiers: sourceValue === "" ? [] : [`?|${sourceValue}`], birthYear: year, sex: gender ?? "unknown", region: regionOf(integerCell(r, "location_id")), death: deaths.get(id) ?? null }]
-    })
+    // What persons and visits refer to, then the persons.
+    for (const [table, reader] of REFERENCE_READERS) yield* each(table, reader(reading))
     staging.closePhaseOne()
     // The persons' ids, for the bulk reads of MEASUREMENT and OBSERVATION (a row of a person not in PERSON is a problem).
     yield* engine.run("person ids", "CREATE OR REPLACE TEMP TABLE persons (id VARCHAR)")
@@ -243,89 +166,10 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       yield* engine.run(`${file.name}: not readable`, `INSERT INTO persons SELECT DISTINCT trim(coalesce(${col(columns, "person_id")}::VARCHAR, '')) FROM ${from}`)
     }
 
-    // A person's observation periods end where their follow-up does (implants.ts).
-    yield* each("observation_period", (r) => {
-      const person = idOf(r, "person_id")
-      if (isProblem(person)) return person
-      const end = dayOf(r.get("observation_period_end_date"), "observation_period_end_date")
-      const start = dayOf(r.get("observation_period_start_date"), "observation_period_start_date")
-      if (isProblem(end)) return end
-      if (isProblem(start)) return start
-      if (end !== undefined) return [{ k: "observed", patient: person, start: start ?? null, end }]
-    })
-
-    const kindOf = (id: string) => codings(id, "", "").flatMap((c) => (c.system !== undefined && c.code !== undefined ? lookup("encounter_class", { system: c.system === "Visit" ? "visit" : c.system, code: c.code }) : []))[0]?.target as EncounterKind | undefined
-    /**
-     * A visit concept's kind, once per concept (millions of rows name a handful): a concept the map
-     * does not name is the kind of the top visit concept it descends from (an office visit 581477 →
-     * Outpatient Visit 9202), where CONCEPT_ANCESTOR says.
-     */
-    const visitKinds = new Map<string, EncounterKind | null>()
-    const visitKindOf = (concept: string): EncounterKind | null => {
-      let kind = visitKinds.get(concept)
-      if (kind === undefined) {
-        kind = kindOf(concept) ?? (concept === "" ? undefined : vocabulary.topVisitsOf(Number(concept)).map((top) => kindOf(String(top))).find((k) => k !== undefined)) ?? null
-        visitKinds.set(concept, kind)
-      }
-      return kind
-    }
-    yield* each("visit_occurrence", (r) => {
-      const id = idOf(r, "visit_occurrence_id")
-      const person = idOf(r, "person_id")
-      const start = dayOf(r.get("visit_start_date"), "visit_start_date")
-      const end = dayOf(r.get("visit_end_date"), "visit_end_date")
-      for (const x of [id, person, start, end]) if (isProblem(x)) return x
-      if (start === undefined) return { path: "visit_start_date", reason: "is required" }
-      const concept = r.get("visit_concept_id")
-      const kind = visitKindOf(concept)
-      if (end !== undefined && (end as number) < (start as number)) report.note("VISIT_OCCURRENCE ending before it starts: kept as one day")
-      return [{ k: "encounter", src: id as string, patient: person as string, kind, cls: vocabulary.codingsOf(Number(concept || "0")).code ?? `concept ${concept}`, start: start as number, end: Math.max(start as number, (end as number | undefined) ?? (start as number)), org: orgOfCareSite(integerCell(r, "care_site_id")) }]
-    })
-
-    yield* each("condition_occurrence", (r) => {
-      const person = idOf(r, "person_id")
-      if (isProblem(person)) return person
-      // A possible diagnosis is not a diagnosis the analytics may count (as FHIR's provisional).
-      if (integerCell(r, "condition_status_concept_id") === PRELIMINARY_DIAGNOSIS) return "CONDITION_OCCURRENCE with condition_status_concept_id 32899 (Preliminary diagnosis): left out"
-      const day = dayOf(r.get("condition_start_date"), "condition_start_date")
-      if (isProblem(day)) return day
-      const all = codings(r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))
-      if (all.length === 0) return { path: "condition_concept_id", reason: "names no condition (0, and no source value)" }
-      const concept = conceptFor("condition", r.get("condition_concept_id"), r.get("condition_source_concept_id"), r.get("condition_source_value"))
-      if (isSocialHistory(all, concept)) return `CONDITION_OCCURRENCE ${SOCIAL_HISTORY_NOTE}`
-      return [{ k: "condition", patient: person, concept, day: day ?? null, events: day === undefined ? [] : deviceEventsOf(all) }]
-    })
-
-    yield* each("drug_exposure", (r) => drugExposureFacts(r, drugIngredients(r.get("drug_concept_id"), r.get("drug_source_concept_id"), r.get("drug_source_value")), (reason) => report.note(reason)))
-
-    const orgOf = (r: OmopRow) => providers.get(integerCell(r, "provider_id")) ?? null
-    yield* each("procedure_occurrence", (r) => {
-      const id = idOf(r, "procedure_occurrence_id")
-      const person = idOf(r, "person_id")
-      const day = dayOf(r.get("procedure_date"), "procedure_date")
-      for (const x of [id, person, day]) if (isProblem(x)) return x
-      const all = codings(r.get("procedure_concept_id"), r.get("procedure_source_concept_id"), r.get("procedure_source_value"))
-      const device = deviceCategoryOf(all)
-      const events = deviceEventsOf(all)
-      if (device === null && events.length === 0) return "PROCEDURE_OCCURRENCE not about an implant: left out"
-      if (day === undefined) return { path: "procedure_date", reason: "is required for an implant or a revision" }
-      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: integerCell(r, "visit_occurrence_id") || null, events }]
-    })
-
-    yield* each("device_exposure", (r) => {
-      const id = idOf(r, "device_exposure_id")
-      const person = idOf(r, "person_id")
-      const day = dayOf(r.get("device_exposure_start_date"), "device_exposure_start_date")
-      for (const x of [id, person, day]) if (isProblem(x)) return x
-      const all = codings(r.get("device_concept_id"), r.get("device_source_concept_id"), r.get("device_source_value"))
-      const device = deviceCategoryOf(all)
-      if (device === null) return "DEVICE_EXPOSURE of no implant category: left out"
-      if (day === undefined) return { path: "device_exposure_start_date", reason: "is required" }
-      return [{ k: "procedure", src: id as string, patient: person as string, device, deviceRefs: [], day: day as number, org: orgOf(r), encounter: integerCell(r, "visit_occurrence_id") || null, events: [] }]
-    })
+    for (const [table, reader] of CLINICAL_READERS) yield* each(table, reader(reading))
 
     // MEASUREMENT and OBSERVATION: in bulk, else (a row with a problem) row by row (observations.ts).
-    const drugOf = (id: string) => conceptFor("drug", id, "", "")
+    const drugOf = (id: string) => reading.conceptFor("drug", id, "", "")
     for (const table of ["measurement", "observation"] as const) {
       const mapper = new ObservationMapper(table, vocabulary, setup.axisModel, drugOf)
       for (const file of files.filter((f) => f.table === table)) {
@@ -341,19 +185,8 @@ const read = (options: OmopImportOptions, setup: ImportSetup, vocabulary: OmopVo
       }
     }
 
-    // The eras the source derived itself (DRUG_ERA, CONDITION_ERA): compared with the import's, never stored (reconcile.ts).
-    const era = (table: "drug_era" | "condition_era") => (r: OmopRow): RowResult => {
-      const person = idOf(r, "person_id")
-      const start = dayOf(r.get(`${table}_start_date`), `${table}_start_date`)
-      const end = dayOf(r.get(`${table}_end_date`), `${table}_end_date`)
-      for (const x of [person, start, end]) if (isProblem(x)) return x
-      if (start === undefined || end === undefined) return `${table.toUpperCase()} without a start or an end: not compared`
-      const concept = table === "drug_era" ? `${r.get("drug_concept_id")}` : r.get("condition_concept_id")
-      const concepts = table === "drug_era" ? drugIngredients(concept, "", "") : [conceptFor("condition", concept, "", "")]
-      return concepts.map((c) => ({ k: "source_era", table, patient: person as string, concept: c, start: start as number, end: end as number }))
-    }
-    yield* each("drug_era", era("drug_era"))
-    yield* each("condition_era", era("condition_era"))
+    // The eras the source derived itself: compared with the import's, never stored (reconcile.ts).
+    for (const table of ["drug_era", "condition_era"] as const) yield* each(table, readEra(table)(reading))
 
     if (report.read.get("person") === undefined && report.problemCount === 0) report.problem("person", "", "the PERSON table has no rows")
     const surveillance = yield* surveillanceOf([options.folder], setup)
