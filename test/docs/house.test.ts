@@ -15,7 +15,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/db/SqliteClient.ts make": 205,
   "src/formats/fhir/exportFhir.ts exportFhir": 232,
   "src/formats/omop/OmopVocabulary.ts OmopVocabulary": 153,
-  "src/formats/omop/exportOmop.ts exportOmop": 235,
   "src/formats/omop/observations.ts ObservationMapper": 143,
   "src/formats/omop/observations.ts readInBulk": 134,
   "src/health/loader.ts loadDataset": 282,

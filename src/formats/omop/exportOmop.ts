@@ -99,40 +99,19 @@ export interface OmopExportOptions {
   readonly onProgress?: (done: number) => Effect.Effect<void>
 }
 
-/** Writes the dataset as an OMOP CDM 5.4 folder; returns the rows written by table. */
-export const exportOmop = (options: OmopExportOptions) => {
-  const parquet = options.parquet === true
-  const folder = options.folder
-  // Parquet is converted from CSV written to a scratch folder inside the target, removed whatever happens.
-  const csvFolder = parquet ? join(folder, ".hcc-omop-csv") : folder
-  return Effect.gen(function*() {
+/** Opens a CDM table's CSV file for writing. */
+type OpenTable = (table: CdmTable) => ReturnType<typeof csvTable>
+/** Closes one, counting its rows written. */
+type CloseTable = (t: ReturnType<typeof csvTable>, table: CdmTable) => void
+
+/**
+ * CONCEPT, CONCEPT_RELATIONSHIP and VOCABULARY: the dataset's entries (source concepts), their
+ * standard concepts ("Maps to"), and the service's own concepts (axes, course facts, the adverse
+ * reaction, genders, visits). Gives each entry's source and standard concept ids and the own ones.
+ */
+const writeVocabulary = (open: OpenTable, close: CloseTable, info: ReadonlyMap<string, string>) =>
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const progress = options.onProgress ?? (() => Effect.void)
-    yield* Effect.try(() => mkdirSync(csvFolder, { recursive: true }))
-    const info = new Map((yield* sql`SELECT key, value FROM dataset_info`.values).map((r) => [String(r[0]), String(r[1])]))
-    const asOf = info.get("as_of") ?? ""
-    const asOfDay = parseDate(asOf)
-    if (Number.isNaN(asOfDay)) return yield* Effect.fail(new Error("the database holds no complete dataset (dataset_info has no as_of)"))
-    // The observation period of everyone: from the dataset's earliest date to as_of (or death).
-    const [earliest] = yield* sql`SELECT MIN(d) AS d FROM (
-      SELECT MIN(start_date) AS d FROM encounters UNION ALL SELECT MIN(start_date) FROM drug_exposures
-      UNION ALL SELECT MIN(date) FROM adverse_events UNION ALL SELECT MIN(implant_date) FROM device_implants
-      UNION ALL SELECT MIN(month) || '-01' FROM axis_scores) AS dates`.values
-    const firstDay = earliest?.[0] === null || earliest?.[0] === undefined ? asOf : String(earliest[0])
-
-    const written: Partial<Record<CdmTable, number>> = {}
-    const open = (table: CdmTable) => csvTable(csvFolder, table)
-    const close = (t: ReturnType<typeof open>, table: CdmTable) => {
-      t.close()
-      written[table] = t.rows()
-    }
-    const steps = 10 + (parquet ? 4 : 0)
-    let step = 0
-    const next = () => progress(++step / steps)
-    /** Within the step under way, page by page (forEachPage's share): the largest tables are most of an export's time. */
-    const within = (share: number) => progress((step + share) / steps)
-
-    // The vocabulary: the entries (source concepts), their standard concepts, the service's own concepts.
     const concept = open("concept")
     const conceptRow = concept.with(["concept_id", "concept_name", "domain_id", "vocabulary_id", "concept_class_id", "standard_concept", "concept_code", "valid_start_date", "valid_end_date", "invalid_reason"])
     const relationship = open("concept_relationship")
@@ -185,8 +164,16 @@ export const exportOmop = (options: OmopExportOptions) => {
     close(vocabulary, "vocabulary")
     const local = (kind: string, code: unknown) => localOf.get(`${kind}|${String(code)}`) ?? 0
     const standard = (kind: string, code: unknown) => standardOf.get(`${kind}|${String(code)}`) ?? 0
-    yield* next()
+    return { adherenceConcept, adverseConcept, axisConcept, local, ongoingConcept, standard }
+  })
 
+/**
+ * LOCATION (one per region), CARE_SITE and PROVIDER (one per device study), then PERSON, DEATH and
+ * OBSERVATION_PERIOD (each person's, from the dataset's first day to as_of or death). Gives each
+ * study's provider id.
+ */
+const writePlacesAndPersons = (open: OpenTable, close: CloseTable, asOf: string, firstDay: string, next: () => Effect.Effect<void>) =>
+  Effect.gen(function*() {
     // Where: a location per region, a care site and a provider per device study.
     const locations = new Map<string, number>()
     const locationOf = (region: unknown) => {
@@ -235,6 +222,83 @@ export const exportOmop = (options: OmopExportOptions) => {
     const locationRow = location.with(["location_id", "location_source_value"])
     for (const [region, id] of locations) locationRow([id, `${HCC_REGION_PREFIX}${region}`])
     close(location, "location")
+    return providerOf
+  })
+
+/** MEASUREMENT: each implant's outcomes (on its procedure), and the monthly axis scores. */
+const writeMeasurements = (
+  open: OpenTable,
+  close: CloseTable,
+  implants: ReadonlyMap<number, readonly [number, string]>,
+  local: (kind: string, code: unknown) => number,
+  axisConcept: ReadonlyMap<string, number>,
+  asOfDay: number,
+  within: (share: number) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    const measurement = open("measurement")
+    const measurementRow = measurement.with(["measurement_id", "person_id", "measurement_concept_id", "measurement_date", "measurement_type_concept_id", "value_as_number", "measurement_source_value", "measurement_event_id", "meas_event_field_concept_id"])
+    let measurementId = 0
+    yield* forEachPage(tableSpec("device_outcomes"), (rows) =>
+      Effect.sync(() => {
+        for (const [implant, metric, value] of rows) {
+          const [patient, date] = implants.get(implant as number)!
+          measurementRow([++measurementId, patient, local("device_metric", metric), date, EHR, Number(value), String(metric), implant as number, FIELD_CONCEPT.procedure_occurrence_id])
+        }
+      }))
+    // Monthly scores dated the month's last day (as_of in as_of's month, so as_of stays the latest date).
+    yield* forEachPage(tableSpec("axis_scores"), (rows) =>
+      Effect.sync(() => {
+        for (const row of rows) {
+          const date = formatDate(Math.min(lastDayOfMonth(parseMonth(String(row[1]))), asOfDay))
+          AXES.forEach((axis, a) => {
+            const v = row[a + 2]
+            if (v !== null && v !== undefined) measurementRow([++measurementId, row[0] as number, axisConcept.get(axis)!, date, EHR, Number(v), axis, null, null])
+          })
+        }
+      }), within)
+    close(measurement, "measurement")
+  })
+
+/** Writes the dataset as an OMOP CDM 5.4 folder; returns the rows written by table. */
+export const exportOmop = (options: OmopExportOptions) => {
+  const parquet = options.parquet === true
+  const folder = options.folder
+  // Parquet is converted from CSV written to a scratch folder inside the target, removed whatever happens.
+  const csvFolder = parquet ? join(folder, ".hcc-omop-csv") : folder
+  return Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const progress = options.onProgress ?? (() => Effect.void)
+    yield* Effect.try(() => mkdirSync(csvFolder, { recursive: true }))
+    const info = new Map((yield* sql`SELECT key, value FROM dataset_info`.values).map((r) => [String(r[0]), String(r[1])]))
+    const asOf = info.get("as_of") ?? ""
+    const asOfDay = parseDate(asOf)
+    if (Number.isNaN(asOfDay)) return yield* Effect.fail(new Error("the database holds no complete dataset (dataset_info has no as_of)"))
+    // The observation period of everyone: from the dataset's earliest date to as_of (or death).
+    const [earliest] = yield* sql`SELECT MIN(d) AS d FROM (
+      SELECT MIN(start_date) AS d FROM encounters UNION ALL SELECT MIN(start_date) FROM drug_exposures
+      UNION ALL SELECT MIN(date) FROM adverse_events UNION ALL SELECT MIN(implant_date) FROM device_implants
+      UNION ALL SELECT MIN(month) || '-01' FROM axis_scores) AS dates`.values
+    const firstDay = earliest?.[0] === null || earliest?.[0] === undefined ? asOf : String(earliest[0])
+
+    const written: Partial<Record<CdmTable, number>> = {}
+    const open = (table: CdmTable) => csvTable(csvFolder, table)
+    const close = (t: ReturnType<typeof open>, table: CdmTable) => {
+      t.close()
+      written[table] = t.rows()
+    }
+    const steps = 10 + (parquet ? 4 : 0)
+    let step = 0
+    const next = () => progress(++step / steps)
+    /** Within the step under way, page by page (forEachPage's share): the largest tables are most of an export's time. */
+    const within = (share: number) => progress((step + share) / steps)
+
+    // The vocabulary: the entries (source concepts), their standard concepts, the service's own concepts.
+    const { adherenceConcept, adverseConcept, axisConcept, local, ongoingConcept, standard } = yield* writeVocabulary(open, close, info)
+    yield* next()
+
+    // Where, and who: a location per region, a care site and a provider per device study; persons.
+    const providerOf = yield* writePlacesAndPersons(open, close, asOf, firstDay, next)
     yield* next()
 
     const visit = open("visit_occurrence")
@@ -300,28 +364,7 @@ export const exportOmop = (options: OmopExportOptions) => {
       }))
     close(procedure, "procedure_occurrence")
     yield* next()
-    const measurement = open("measurement")
-    const measurementRow = measurement.with(["measurement_id", "person_id", "measurement_concept_id", "measurement_date", "measurement_type_concept_id", "value_as_number", "measurement_source_value", "measurement_event_id", "meas_event_field_concept_id"])
-    let measurementId = 0
-    yield* forEachPage(tableSpec("device_outcomes"), (rows) =>
-      Effect.sync(() => {
-        for (const [implant, metric, value] of rows) {
-          const [patient, date] = implants.get(implant as number)!
-          measurementRow([++measurementId, patient, local("device_metric", metric), date, EHR, Number(value), String(metric), implant as number, FIELD_CONCEPT.procedure_occurrence_id])
-        }
-      }))
-    // Monthly scores dated the month's last day (as_of in as_of's month, so as_of stays the latest date).
-    yield* forEachPage(tableSpec("axis_scores"), (rows) =>
-      Effect.sync(() => {
-        for (const row of rows) {
-          const date = formatDate(Math.min(lastDayOfMonth(parseMonth(String(row[1]))), asOfDay))
-          AXES.forEach((axis, a) => {
-            const v = row[a + 2]
-            if (v !== null && v !== undefined) measurementRow([++measurementId, row[0] as number, axisConcept.get(axis)!, date, EHR, Number(v), axis, null, null])
-          })
-        }
-      }), within)
-    close(measurement, "measurement")
+    yield* writeMeasurements(open, close, implants, local, axisConcept, asOfDay, within)
     yield* next()
 
     const source = open("cdm_source")
