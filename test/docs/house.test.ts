@@ -13,7 +13,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/auth/Accounts.ts (callback of Effect.gen)": 181,
   "src/compute/ComputePool.ts makePool": 192,
   "src/db/SqliteClient.ts make": 205,
-  "src/formats/fhir/exportFhir.ts exportFhir": 232,
   "src/formats/omop/OmopVocabulary.ts OmopVocabulary": 153,
   "src/formats/omop/observations.ts ObservationMapper": 143,
   "src/formats/omop/observations.ts readInBulk": 134,

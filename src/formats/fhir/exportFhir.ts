@@ -70,6 +70,140 @@ export interface FhirExportOptions {
   readonly onProgress?: (done: number) => Effect.Effect<void>
 }
 
+/** The CodeSystem of one kind of the dataset's vocabulary, each entry with its standard code as a property. */
+const codeSystemOf = (kind: string, entries: ReadonlyArray<Entry>) => ({
+  resourceType: "CodeSystem",
+  id: `hcc-${kind.replaceAll("_", "-")}`,
+  url: `${HCC_VOCABULARY_PREFIX}${kind}`,
+  name: kind,
+  status: "active",
+  content: "complete",
+  property: [{ code: "standard", description: "The entry's standard code", type: "Coding" }],
+  concept: entries.map((e) => ({
+    code: e.code,
+    display: e.label,
+    ...(e.system === null || e.standard === null ? {} : { property: [{ code: "standard", valueCoding: { system: fhirUriOf(e.system) ?? e.system, code: e.standard } }] })
+  }))
+})
+
+const patientRef = (id: unknown) => ({ reference: `Patient/${String(id)}` })
+
+/** A patients row as a Patient. */
+const patientOf = ([id, birthYear, sex, region, death]: ReadonlyArray<unknown>) => ({
+  resourceType: "Patient",
+  id: String(id),
+  extension: [{ url: HCC_REGION_EXTENSION, valueCode: String(region) }],
+  gender: String(sex),
+  birthDate: String(birthYear).padStart(4, "0"),
+  ...(death === null ? {} : { deceasedDateTime: String(death) })
+})
+
+/** An encounters row as an Encounter. */
+const encounterOf = ([id, patient, kind, start, end]: ReadonlyArray<unknown>) => ({
+  resourceType: "Encounter",
+  id: String(id),
+  status: "finished",
+  class: { system: ACT_CODE, code: ENCOUNTER_CLASS[String(kind)] },
+  subject: patientRef(patient),
+  period: { start: String(start), end: String(end) }
+})
+
+/** A drug_exposures row as a MedicationRequest, its adherence an extension. */
+const medicationRequestOf = ([id, patient, drug, start, end, adherence]: ReadonlyArray<unknown>, concept: (kind: string, code: string) => object) => ({
+  resourceType: "MedicationRequest",
+  id: String(id),
+  ...(adherence === null ? {} : { extension: [{ url: HCC_ADHERENCE_EXTENSION, valueDecimal: Number(adherence) }] }),
+  status: end === null ? "active" : "completed",
+  intent: "order",
+  medicationCodeableConcept: concept("drug", String(drug)),
+  subject: patientRef(patient),
+  authoredOn: String(start),
+  dosageInstruction: [{ timing: { repeat: { boundsPeriod: { start: String(start), ...(end === null ? {} : { end: String(end) }) } } } }]
+})
+
+/** A patient's condition as a Condition: active and confirmed. */
+const conditionOf = (id: string, patient: unknown, code: object) => ({
+  resourceType: "Condition",
+  id,
+  clinicalStatus: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-clinical", code: "active" }] },
+  verificationStatus: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-ver-status", code: "confirmed" }] },
+  code,
+  subject: patientRef(patient)
+})
+
+/** An adverse event as an AdverseEvent, its drug the suspect Medication. */
+const adverseEventOf = (id: unknown, patient: unknown, event: object, date: unknown, medication: string | undefined) => ({
+  resourceType: "AdverseEvent",
+  id: String(id),
+  actuality: "actual",
+  event,
+  subject: patientRef(patient),
+  date: String(date),
+  suspectEntity: [{ instance: { reference: `Medication/${medication}` } }]
+})
+
+/** An implant as a Procedure, performed by (and on behalf of) its study's Organization. */
+const procedureOf = (id: unknown, patient: unknown, code: object, date: unknown, organization: string | undefined) => {
+  const org = { reference: `Organization/${organization}` }
+  return {
+    resourceType: "Procedure",
+    id: String(id),
+    status: "completed",
+    code,
+    subject: patientRef(patient),
+    performedDateTime: String(date),
+    performer: [{ actor: org, onBehalfOf: org }]
+  }
+}
+
+/**
+ * The Observations: each implant's outcomes (focused on its Procedure), and the monthly scores as
+ * one observation a month, dated the month's last day (as_of in as_of's month, so the latest date of
+ * the export is the dataset's as_of).
+ */
+const writeObservations = (out: ReturnType<typeof output>, implants: ReadonlyMap<number, { readonly date: string; readonly patient: unknown }>, asOfDay: number, within: (share: number) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    let n = 0
+    yield* forEachPage(tableSpec("device_outcomes"), (rows) =>
+      Effect.sync(() => {
+        for (const [implant, metric, value] of rows) {
+          out.write({
+            resourceType: "Observation",
+            id: `o${++n}`,
+            status: "final",
+            code: { coding: [{ system: ownSystem("device_metric"), code: String(metric) }] },
+            subject: patientRef(implants.get(Number(implant))?.patient),
+            focus: [{ reference: `Procedure/${String(implant)}` }],
+            effectiveDateTime: implants.get(Number(implant))?.date,
+            valueQuantity: { value: Number(value) }
+          })
+        }
+      }))
+    // Monthly scores as one observation a month, dated the month's last day (as_of in as_of's
+    // month, so the latest date of the export is the dataset's as_of).
+    yield* forEachPage(tableSpec("axis_scores"), (rows) =>
+      Effect.sync(() => {
+        for (const row of rows) {
+          const component: Array<object> = []
+          AXES.forEach((axis, a) => {
+            const v = row[a + 2]
+            if (v !== null && v !== undefined) component.push({ code: { coding: [{ system: AXIS_SYSTEM, code: axis }] }, valueQuantity: { value: Number(v) } })
+          })
+          if (component.length === 0) continue
+          const month = parseMonth(String(row[1]))
+          out.write({
+            resourceType: "Observation",
+            id: `s${++n}`,
+            status: "final",
+            code: { coding: [{ system: AXIS_SYSTEM, code: "scores", display: "Monthly axis scores" }] },
+            subject: patientRef(row[0]),
+            effectiveDateTime: formatDate(Math.min(lastDayOfMonth(month), asOfDay)),
+            component
+          })
+        }
+      }), within)
+  })
+
 /** Writes the dataset as FHIR Bulk Data files; returns the resources written by type. */
 export const exportFhir = (options: FhirExportOptions) =>
   Effect.gen(function*() {
@@ -97,7 +231,6 @@ export const exportFhir = (options: FhirExportOptions) =>
       if (e?.system != null && e.standard !== null) coding.push({ system: fhirUriOf(e.system) ?? e.system, code: e.standard })
       return { coding, text: e?.label ?? code }
     }
-    const patientRef = (id: unknown) => ({ reference: `Patient/${String(id)}` })
     const written: Record<string, number> = {}
     const steps = 11
     let step = 0
@@ -115,22 +248,7 @@ export const exportFhir = (options: FhirExportOptions) =>
 
     yield* file("CodeSystem", (out) =>
       Effect.sync(() => {
-        for (const [kind, entries] of [...vocabulary].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          out.write({
-            resourceType: "CodeSystem",
-            id: `hcc-${kind.replaceAll("_", "-")}`,
-            url: `${HCC_VOCABULARY_PREFIX}${kind}`,
-            name: kind,
-            status: "active",
-            content: "complete",
-            property: [{ code: "standard", description: "The entry's standard code", type: "Coding" }],
-            concept: entries.map((e) => ({
-              code: e.code,
-              display: e.label,
-              ...(e.system === null || e.standard === null ? {} : { property: [{ code: "standard", valueCoding: { system: fhirUriOf(e.system) ?? e.system, code: e.standard } }] })
-            }))
-          })
-        }
+        for (const [kind, entries] of [...vocabulary].sort(([a], [b]) => (a < b ? -1 : 1))) out.write(codeSystemOf(kind, entries))
       }))
 
     const studyIds = new Map<string, string>()
@@ -159,82 +277,33 @@ export const exportFhir = (options: FhirExportOptions) =>
     yield* file("Patient", (out) =>
       forEachPage(tableSpec("patients"), (rows) =>
         Effect.sync(() => {
-          for (const [id, birthYear, sex, region, death] of rows) {
-            out.write({
-              resourceType: "Patient",
-              id: String(id),
-              extension: [{ url: HCC_REGION_EXTENSION, valueCode: String(region) }],
-              gender: String(sex),
-              birthDate: String(birthYear).padStart(4, "0"),
-              ...(death === null ? {} : { deceasedDateTime: String(death) })
-            })
-          }
+          for (const row of rows) out.write(patientOf(row))
         })))
 
     yield* file("Condition", (out) => {
       let n = 0
       return forEachPage(tableSpec("patient_conditions"), (rows) =>
         Effect.sync(() => {
-          for (const [patient, code] of rows) {
-            out.write({
-              resourceType: "Condition",
-              id: `c${++n}`,
-              clinicalStatus: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-clinical", code: "active" }] },
-              verificationStatus: { coding: [{ system: "http://terminology.hl7.org/CodeSystem/condition-ver-status", code: "confirmed" }] },
-              code: concept("condition", String(code)),
-              subject: patientRef(patient)
-            })
-          }
+          for (const [patient, code] of rows) out.write(conditionOf(`c${++n}`, patient, concept("condition", String(code))))
         }))
     })
 
     yield* file("Encounter", (out) =>
       forEachPage(tableSpec("encounters"), (rows) =>
         Effect.sync(() => {
-          for (const [id, patient, kind, start, end] of rows) {
-            out.write({
-              resourceType: "Encounter",
-              id: String(id),
-              status: "finished",
-              class: { system: ACT_CODE, code: ENCOUNTER_CLASS[String(kind)] },
-              subject: patientRef(patient),
-              period: { start: String(start), end: String(end) }
-            })
-          }
+          for (const row of rows) out.write(encounterOf(row))
         }), within))
 
     yield* file("MedicationRequest", (out) =>
       forEachPage(tableSpec("drug_exposures"), (rows) =>
         Effect.sync(() => {
-          for (const [id, patient, drug, start, end, adherence] of rows) {
-            out.write({
-              resourceType: "MedicationRequest",
-              id: String(id),
-              ...(adherence === null ? {} : { extension: [{ url: HCC_ADHERENCE_EXTENSION, valueDecimal: Number(adherence) }] }),
-              status: end === null ? "active" : "completed",
-              intent: "order",
-              medicationCodeableConcept: concept("drug", String(drug)),
-              subject: patientRef(patient),
-              authoredOn: String(start),
-              dosageInstruction: [{ timing: { repeat: { boundsPeriod: { start: String(start), ...(end === null ? {} : { end: String(end) }) } } } }]
-            })
-          }
+          for (const row of rows) out.write(medicationRequestOf(row, concept))
         })))
 
     yield* file("AdverseEvent", (out) =>
       forEachPage(tableSpec("adverse_events"), (rows) =>
         Effect.sync(() => {
-          for (const [id, patient, drug, eventType, date] of rows) {
-            out.write({
-              resourceType: "AdverseEvent",
-              id: String(id),
-              actuality: "actual",
-              event: concept("adverse_event", String(eventType)),
-              subject: patientRef(patient),
-              date: String(date),
-              suspectEntity: [{ instance: { reference: `Medication/${drugIds.get(String(drug))}` } }]
-            })
-          }
+          for (const [id, patient, drug, eventType, date] of rows) out.write(adverseEventOf(id, patient, concept("adverse_event", String(eventType)), date, drugIds.get(String(drug))))
         })))
 
     const implants = new Map<number, { readonly date: string; readonly patient: unknown }>()
@@ -243,61 +312,11 @@ export const exportFhir = (options: FhirExportOptions) =>
         Effect.sync(() => {
           for (const [id, patient, device, study, date] of rows) {
             implants.set(Number(id), { date: String(date), patient })
-            const org = { reference: `Organization/${studyIds.get(String(study))}` }
-            out.write({
-              resourceType: "Procedure",
-              id: String(id),
-              status: "completed",
-              code: concept("device", String(device)),
-              subject: patientRef(patient),
-              performedDateTime: String(date),
-              performer: [{ actor: org, onBehalfOf: org }]
-            })
+            out.write(procedureOf(id, patient, concept("device", String(device)), date, studyIds.get(String(study))))
           }
         })))
 
-    yield* file("Observation", (out) =>
-      Effect.gen(function*() {
-        let n = 0
-        yield* forEachPage(tableSpec("device_outcomes"), (rows) =>
-          Effect.sync(() => {
-            for (const [implant, metric, value] of rows) {
-              out.write({
-                resourceType: "Observation",
-                id: `o${++n}`,
-                status: "final",
-                code: { coding: [{ system: ownSystem("device_metric"), code: String(metric) }] },
-                subject: patientRef(implants.get(Number(implant))?.patient),
-                focus: [{ reference: `Procedure/${String(implant)}` }],
-                effectiveDateTime: implants.get(Number(implant))?.date,
-                valueQuantity: { value: Number(value) }
-              })
-            }
-          }))
-        // Monthly scores as one observation a month, dated the month's last day (as_of in as_of's
-        // month, so the latest date of the export is the dataset's as_of).
-        yield* forEachPage(tableSpec("axis_scores"), (rows) =>
-          Effect.sync(() => {
-            for (const row of rows) {
-              const component: Array<object> = []
-              AXES.forEach((axis, a) => {
-                const v = row[a + 2]
-                if (v !== null && v !== undefined) component.push({ code: { coding: [{ system: AXIS_SYSTEM, code: axis }] }, valueQuantity: { value: Number(v) } })
-              })
-              if (component.length === 0) continue
-              const month = parseMonth(String(row[1]))
-              out.write({
-                resourceType: "Observation",
-                id: `s${++n}`,
-                status: "final",
-                code: { coding: [{ system: AXIS_SYSTEM, code: "scores", display: "Monthly axis scores" }] },
-                subject: patientRef(row[0]),
-                effectiveDateTime: formatDate(Math.min(lastDayOfMonth(month), asOfDay)),
-                component
-              })
-            }
-          }), within)
-      }))
+    yield* file("Observation", (out) => writeObservations(out, implants, asOfDay, within))
 
     for (const table of ["animal_surveillance", "human_surveillance"] as const) yield* writeTable(folder, tableSpec(table))
     yield* next()
