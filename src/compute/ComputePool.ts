@@ -85,196 +85,237 @@ interface Thread {
   ready: boolean
 }
 
+/** The dataset handed to the threads, each thread's part of its shared preparations' values, and (once all are in) them all. */
+interface HandOut {
+  readonly dataset: Dataset
+  readonly regions: ReadonlyArray<{ start: number; end: number }>
+  readonly parts: Map<number, Readonly<Record<string, unknown>>>
+  prepared?: Readonly<Record<string, unknown>>
+  /** A refresh: prepared beside the dataset served, switched to on `activate`. */
+  readonly beside?: boolean
+}
+
+/** A pool's threads and what its callbacks are waiting for. */
+interface Pool {
+  readonly count: number
+  readonly init: Omit<ThreadInit, "thread">
+  readonly arena: Arena
+  readonly threads: Array<Thread>
+  /** Tasks waiting for a ready thread. */
+  readonly waiting: Array<(t: Thread) => void>
+  handOut: HandOut | undefined
+  onStaged: (() => void) | undefined
+  onReady: (() => void) | undefined
+  onFailed: ((message: string) => void) | undefined
+  /** Whether the warning that the idle class could not be set was logged (once per pool). */
+  warnedPriority: boolean
+  closing: boolean
+  nextId: number
+  /** Logs from the threads' callbacks with the pool's layer's logger (the service's JSON lines). */
+  readonly log: (effect: Effect.Effect<void>) => void
+}
+
+/**
+ * The threads prepare a dataset together: thread n runs the preparations of every count-th
+ * plugin from the (n − 1)-th and sends back the shared values it computed (preparedPerDataset
+ * with `shared: true`, e.g. the risk-model fits); once every thread's part is in, each adopts
+ * the others' and prepares what is left (the unshared preparations). So a costly preparation
+ * runs once per process, not once per thread, and different plugins' ones run at the same time.
+ * A thread started once all parts are in gets them with the dataset.
+ */
+const sendDataset = (pool: Pool, t: Thread, respawned = false) => {
+  const handOut = pool.handOut
+  if (handOut === undefined) return
+  const { prepared } = handOut
+  const message: ToThread = {
+    _tag: "dataset",
+    dataset: handOut.dataset,
+    memory: pool.arena.core.memory,
+    arena: handOut.regions[t.n]!,
+    ...(prepared === undefined ? { share: { part: t.n - 1, of: pool.count } } : { prepared }),
+    ...(handOut.beside === true && !respawned ? { activate: false } : {})
+  }
+  t.worker.postMessage(message)
+}
+
+/** A thread's part of the shared preparations: once every thread's is in, all adopt them all. */
+const sharedPart = (pool: Pool, n: number, values: Readonly<Record<string, unknown>>) => {
+  const handOut = pool.handOut
+  if (handOut === undefined || handOut.prepared !== undefined) return
+  handOut.parts.set(n, values)
+  if (handOut.parts.size < pool.count) return
+  const all = Object.assign({}, ...handOut.parts.values()) as Record<string, unknown>
+  handOut.prepared = all
+  for (const other of pool.threads) other.worker.postMessage({ _tag: "adopt", values: all } satisfies ToThread)
+}
+
+/** A thread has the dataset prepared: served from now (or, a refresh, staged beside the one served). */
+const threadReady = (pool: Pool, t: Thread, message: Extract<FromThread, { _tag: "ready" }>) => {
+  if (message.staged === true) {
+    pool.log(Effect.logInfo("compute thread prepared the refreshed dataset").pipe(Effect.annotateLogs({ thread: t.n, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
+    pool.onStaged?.()
+    return
+  }
+  t.ready = true
+  pool.log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: t.n, thread_id: t.worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority ?? {}) })))
+  if (pool.init.priority === "idle" && message.priority?.policy === "normal" && !pool.warnedPriority) {
+    pool.warnedPriority = true
+    pool.log(Effect.logWarning("compute threads could not be put in Linux's idle scheduling class; they run at nice +10").pipe(Effect.annotateLogs({ reason: "chrt (util-linux) is missing, or refused the change", see: "docs/deploy.md" })))
+  }
+  pool.onReady?.()
+  while (pool.waiting.length > 0 && t.ready) pool.waiting.shift()!(t)
+}
+
+/** Starts thread `n`: its messages answered, and another started in its place if it stops. */
+const spawnThread = (pool: Pool, n: number): Thread => {
+  const worker = new Worker(WORKER_URL, { workerData: { ...pool.init, thread: n } satisfies ThreadInit })
+  const t: Thread = { n, worker, pending: new Map(), ready: false }
+  worker.on("message", (message: FromThread) => {
+    switch (message._tag) {
+      case "shared":
+        return sharedPart(pool, n, message.values)
+      case "ready":
+        return threadReady(pool, t, message)
+      case "failed":
+        return pool.onFailed?.(`compute thread ${n}: ${message.message}`)
+      default: {
+        const resume = t.pending.get(message.id)
+        t.pending.delete(message.id)
+        resume?.(message)
+      }
+    }
+  })
+  worker.on("error", (e) => {
+    pool.log(Effect.logError("compute thread failed").pipe(Effect.annotateLogs({ thread: n, error: e.message })))
+  })
+  worker.on("exit", (code) => {
+    t.ready = false
+    for (const resume of t.pending.values()) resume({ _tag: "defect", id: 0, error: { name: "Error", message: `compute thread ${n} stopped (exit code ${code})`, stack: undefined }, kernels: [] })
+    t.pending.clear()
+    if (pool.closing) return
+    pool.log(Effect.logError("compute thread stopped; starting another").pipe(Effect.annotateLogs({ thread: n, exit_code: code })))
+    // After a pause, so a thread that dies as it starts (a plugin's prepare ending it) does not spin.
+    setTimeout(() => {
+      if (pool.closing) return
+      const replacement = spawnThread(pool, n)
+      pool.threads[n - 1] = replacement
+      sendDataset(pool, replacement, true)
+    }, RESPAWN_DELAY_MS).unref()
+  })
+  return t
+}
+
+/** The ready thread with the fewest requests in flight. */
+const pick = (pool: Pool): Thread | undefined => {
+  let best: Thread | undefined
+  for (const t of pool.threads) if (t.ready && (best === undefined || t.pending.size < best.pending.size)) best = t
+  return best
+}
+
+/** Hands a first dataset to every thread; done once all have prepared it. */
+const startOn = (pool: Pool, dataset: Dataset, progress: (ready: number) => void) =>
+  Effect.callback<Dataset, Error>((resume) => {
+    const shared = shareTypedArrays(dataset)
+    const regions = arenaRegions(pool.arena.used, pool.count + 1)
+    pool.arena.core.setArena(regions[0]!.start, regions[0]!.end)
+    pool.handOut = { dataset: shared, regions, parts: new Map() }
+    pool.onReady = () => {
+      const ready = pool.threads.filter((t) => t.ready).length
+      progress(ready)
+      if (ready === pool.count) {
+        pool.onReady = undefined
+        resume(Effect.succeed(shared))
+      }
+    }
+    pool.onFailed = (message) => resume(Effect.fail(new Error(message)))
+    for (const t of pool.threads) sendDataset(pool, t)
+  })
+
+/** Hands a new dataset to every thread beside the one served; all switch at once when all have prepared it. */
+const refreshOn = (pool: Pool, dataset: Dataset) =>
+  Effect.callback<Dataset, Error>((resume) => {
+    const shared = shareTypedArrays(dataset)
+    pool.handOut = { dataset: shared, regions: pool.handOut?.regions ?? [], parts: new Map(), beside: true }
+    let staged = 0
+    pool.onStaged = () => {
+      if (++staged < pool.count) return
+      pool.onStaged = undefined
+      pool.onFailed = undefined
+      for (const t of pool.threads) t.worker.postMessage({ _tag: "activate" } satisfies ToThread)
+      resume(Effect.succeed(shared))
+    }
+    pool.onFailed = (message) => {
+      pool.onStaged = undefined
+      resume(Effect.fail(new Error(message)))
+    }
+    for (const t of pool.threads) sendDataset(pool, t)
+  })
+
+/** Runs one task on the least busy ready thread (or the first to be ready). */
+const runOn = (pool: Pool, plugin: string, input: unknown, view: Representation) =>
+  Effect.callback<unknown, DomainError>((resume) => {
+    const id = pool.nextId++
+    let sentTo: Thread | undefined
+    const dispatch = (t: Thread) => {
+      sentTo = t
+      t.pending.set(id, (message) => {
+        if (message._tag === "done" || message._tag === "domain" || message._tag === "defect") {
+          for (const [kernel, seconds] of message.kernels) recordKernel(kernel, seconds)
+        }
+        switch (message._tag) {
+          case "done":
+            return resume(Effect.succeed(message.value))
+          case "domain":
+            return resume(Effect.fail(new DomainError(message.error)))
+          case "defect":
+            return resume(Effect.die(errorFrom(message.error)))
+        }
+      })
+      t.worker.postMessage({ _tag: "task", id, plugin, input, view } satisfies ToThread)
+    }
+    const t = pick(pool)
+    if (t !== undefined) dispatch(t)
+    else pool.waiting.push(dispatch)
+    // An interrupted request (its client went away): its thread stops the work (work shared
+    // through a plugin's cache goes on for the others waiting on it).
+    return Effect.sync(() => {
+      if (sentTo?.pending.delete(id) === true) sentTo.worker.postMessage({ _tag: "cancel", id } satisfies ToThread)
+      const i = pool.waiting.indexOf(dispatch)
+      if (i >= 0) pool.waiting.splice(i, 1)
+    })
+  })
+
 /** Starts `count` compute threads over the HTTP thread's core (`arena`). */
 const makePool = (count: number, init: Omit<ThreadInit, "thread">, arena: Arena) =>
   Effect.gen(function*() {
-    const threads: Array<Thread> = []
-    const waiting: Array<(t: Thread) => void> = []
-    /** The dataset handed to the threads, each thread's part of its shared preparations' values, and (once all are in) them all. */
-    let handOut: {
-      readonly dataset: Dataset
-      readonly regions: ReadonlyArray<{ start: number; end: number }>
-      readonly parts: Map<number, Readonly<Record<string, unknown>>>
-      prepared?: Readonly<Record<string, unknown>>
-      /** A refresh: prepared beside the dataset served, switched to on `activate`. */
-      readonly beside?: boolean
-    } | undefined
-    let onStaged: (() => void) | undefined
-    /** Whether the warning that the idle class could not be set was logged (once per pool). */
-    let warnedPriority = false
-    let onReady: (() => void) | undefined
-    let onFailed: ((message: string) => void) | undefined
-    let closing = false
-    let nextId = 1
-    // Log from the threads' callbacks with this layer's logger (the service's JSON lines).
     const log = Effect.runForkWith(yield* Effect.context<never>())
-
-    /**
-     * The threads prepare a dataset together: thread n runs the preparations of every count-th
-     * plugin from the (n − 1)-th and sends back the shared values it computed (preparedPerDataset
-     * with `shared: true`, e.g. the risk-model fits); once every thread's part is in, each adopts
-     * the others' and prepares what is left (the unshared preparations). So a costly preparation
-     * runs once per process, not once per thread, and different plugins' ones run at the same time.
-     * A thread started once all parts are in gets them with the dataset.
-     */
-    const sendDataset = (t: Thread, respawned = false) => {
-      if (handOut === undefined) return
-      const { prepared } = handOut
-      const message: ToThread = {
-        _tag: "dataset",
-        dataset: handOut.dataset,
-        memory: arena.core.memory,
-        arena: handOut.regions[t.n]!,
-        ...(prepared === undefined ? { share: { part: t.n - 1, of: count } } : { prepared }),
-        ...(handOut.beside === true && !respawned ? { activate: false } : {})
-      }
-      t.worker.postMessage(message)
+    const pool: Pool = {
+      count,
+      init,
+      arena,
+      threads: [],
+      waiting: [],
+      handOut: undefined,
+      onStaged: undefined,
+      onReady: undefined,
+      onFailed: undefined,
+      warnedPriority: false,
+      closing: false,
+      nextId: 1,
+      log: (effect) => void log(effect)
     }
-
-    const spawn = (n: number): Thread => {
-      const worker = new Worker(WORKER_URL, { workerData: { ...init, thread: n } satisfies ThreadInit })
-      const t: Thread = { n, worker, pending: new Map(), ready: false }
-      worker.on("message", (message: FromThread) => {
-        switch (message._tag) {
-          case "shared": {
-            if (handOut === undefined || handOut.prepared !== undefined) return
-            handOut.parts.set(n, message.values)
-            if (handOut.parts.size < count) return
-            const values = Object.assign({}, ...handOut.parts.values()) as Record<string, unknown>
-            handOut.prepared = values
-            for (const other of threads) other.worker.postMessage({ _tag: "adopt", values } satisfies ToThread)
-            return
-          }
-          case "ready":
-            if (message.staged === true) {
-              log(Effect.logInfo("compute thread prepared the refreshed dataset").pipe(Effect.annotateLogs({ thread: n, preparing_seconds: message.seconds, heap_mib: message.heapMiB })))
-              onStaged?.()
-              return
-            }
-            t.ready = true
-            log(Effect.logInfo("compute thread ready").pipe(Effect.annotateLogs({ thread: n, thread_id: worker.threadId, preparing_seconds: message.seconds, heap_mib: message.heapMiB, ...(message.priority ?? {}) })))
-            if (init.priority === "idle" && message.priority?.policy === "normal" && !warnedPriority) {
-              warnedPriority = true
-              log(Effect.logWarning("compute threads could not be put in Linux's idle scheduling class; they run at nice +10").pipe(Effect.annotateLogs({ reason: "chrt (util-linux) is missing, or refused the change", see: "docs/deploy.md" })))
-            }
-            onReady?.()
-            while (waiting.length > 0 && t.ready) waiting.shift()!(t)
-            return
-          case "failed":
-            onFailed?.(`compute thread ${n}: ${message.message}`)
-            return
-          default: {
-            const resume = t.pending.get(message.id)
-            t.pending.delete(message.id)
-            resume?.(message)
-          }
-        }
-      })
-      worker.on("error", (e) => {
-        log(Effect.logError("compute thread failed").pipe(Effect.annotateLogs({ thread: n, error: e.message })))
-      })
-      worker.on("exit", (code) => {
-        t.ready = false
-        for (const resume of t.pending.values()) resume({ _tag: "defect", id: 0, error: { name: "Error", message: `compute thread ${n} stopped (exit code ${code})`, stack: undefined }, kernels: [] })
-        t.pending.clear()
-        if (closing) return
-        log(Effect.logError("compute thread stopped; starting another").pipe(Effect.annotateLogs({ thread: n, exit_code: code })))
-        // After a pause, so a thread that dies as it starts (a plugin's prepare ending it) does not spin.
-        setTimeout(() => {
-          if (closing) return
-          const replacement = spawn(n)
-          threads[n - 1] = replacement
-          sendDataset(replacement, true)
-        }, RESPAWN_DELAY_MS).unref()
-      })
-      return t
-    }
-
-    for (let n = 1; n <= count; n++) threads.push(spawn(n))
+    for (let n = 1; n <= count; n++) pool.threads.push(spawnThread(pool, n))
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
-        closing = true
-        await Promise.all(threads.map((t) => t.worker.terminate()))
+        pool.closing = true
+        await Promise.all(pool.threads.map((t) => t.worker.terminate()))
       })
     )
-
-    /** The ready thread with the fewest requests in flight. */
-    const pick = (): Thread | undefined => {
-      let best: Thread | undefined
-      for (const t of threads) if (t.ready && (best === undefined || t.pending.size < best.pending.size)) best = t
-      return best
-    }
-
     const service: ComputePoolService = {
       threads: count,
-      start: (dataset, progress) =>
-        Effect.callback<Dataset, Error>((resume) => {
-          const shared = shareTypedArrays(dataset)
-          const regions = arenaRegions(arena.used, count + 1)
-          arena.core.setArena(regions[0]!.start, regions[0]!.end)
-          handOut = { dataset: shared, regions, parts: new Map() }
-          onReady = () => {
-            const ready = threads.filter((t) => t.ready).length
-            progress(ready)
-            if (ready === count) {
-              onReady = undefined
-              resume(Effect.succeed(shared))
-            }
-          }
-          onFailed = (message) => resume(Effect.fail(new Error(message)))
-          for (const t of threads) sendDataset(t)
-        }),
-      refresh: (dataset) =>
-        Effect.callback<Dataset, Error>((resume) => {
-          const shared = shareTypedArrays(dataset)
-          handOut = { dataset: shared, regions: handOut?.regions ?? [], parts: new Map(), beside: true }
-          let staged = 0
-          onStaged = () => {
-            if (++staged < count) return
-            onStaged = undefined
-            onFailed = undefined
-            // Every thread has it prepared: all switch at once.
-            for (const t of threads) t.worker.postMessage({ _tag: "activate" } satisfies ToThread)
-            resume(Effect.succeed(shared))
-          }
-          onFailed = (message) => {
-            onStaged = undefined
-            resume(Effect.fail(new Error(message)))
-          }
-          for (const t of threads) sendDataset(t)
-        }),
-      run: (plugin, input, view = "answer") =>
-        Effect.callback<unknown, DomainError>((resume) => {
-          const id = nextId++
-          let sentTo: Thread | undefined
-          const dispatch = (t: Thread) => {
-            sentTo = t
-            t.pending.set(id, (message) => {
-              if (message._tag === "done" || message._tag === "domain" || message._tag === "defect") {
-                for (const [kernel, seconds] of message.kernels) recordKernel(kernel, seconds)
-              }
-              switch (message._tag) {
-                case "done":
-                  return resume(Effect.succeed(message.value))
-                case "domain":
-                  return resume(Effect.fail(new DomainError(message.error)))
-                case "defect":
-                  return resume(Effect.die(errorFrom(message.error)))
-              }
-            })
-            t.worker.postMessage({ _tag: "task", id, plugin, input, view } satisfies ToThread)
-          }
-          const t = pick()
-          if (t !== undefined) dispatch(t)
-          else waiting.push(dispatch)
-          // An interrupted request (its client went away): its thread stops the work (work shared
-          // through a plugin's cache goes on for the others waiting on it).
-          return Effect.sync(() => {
-            if (sentTo?.pending.delete(id) === true) sentTo.worker.postMessage({ _tag: "cancel", id } satisfies ToThread)
-            const i = waiting.indexOf(dispatch)
-            if (i >= 0) waiting.splice(i, 1)
-          })
-        })
+      start: (dataset, progress) => startOn(pool, dataset, progress),
+      refresh: (dataset) => refreshOn(pool, dataset),
+      run: (plugin, input, view = "answer") => runOn(pool, plugin, input, view)
     }
     return service
   })
