@@ -95,6 +95,158 @@ const unlocked = <A>(busyTimeoutMs: number, f: () => A): Effect.Effect<A, SqlErr
   return loop(0, 1)
 }
 
+/**
+ * The statements of one connection: prepared once and kept by their text, and run with their rows
+ * as objects or as arrays of values.
+ */
+const statementsOf = (db: DatabaseSync) => {
+  // A prepared statement with what we need to know on every call, computed once (`columns()`
+  // allocates). Rows are read as arrays and made objects here: node:sqlite gives every row object
+  // a hidden class of its own (allocated in the old generation, ~3.4 KB of garbage per row, and
+  // every read of a row's field a megamorphic load); objects built here in the same order of the
+  // same names share one, and reading a row that way is faster.
+  interface Prepared {
+    readonly statement: StatementSync
+    /** The result columns' names; empty for a statement that returns no rows. */
+    readonly names: ReadonlyArray<string>
+    /** Rows come as node:sqlite makes them (a column is named `__proto__`). */
+    readonly ownRows: boolean
+  }
+  const statements = new Map<string, Prepared>()
+  const prepare = (sql: string): Prepared => {
+    const statement = db.prepare(sql)
+    const names = statement.columns().map((c) => c.name)
+    // A column named __proto__ would set the prototype of an object built by assignment: such a
+    // statement keeps node:sqlite's own row objects.
+    const ownRows = names.includes("__proto__")
+    if (names.length > 0 && !ownRows) statement.setReturnArrays(true)
+    return { statement, names, ownRows }
+  }
+  const prepared = (sql: string): Prepared => {
+    let st = statements.get(sql)
+    if (st === undefined) {
+      st = prepare(sql)
+      statements.set(sql, st)
+    }
+    return st
+  }
+  /** Array rows as objects keyed by the column names (a later column of the same name wins, as in node:sqlite's). */
+  const objectsOf = (rows: ReadonlyArray<ReadonlyArray<unknown>>, names: ReadonlyArray<string>): Array<Record<string, unknown>> => {
+    const out: Array<Record<string, unknown>> = []
+    for (const row of rows) {
+      const o: Record<string, unknown> = {}
+      for (let i = 0; i < names.length; i++) o[names[i]!] = row[i]
+      out.push(o)
+    }
+    return out
+  }
+  /** Runs a statement now; its rows as objects, or as arrays of values. */
+  const execute = (st: Prepared, params: ReadonlyArray<unknown>, arrays: boolean): ReadonlyArray<any> => {
+    const args = params as Array<SQLInputValue>
+    if (st.names.length === 0) {
+      st.statement.run(...args)
+      return []
+    }
+    if (st.ownRows) {
+      st.statement.setReturnArrays(arrays)
+      return st.statement.all(...args)
+    }
+    const rows = st.statement.all(...args) as unknown as ReadonlyArray<ReadonlyArray<unknown>>
+    return arrays ? rows : objectsOf(rows, st.names)
+  }
+  return { execute, prepare, prepared }
+}
+
+/** Flushes the write-ahead log of `filename` to disk (datasync), its descriptor opened once and closed with the scope. */
+const walFlush = (filename: string) =>
+  Effect.gen(function*() {
+    // The log is opened at the first flush (it exists once something was committed) and kept open:
+    // SQLite resets it in place and deletes it only when the last connection closes, so this
+    // descriptor stays the file SQLite writes — as its own descriptor, which FULL would sync, does.
+    let wal: Promise<FileHandle> | undefined
+    yield* Effect.addFinalizer(() => Effect.promise(async () => (await wal?.catch(() => undefined))?.close()))
+    return Effect.tryPromise({
+      try: async () => {
+        const started = performance.now()
+        wal ??= open(`${filename}-wal`, "r")
+        const file = await wal.catch((e: unknown) => {
+          wal = undefined // not there (yet): look again next time
+          throw e
+        })
+        await file.datasync()
+        recordWalFlush((performance.now() - started) / 1000)
+      },
+      catch: toSqlError("flush the write-ahead log")
+    })
+  })
+
+/** The fiber running a direct transaction's body, which must not ask effect/sql for the connection it holds. */
+interface DirectOwner {
+  fiber: Fiber.Fiber<unknown, unknown> | undefined
+}
+
+/** A connection's direct transaction (see {@link directTransaction}). */
+const directOf = (
+  db: DatabaseSync,
+  semaphore: Semaphore.Semaphore,
+  busyTimeoutMs: number,
+  statements: ReturnType<typeof statementsOf>,
+  setSynchronous: (want: "FULL" | "NORMAL") => void,
+  owner: DirectOwner
+): DirectTransaction => {
+  const exec: Exec = <A extends object>(statement: Statement.Statement<A>) =>
+    Effect.try({
+      try: (): ReadonlyArray<A> => {
+        const [text, params] = statement.compile()
+        return statements.execute(statements.prepared(text), params, false)
+      },
+      catch: toSqlError("execute")
+    })
+  /** Ends a transaction that failed; a ROLLBACK that fails too is tried again by the next BEGIN. */
+  const abandon = () => {
+    try {
+      if (db.isTransaction) db.exec("ROLLBACK")
+    } catch {
+      // the next direct BEGIN rolls it back; effect/sql's acquirer does the same for its own
+    }
+  }
+  // BEGIN retried while another connection writes; a transaction left open by a failed rollback is ended first.
+  const begin = unlocked(busyTimeoutMs, () => {
+    abandon()
+    setSynchronous("NORMAL")
+    statements.prepared("BEGIN IMMEDIATE").statement.run()
+  })
+  const commit = Effect.try({
+    try: () => void statements.prepared("COMMIT").statement.run(),
+    catch: (cause) => {
+      abandon()
+      return toSqlError("commit")(cause)
+    }
+  })
+  // One span per transaction, under the caller's (effect/sql's would add one per statement).
+  const spanOptions = { kind: "internal", attributes: { "db.system.name": "sqlite" } } as const
+  return (body) =>
+    Effect.useSpan("sql.transaction", spanOptions, () => semaphore.withPermit(Effect.uninterruptibleMask((restore) =>
+      Effect.andThen(
+        begin,
+        Effect.withFiber((fiber) => {
+          owner.fiber = fiber
+          return Effect.matchCauseEffect(restore(body(exec)), {
+            onFailure: (cause) => {
+              owner.fiber = undefined
+              abandon()
+              return Effect.failCause(cause)
+            },
+            onSuccess: (value) => {
+              owner.fiber = undefined
+              return Effect.as(commit, value)
+            }
+          })
+        })
+      )
+    )))
+}
+
 /** Opens the database (closed when the scope closes) and returns an `SqlClient` over it. */
 export const make = (options: SqliteOptions) =>
   Effect.gen(function*() {
@@ -129,60 +281,8 @@ export const make = (options: SqliteOptions) =>
       db.exec(`PRAGMA synchronous = ${durable}`)
       db.exec("PRAGMA foreign_keys = ON")
     })
-    // A prepared statement with what we need to know on every call, computed once (`columns()`
-    // allocates). Rows are read as arrays and made objects here: node:sqlite gives every row object
-    // a hidden class of its own (allocated in the old generation, ~3.4 KB of garbage per row, and
-    // every read of a row's field a megamorphic load); objects built here in the same order of the
-    // same names share one, and reading a row that way is faster.
-    interface Prepared {
-      readonly statement: StatementSync
-      /** The result columns' names; empty for a statement that returns no rows. */
-      readonly names: ReadonlyArray<string>
-      /** Rows come as node:sqlite makes them (a column is named `__proto__`). */
-      readonly ownRows: boolean
-    }
-    const statements = new Map<string, Prepared>()
-    const prepare = (sql: string): Prepared => {
-      const statement = db.prepare(sql)
-      const names = statement.columns().map((c) => c.name)
-      // A column named __proto__ would set the prototype of an object built by assignment: such a
-      // statement keeps node:sqlite's own row objects.
-      const ownRows = names.includes("__proto__")
-      if (names.length > 0 && !ownRows) statement.setReturnArrays(true)
-      return { statement, names, ownRows }
-    }
-    const prepared = (sql: string): Prepared => {
-      let st = statements.get(sql)
-      if (st === undefined) {
-        st = prepare(sql)
-        statements.set(sql, st)
-      }
-      return st
-    }
-    /** Array rows as objects keyed by the column names (a later column of the same name wins, as in node:sqlite's). */
-    const objectsOf = (rows: ReadonlyArray<ReadonlyArray<unknown>>, names: ReadonlyArray<string>): Array<Record<string, unknown>> => {
-      const out: Array<Record<string, unknown>> = []
-      for (const row of rows) {
-        const o: Record<string, unknown> = {}
-        for (let i = 0; i < names.length; i++) o[names[i]!] = row[i]
-        out.push(o)
-      }
-      return out
-    }
-    /** Runs a statement now; its rows as objects, or as arrays of values. */
-    const execute = (st: Prepared, params: ReadonlyArray<unknown>, arrays: boolean): ReadonlyArray<any> => {
-      const args = params as Array<SQLInputValue>
-      if (st.names.length === 0) {
-        st.statement.run(...args)
-        return []
-      }
-      if (st.ownRows) {
-        st.statement.setReturnArrays(arrays)
-        return st.statement.all(...args)
-      }
-      const rows = st.statement.all(...args) as unknown as ReadonlyArray<ReadonlyArray<unknown>>
-      return arrays ? rows : objectsOf(rows, st.names)
-    }
+    const statements = statementsOf(db)
+    const { execute, prepare, prepared } = statements
     const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
       unlocked(busyTimeoutMs, (): ReadonlyArray<any> => {
         if (synchronous !== durable && !db.isTransaction) setSynchronous(durable)
@@ -203,11 +303,10 @@ export const make = (options: SqliteOptions) =>
       executeValuesUnprepared: (sql, params) => run(sql, params, true, false)
     }
     const semaphore = yield* Semaphore.make(1)
-    // The fiber running a direct transaction's body, which must not ask effect/sql for the connection it holds.
-    let directOwner: Fiber.Fiber<unknown, unknown> | undefined
+    const owner: DirectOwner = { fiber: undefined }
     const held = <A, E, R>(acquire: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.withFiber((fiber) =>
-        fiber === directOwner
+        fiber === owner.fiber
           ? Effect.die(new Error("a statement was run through the SQL client inside a direct transaction; run it through the transaction's exec"))
           : acquire
       )
@@ -228,77 +327,8 @@ export const make = (options: SqliteOptions) =>
       prepareTransactionControls: true,
       spanAttributes: [["db.system.name", "sqlite"]]
     })
-    const exec: Exec = <A extends object>(statement: Statement.Statement<A>) =>
-      Effect.try({
-        try: (): ReadonlyArray<A> => {
-          const [text, params] = statement.compile()
-          return execute(prepared(text), params, false)
-        },
-        catch: toSqlError("execute")
-      })
-    /** Ends a transaction that failed; a ROLLBACK that fails too is tried again by the next BEGIN. */
-    const abandon = () => {
-      try {
-        if (db.isTransaction) db.exec("ROLLBACK")
-      } catch {
-        // the next direct BEGIN rolls it back; effect/sql's acquirer does the same for its own
-      }
-    }
-    // BEGIN retried while another connection writes; a transaction left open by a failed rollback is ended first.
-    const begin = unlocked(busyTimeoutMs, () => {
-      abandon()
-      setSynchronous("NORMAL")
-      prepared("BEGIN IMMEDIATE").statement.run()
-    })
-    const commit = Effect.try({
-      try: () => void prepared("COMMIT").statement.run(),
-      catch: (cause) => {
-        abandon()
-        return toSqlError("commit")(cause)
-      }
-    })
-    // One span per transaction, under the caller's (effect/sql's would add one per statement).
-    const spanOptions = { kind: "internal", attributes: { "db.system.name": "sqlite" } } as const
-    directs.set(client, (body) =>
-      Effect.useSpan("sql.transaction", spanOptions, () => semaphore.withPermit(Effect.uninterruptibleMask((restore) =>
-        Effect.andThen(
-          begin,
-          Effect.withFiber((fiber) => {
-            directOwner = fiber
-            return Effect.matchCauseEffect(restore(body(exec)), {
-              onFailure: (cause) => {
-                directOwner = undefined
-                abandon()
-                return Effect.failCause(cause)
-              },
-              onSuccess: (value) => {
-                directOwner = undefined
-                return Effect.as(commit, value)
-              }
-            })
-          })
-        )
-      ))))
-    if (options.filename !== ":memory:" && durable === "FULL") {
-      // The log is opened at the first flush (it exists once something was committed) and kept open:
-      // SQLite resets it in place and deletes it only when the last connection closes, so this
-      // descriptor stays the file SQLite writes — as its own descriptor, which FULL would sync, does.
-      let wal: Promise<FileHandle> | undefined
-      yield* Effect.addFinalizer(() => Effect.promise(async () => (await wal?.catch(() => undefined))?.close()))
-      walFlushes.set(client, Effect.tryPromise({
-        try: async () => {
-          const started = performance.now()
-          wal ??= open(`${options.filename}-wal`, "r")
-          const file = await wal.catch((e: unknown) => {
-            wal = undefined // not there (yet): look again next time
-            throw e
-          })
-          await file.datasync()
-          recordWalFlush((performance.now() - started) / 1000)
-        },
-        catch: toSqlError("flush the write-ahead log")
-      }))
-    }
+    directs.set(client, directOf(db, semaphore, busyTimeoutMs, statements, setSynchronous, owner))
+    if (options.filename !== ":memory:" && durable === "FULL") walFlushes.set(client, yield* walFlush(options.filename))
     return client
   })
 

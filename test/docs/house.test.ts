@@ -11,7 +11,6 @@ import { circles, importGraph, longDefinitions, longDefinitionsIn, longFiles, MA
 const STILL_LONG: Readonly<Record<string, number>> = {
   "src/auth/Accounts.ts Accounts": 223,
   "src/auth/Accounts.ts (callback of Effect.gen)": 181,
-  "src/db/SqliteClient.ts make": 205,
   "src/formats/omop/OmopVocabulary.ts OmopVocabulary": 153,
   "src/formats/omop/observations.ts ObservationMapper": 143,
   "src/formats/omop/observations.ts readInBulk": 134,
