@@ -12,8 +12,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/auth/Accounts.ts Accounts": 223,
   "src/auth/Accounts.ts (callback of Effect.gen)": 181,
   "src/formats/omop/OmopVocabulary.ts OmopVocabulary": 153,
-  "src/formats/omop/observations.ts ObservationMapper": 143,
-  "src/formats/omop/observations.ts readInBulk": 134,
   "src/health/loader.ts loadDataset": 282,
   "src/metering/Metering.ts Metering": 221,
   "src/metering/Metering.ts (callback of Effect.gen)": 197,

@@ -60,6 +60,38 @@ interface Scored {
   readonly notes: ReadonlyArray<string>
 }
 
+/** The service's own facts: a course's adherence or that it is ongoing; a device outcome. */
+const ownFact = (t: Table, r: OmopRow, kind: Extract<RowKind, { k: "own" }>): RowResult => {
+  const linked = (field: number) => r.get(t === "observation" ? "obs_event_field_concept_id" : "meas_event_field_concept_id") === String(field) ? r.get(`${t}_event_id`) : ""
+  const text = r.get("value_as_number")
+  const value = text === "" || !Number.isFinite(Number(text)) ? { path: "value_as_number", reason: `'${text}' is not a number` } : Number(text)
+  if (kind.vocabulary === HCC_FACT_VOCABULARY) {
+    const course = linked(FIELD_CONCEPT.drug_exposure_id)
+    if (course === "") return `OBSERVATION '${kind.code}' not linked to a DRUG_EXPOSURE row (observation_event_id): left out`
+    if (kind.code === "ongoing") return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence: null, ongoing: true }]
+    if (isProblem(value)) return value
+    if (value < 0 || value > 1) return { path: "value_as_number", reason: `an adherence must be in [0, 1], got ${value}` }
+    return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence: value, ongoing: false }]
+  }
+  const implant = linked(FIELD_CONCEPT.procedure_occurrence_id)
+  if (implant === "") return "MEASUREMENT of a device metric not linked to a PROCEDURE_OCCURRENCE row (measurement_event_id): left out"
+  return isProblem(value) ? value : [{ k: "outcome", implant, metric: kind.code, value }]
+}
+
+/** An adverse reaction: the drug its value, the reaction its qualifier (else the concept's name). */
+const adverseOf = (vocabulary: OmopVocabulary, drugOf: (id: string) => Concept, r: OmopRow, person: string, name: string | undefined): RowResult => {
+  const day = dayOf(r.get("observation_date"), "observation_date")
+  if (day === undefined) return { path: "observation_date", reason: "is required" }
+  if (isProblem(day)) return day
+  const drugId = r.get("value_as_concept_id")
+  if (drugId === "" || drugId === "0") return "adverse reaction OBSERVATION without the drug (value_as_concept_id): left out"
+  const qualifier = r.get("qualifier_concept_id")
+  const event = qualifier !== "" && qualifier !== "0"
+    ? conceptOf("adverse_event", vocabulary.codingsOf(Number(qualifier)).codings)
+    : conceptOf("adverse_event", [], name ?? "adverse drug reaction")
+  return [{ k: "adverse", src: r.get("observation_id"), patient: person, drug: drugOf(drugId), event, day }]
+}
+
 /** Maps the rows of one table (see the module comment). */
 export class ObservationMapper {
   private readonly kinds = new Map<string, RowKind>()
@@ -153,9 +185,9 @@ export class ObservationMapper {
       case "unused":
         return this.unusedNote
       case "adverse":
-        return this.adverse(r, person, kind.name)
+        return adverseOf(this.vocabulary, this.drugOf, r, person, kind.name)
       case "own":
-        return this.ownFact(r, kind)
+        return ownFact(this.table, r, kind)
       case "scored": {
         const day = dayOf(r.get(`${t}_date`), `${t}_date`)
         if (day === undefined) return { path: `${t}_date`, reason: "is required (the month the score belongs to)" }
@@ -172,37 +204,6 @@ export class ObservationMapper {
     }
   }
 
-  /** The service's own facts: a course's adherence or that it is ongoing; a device outcome. */
-  private ownFact(r: OmopRow, kind: Extract<RowKind, { k: "own" }>): RowResult {
-    const t = this.table
-    const linked = (field: number) => r.get(t === "observation" ? "obs_event_field_concept_id" : "meas_event_field_concept_id") === String(field) ? r.get(`${t}_event_id`) : ""
-    const text = r.get("value_as_number")
-    const value = text === "" || !Number.isFinite(Number(text)) ? { path: "value_as_number", reason: `'${text}' is not a number` } : Number(text)
-    if (kind.vocabulary === HCC_FACT_VOCABULARY) {
-      const course = linked(FIELD_CONCEPT.drug_exposure_id)
-      if (course === "") return `OBSERVATION '${kind.code}' not linked to a DRUG_EXPOSURE row (observation_event_id): left out`
-      if (kind.code === "ongoing") return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence: null, ongoing: true }]
-      if (isProblem(value)) return value
-      if (value < 0 || value > 1) return { path: "value_as_number", reason: `an adherence must be in [0, 1], got ${value}` }
-      return [{ k: "course_detail", course: `drug_exposure/${course}`, adherence: value, ongoing: false }]
-    }
-    const implant = linked(FIELD_CONCEPT.procedure_occurrence_id)
-    if (implant === "") return "MEASUREMENT of a device metric not linked to a PROCEDURE_OCCURRENCE row (measurement_event_id): left out"
-    return isProblem(value) ? value : [{ k: "outcome", implant, metric: kind.code, value }]
-  }
-
-  private adverse(r: OmopRow, person: string, name: string | undefined): RowResult {
-    const day = dayOf(r.get("observation_date"), "observation_date")
-    if (day === undefined) return { path: "observation_date", reason: "is required" }
-    if (isProblem(day)) return day
-    const drugId = r.get("value_as_concept_id")
-    if (drugId === "" || drugId === "0") return "adverse reaction OBSERVATION without the drug (value_as_concept_id): left out"
-    const qualifier = r.get("qualifier_concept_id")
-    const event = qualifier !== "" && qualifier !== "0"
-      ? conceptOf("adverse_event", this.vocabulary.codingsOf(Number(qualifier)).codings)
-      : conceptOf("adverse_event", [], name ?? "adverse drug reaction")
-    return [{ k: "adverse", src: r.get("observation_id"), patient: person, drug: this.drugOf(drugId), event, day }]
-  }
 }
 
 /** Where a bulk read puts what it finds. */
@@ -214,6 +215,32 @@ export interface BulkSink {
   readonly origin: (line: number) => Origin
   readonly onStep: (done: number) => Effect.Effect<void>
 }
+
+const AXIS_INDEXES = AXES.map((_, a) => a)
+
+/**
+ * Adds the summed scores' rows (person, month, latest day, direct, the axes' sums then counts, the
+ * ages the instrument applies at) to the staging store as `scores` facts.
+ */
+const scoreFacts = (sink: BulkSink) => (groups: ReadonlyArray<ReadonlyArray<unknown>>) =>
+  Effect.sync(() => {
+    for (const g of groups) {
+      const fact: Fact = {
+        k: "scores",
+        patient: String(g[0]),
+        month: g[1] as number,
+        day: g[2] as number,
+        direct: g[3] === true,
+        sums: AXIS_INDEXES.map((a) => (g[4 + a] as number | null) ?? 0),
+        counts: AXIS_INDEXES.map((a) => g[4 + AXES.length + a] as number),
+        ...(g[4 + 2 * AXES.length] == null && g[5 + 2 * AXES.length] == null
+          ? {}
+          : { ages: { from: (g[4 + 2 * AXES.length] as number | null) ?? null, below: (g[5 + 2 * AXES.length] as number | null) ?? null } })
+      }
+      sink.staging.add(sink.origin(0), fact)
+    }
+  })
+
 
 /**
  * Reads a MEASUREMENT or OBSERVATION file in bulk (see the module comment). Returns false, having
@@ -317,24 +344,7 @@ export const readInBulk = (mapper: ObservationMapper, engine: Engine, file: Omop
     // 4. The scores, summed per person, month and kind: direct scores (the value itself, checked
     // above) in SQL; instruments' through the scores of their values.
     const axes = AXES.map((_, a) => a)
-    const toFacts = (groups: ReadonlyArray<ReadonlyArray<unknown>>) =>
-      Effect.sync(() => {
-        for (const g of groups) {
-          const fact: Fact = {
-            k: "scores",
-            patient: String(g[0]),
-            month: g[1] as number,
-            day: g[2] as number,
-            direct: g[3] === true,
-            sums: axes.map((a) => (g[4 + a] as number | null) ?? 0),
-            counts: axes.map((a) => g[4 + AXES.length + a] as number),
-            ...(g[4 + 2 * AXES.length] == null && g[5 + 2 * AXES.length] == null
-              ? {}
-              : { ages: { from: (g[4 + 2 * AXES.length] as number | null) ?? null, below: (g[5 + 2 * AXES.length] as number | null) ?? null } })
-          }
-          sink.staging.add(sink.origin(0), fact)
-        }
-      })
+    const toFacts = scoreFacts(sink)
     const groupBy = `p, (year(day) * 12 + month(day) - 1)::INTEGER AS ym, date_diff('day', DATE '1970-01-01', max(day))::INTEGER`
     const direct = [...scored].filter(([, kind]) => kind.direct !== undefined)
     if (direct.length > 0) {
