@@ -11,7 +11,6 @@ import { circles, importGraph, longDefinitions, longDefinitionsIn, longFiles, MA
 const STILL_LONG: Readonly<Record<string, number>> = {
   "src/auth/Accounts.ts Accounts": 223,
   "src/auth/Accounts.ts (callback of Effect.gen)": 181,
-  "src/formats/omop/OmopVocabulary.ts OmopVocabulary": 153,
   "src/health/loader.ts loadDataset": 282,
   "src/metering/Metering.ts Metering": 221,
   "src/metering/Metering.ts (callback of Effect.gen)": 197,

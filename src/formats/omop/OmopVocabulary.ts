@@ -52,6 +52,59 @@ export interface ConceptCodings {
   readonly code: string | undefined
 }
 
+/** The service's own entries in a vocabulary store (vocabularies `HCC <kind>`), with the standard code each maps to. */
+const ownEntriesIn = (db: DatabaseSync): ReadonlyArray<OwnEntry> => {
+  const out: Array<OwnEntry> = []
+  const rows = db.prepare(`SELECT c.vocabulary, c.code, c.name, t.vocabulary AS target_vocabulary, t.code AS target_code FROM concept c
+    LEFT JOIN maps_to m ON m.source = c.id LEFT JOIN concept t ON t.id = m.target
+    WHERE c.vocabulary LIKE 'HCC %' ORDER BY c.id, m.target`).all() as Array<Record<string, string | null>>
+  const seen = new Set<string>()
+  for (const r of rows) {
+    const kind = OWN_KINDS.get(String(r.vocabulary).toLowerCase())
+    const code = String(r.code)
+    if (kind === undefined || !SNAKE_CASE.regex.test(code) || seen.has(`${kind}|${code}`)) continue
+    seen.add(`${kind}|${code}`)
+    const system = r.target_vocabulary === null ? undefined : systemOfOmopVocabulary(r.target_vocabulary!)
+    out.push({ kind, code, label: String(r.name), system: system ?? null, standard: system === undefined ? null : r.target_code ?? null })
+  }
+  return out
+}
+
+/** The store's tables: CONCEPT's columns the import reads, "Maps to" pairs, and the ancestors kept. */
+const SCHEMA = `PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+  CREATE TABLE concept (id INTEGER PRIMARY KEY, vocabulary TEXT, code TEXT, name TEXT, class TEXT);
+  CREATE TABLE maps_to (source INTEGER, target INTEGER);
+  CREATE TABLE ancestor (descendant INTEGER, ancestor INTEGER);
+  BEGIN`
+
+/** Ends the loads: only the ancestors the look-ups use are kept (ingredients, top visits, mapped SNOMED conditions), and indexes. */
+const CLOSE = `COMMIT;
+  CREATE INDEX maps_to_source ON maps_to (source);
+  DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient') AND ancestor NOT IN (${TOP_VISITS.join(", ")})
+    AND ancestor NOT IN (SELECT id FROM concept WHERE vocabulary = 'SNOMED' AND code IN (${MAPPED_SNOMED_CONDITIONS.map((c) => `'${c}'`).join(", ")}));
+  CREATE INDEX ancestor_descendant ON ancestor (descendant)`
+
+/** A CONCEPT row as the store keeps it. */
+interface ConceptRow {
+  readonly vocabulary: string
+  readonly code: string
+  readonly name: string
+  readonly class: string
+}
+
+/** Closes a scratch store and deletes its files. */
+const removeStore = (db: DatabaseSync, path: string) => {
+  if (db.isOpen) db.close()
+  for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true })
+}
+
+/** The value kept for `id` in `cache`, made by `make` the first time. */
+const cachedIn = <A>(cache: Map<number, A>, id: number, make: () => A): A => {
+  let hit = cache.get(id)
+  if (hit === undefined) cache.set(id, hit = make())
+  return hit
+}
+
 /** The scratch store of the vocabulary tables. */
 export class OmopVocabulary {
   private readonly db: DatabaseSync
@@ -72,11 +125,7 @@ export class OmopVocabulary {
     this.path = path
     rmSync(path, { force: true })
     this.db = new DatabaseSync(path)
-    this.db.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-      CREATE TABLE concept (id INTEGER PRIMARY KEY, vocabulary TEXT, code TEXT, name TEXT, class TEXT);
-      CREATE TABLE maps_to (source INTEGER, target INTEGER);
-      CREATE TABLE ancestor (descendant INTEGER, ancestor INTEGER);
-      BEGIN`)
+    this.db.exec(SCHEMA)
   }
 
   private insert(table: string, values: ReadonlyArray<string | number>): void {
@@ -106,11 +155,7 @@ export class OmopVocabulary {
 
   /** Ends the loads: indexes for the look-ups. */
   close(): void {
-    this.db.exec(`COMMIT;
-      CREATE INDEX maps_to_source ON maps_to (source);
-      DELETE FROM ancestor WHERE ancestor NOT IN (SELECT id FROM concept WHERE class = 'Ingredient') AND ancestor NOT IN (${TOP_VISITS.join(", ")})
-        AND ancestor NOT IN (SELECT id FROM concept WHERE vocabulary = 'SNOMED' AND code IN (${MAPPED_SNOMED_CONDITIONS.map((c) => `'${c}'`).join(", ")}));
-      CREATE INDEX ancestor_descendant ON ancestor (descendant)`)
+    this.db.exec(CLOSE)
   }
 
   /** Whether CONCEPT was given (without it, concepts are known by id and source value only). */
@@ -118,40 +163,33 @@ export class OmopVocabulary {
     return (this.db.prepare("SELECT COUNT(*) AS n FROM concept").get() as { readonly n: number }).n > 0
   }
 
-  private row(id: number) {
-    this.concept ??= this.db.prepare("SELECT vocabulary, code, name, class FROM concept WHERE id = ?")
-    return this.concept.get(id) as { readonly vocabulary: string; readonly code: string; readonly name: string; readonly class: string } | undefined
+  private row(id: number): ConceptRow | undefined {
+    return (this.concept ??= this.db.prepare("SELECT vocabulary, code, name, class FROM concept WHERE id = ?")).get(id) as ConceptRow | undefined
   }
 
   /** A concept's codings: itself, the standard concepts it maps to, its OMOP id. */
   codingsOf(id: number): ConceptCodings {
-    let hit = this.cache.get(id)
-    if (hit !== undefined) return hit
-    const codings: Array<SourceCoding> = []
-    const self = this.row(id)
-    if (self !== undefined) codings.push(codingOf(self))
-    this.mapsTo ??= this.db.prepare("SELECT target FROM maps_to WHERE source = ?")
-    for (const { target } of this.mapsTo.all(id) as Array<{ readonly target: number }>) {
-      const t = this.row(target)
-      if (t !== undefined) codings.push(codingOf(t))
-    }
-    codings.push({ system: "omop", code: String(id), ...(self === undefined ? {} : { display: self.name }) })
-    hit = { codings, name: self?.name, vocabulary: self?.vocabulary, code: self?.code }
-    this.cache.set(id, hit)
-    return hit
+    return cachedIn(this.cache, id, () => {
+      const codings: Array<SourceCoding> = []
+      const self = this.row(id)
+      if (self !== undefined) codings.push(codingOf(self))
+      this.mapsTo ??= this.db.prepare("SELECT target FROM maps_to WHERE source = ?")
+      for (const { target } of this.mapsTo.all(id) as Array<{ readonly target: number }>) {
+        const t = this.row(target)
+        if (t !== undefined) codings.push(codingOf(t))
+      }
+      codings.push({ system: "omop", code: String(id), ...(self === undefined ? {} : { display: self.name }) })
+      return { codings, name: self?.name, vocabulary: self?.vocabulary, code: self?.code }
+    })
   }
 
   /** The ingredient concepts of a drug concept (itself when it is one; none when CONCEPT_ANCESTOR does not say). */
   ingredientsOf(id: number): ReadonlyArray<number> {
-    let hit = this.ingredientCache.get(id)
-    if (hit !== undefined) return hit
-    if (this.row(id)?.class === "Ingredient") hit = [id]
-    else {
+    return cachedIn(this.ingredientCache, id, () => {
+      if (this.row(id)?.class === "Ingredient") return [id]
       this.ingredients ??= this.db.prepare("SELECT ancestor FROM ancestor WHERE descendant = ? ORDER BY ancestor")
-      hit = (this.ingredients.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
-    }
-    this.ingredientCache.set(id, hit)
-    return hit
+      return (this.ingredients.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
+    })
   }
 
   /**
@@ -159,12 +197,10 @@ export class OmopVocabulary {
    * (the concept itself not included); none when the table does not say.
    */
   mappedConditionAncestorsOf(id: number): ReadonlyArray<number> {
-    let hit = this.conditionCache.get(id)
-    if (hit !== undefined) return hit
-    this.snomedAncestors ??= this.db.prepare("SELECT a.ancestor FROM ancestor a JOIN concept c ON c.id = a.ancestor WHERE a.descendant = ? AND c.vocabulary = 'SNOMED' ORDER BY a.ancestor")
-    hit = (this.snomedAncestors.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
-    this.conditionCache.set(id, hit)
-    return hit
+    return cachedIn(this.conditionCache, id, () => {
+      this.snomedAncestors ??= this.db.prepare("SELECT a.ancestor FROM ancestor a JOIN concept c ON c.id = a.ancestor WHERE a.descendant = ? AND c.vocabulary = 'SNOMED' ORDER BY a.ancestor")
+      return (this.snomedAncestors.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor)
+    })
   }
 
   /**
@@ -173,36 +209,20 @@ export class OmopVocabulary {
    * the table does not say.
    */
   topVisitsOf(id: number): ReadonlyArray<number> {
-    let hit = this.visitCache.get(id)
-    if (hit !== undefined) return hit
-    this.ancestors ??= this.db.prepare("SELECT ancestor FROM ancestor WHERE descendant = ?")
-    const found = new Set((this.ancestors.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor))
-    hit = TOP_VISITS.filter((v) => found.has(v))
-    this.visitCache.set(id, hit)
-    return hit
+    return cachedIn(this.visitCache, id, () => {
+      this.ancestors ??= this.db.prepare("SELECT ancestor FROM ancestor WHERE descendant = ?")
+      const found = new Set((this.ancestors.all(id) as Array<{ readonly ancestor: number }>).map((r) => r.ancestor))
+      return TOP_VISITS.filter((v) => found.has(v))
+    })
   }
 
   /** The service's own entries (vocabularies `HCC <kind>`), with the standard code each maps to. */
   ownEntries(): ReadonlyArray<OwnEntry> {
-    const out: Array<OwnEntry> = []
-    const rows = this.db.prepare(`SELECT c.vocabulary, c.code, c.name, t.vocabulary AS target_vocabulary, t.code AS target_code FROM concept c
-      LEFT JOIN maps_to m ON m.source = c.id LEFT JOIN concept t ON t.id = m.target
-      WHERE c.vocabulary LIKE 'HCC %' ORDER BY c.id, m.target`).all() as Array<Record<string, string | null>>
-    const seen = new Set<string>()
-    for (const r of rows) {
-      const kind = OWN_KINDS.get(String(r.vocabulary).toLowerCase())
-      const code = String(r.code)
-      if (kind === undefined || !SNAKE_CASE.regex.test(code) || seen.has(`${kind}|${code}`)) continue
-      seen.add(`${kind}|${code}`)
-      const system = r.target_vocabulary === null ? undefined : systemOfOmopVocabulary(r.target_vocabulary!)
-      out.push({ kind, code, label: String(r.name), system: system ?? null, standard: system === undefined ? null : r.target_code ?? null })
-    }
-    return out
+    return ownEntriesIn(this.db)
   }
 
   /** Deletes the scratch file. */
   dispose(): void {
-    if (this.db.isOpen) this.db.close()
-    for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true })
+    removeStore(this.db, this.path)
   }
 }
