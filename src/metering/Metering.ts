@@ -15,11 +15,11 @@
  * back, so even a stepped database clock cannot hand out a second daily quota.
  */
 import { Array as Arr, Clock, Context, Effect, Layer, Schema } from "effect"
-import type { SqlError } from "effect/sql"
+import type { SqlClient, SqlError } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
 import { type Exec, execAlone, LimiterSql, relaxedStatement, transaction } from "../db/Database.ts"
-import { LimiterStore } from "../db/LimiterStore.ts"
+import { type LimiterRow, LimiterStore } from "../db/LimiterStore.ts"
 import * as BurstBuckets from "./BurstBuckets.ts"
 import * as Coalescer from "./Coalescer.ts"
 import { Ledger } from "./Ledger.ts"
@@ -91,8 +91,111 @@ type Call = {
   readonly idempotency?: { readonly key: string; readonly status: number; readonly body: string } | undefined
 }
 
+/** What this process last decided for an account (made empty the first time). */
+const seenIn = (seen: Map<string, Seen>, accountId: string): Seen => {
+  let s = seen.get(accountId)
+  if (s === undefined) {
+    s = {
+      burst: { used: 0, remaining: 0, resetSeconds: BurstBuckets.WINDOW_SECONDS },
+      day: "",
+      nowMs: 0,
+      daily: { used: 0, held: 0, cost: 0, resetSeconds: 1 }
+    }
+    seen.set(accountId, s)
+  }
+  return s
+}
+
+/** An account's queries and cost of `day`, and its reservations still held. */
+const countsOf = (sql: SqlClient.SqlClient, exec: Exec, accountId: string, day: string, nowMs: number) =>
+  Effect.map(
+    exec(sql<{ readonly used: number | null; readonly cost: number | null; readonly held: number }>`SELECT
+      (SELECT queries FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS used,
+      (SELECT hcc_cost FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS cost,
+      (SELECT COUNT(*) FROM usage_reservations WHERE account_id = ${accountId} AND day = ${day} AND expires_ms > ${nowMs}) AS held`),
+    ([r]) => ({ used: r?.used ?? 0, cost: r?.cost ?? 0, held: r?.held ?? 0 })
+  )
+
+/** One limit's state, as the headers and the usage answer give it. */
+const limitState = (name: "burst" | "daily", quota: number, windowSeconds: number, used: number, remaining: number, resetSeconds: number): LimitState => ({
+  name,
+  quota,
+  windowSeconds,
+  used,
+  remaining,
+  resetSeconds
+})
+
+/** An account's limits and usage from what was last decided for it. */
+const snapshotOf = (principal: Principal, s: Seen): UsageSnapshot => {
+  const limits = effectiveLimits(principal.account.tier, principal.account)
+  return {
+    day: s.day,
+    burst: limitState("burst", limits.burst, BURST_WINDOW_MS / 1000, s.burst.used, s.burst.remaining, s.burst.resetSeconds),
+    daily: limits.daily === undefined
+      ? undefined
+      : limitState("daily", limits.daily, DAY_MS / 1000, s.daily.used, Math.max(0, limits.daily - s.daily.used - s.daily.held), s.daily.resetSeconds),
+    dailyQueries: s.daily.used,
+    dailyHccCost: s.daily.cost
+  }
+}
+
+/**
+ * Counts a call a limit refused (a 429) against the account's day and the endpoint; the counts are
+ * added to usage_refused a second later, many in one statement each.
+ */
+const refusalCounter = (sql: SqlClient.SqlClient, runFork: (effect: Effect.Effect<unknown, unknown>) => unknown, seen: ReadonlyMap<string, Seen>) => {
+  const refusals = new Map<string, number>()
+  const flushRefusals = () => {
+    const batch = [...refusals]
+    refusals.clear()
+    runFork(Effect.ignore(transaction(sql, "relaxed", (exec) =>
+      Effect.forEach(batch, ([key, n]) => {
+        const [accountId, day, endpoint] = key.split("\u0000") as [string, string, string]
+        return exec(sql`INSERT INTO usage_refused (account_id, day, endpoint, refused) VALUES (${accountId}, ${day}, ${endpoint}, ${n})
+          ON CONFLICT (account_id, day, endpoint) DO UPDATE SET refused = usage_refused.refused + ${n}`)
+      }, { discard: true }))))
+  }
+  const refused = (accountId: string, endpoint: string): void => {
+    const day = seen.get(accountId)?.day || utcDay(Date.now())
+    const key = `${accountId}\u0000${day}\u0000${endpoint}`
+    if (refusals.size === 0) setTimeout(flushRefusals, 1000).unref()
+    refusals.set(key, (refusals.get(key) ?? 0) + 1)
+  }
+  return refused
+}
+
+/** Decides `limits` (one per request, in arrival order) on an account's burst buckets, under its row lock. */
+const burstDecisions = (limits: ReadonlyArray<number>) => (row: LimiterRow, nowMs: number) => {
+  let buckets: ReadonlyArray<BurstBuckets.Bucket> = BurstBuckets.parse(row.burst)
+  let lastMs = row.clockMs
+  const decisions = limits.map((limit) => {
+    const d = BurstBuckets.admit(buckets, limit, lastMs, nowMs)
+    buckets = d.buckets
+    lastMs = nowMs
+    return d
+  })
+  const day = laterDay(row.day, utcDay(nowMs))
+  return Effect.succeed([decisions.map((d) => ({ d, nowMs, day })), { burst: BurstBuckets.format(buckets), clockMs: nowMs, day }] as const)
+}
+
+/**
+ * Decides `limits` (one per request, in arrival order) on an account's day, under its row lock:
+ * one count, then each request gets a unit (a reservation) while used + held < its limit.
+ */
+const dailyDecisions = (sql: SqlClient.SqlClient, accountId: string, limits: ReadonlyArray<number>) => (row: LimiterRow, nowMs: number, exec: Exec) =>
+  Effect.gen(function*() {
+    const day = laterDay(row.day, utcDay(nowMs))
+    const c = yield* countsOf(sql, exec, accountId, day, nowMs)
+    let held = c.held
+    const ids = limits.map((limit) => (c.used + held < limit ? (held++, randomUUID()) : undefined))
+    const rows: Array<Record<string, unknown>> = ids.flatMap((id) => (id === undefined ? [] : [{ id, account_id: accountId, day, expires_ms: nowMs + RESERVATION_LEASE_MS }]))
+    if (Arr.isReadonlyArrayNonEmpty(rows)) yield* exec(sql`INSERT INTO usage_reservations ${sql.insert(rows)}`)
+    return [ids.map((id) => ({ id, day, nowMs, used: c.used, cost: c.cost, held })), { ...row, day }] as const
+  })
+
 /** Limits, reservations and ledger in one service. */
-export class Metering extends Context.Service<Metering, {
+export interface MeteringService {
   /** Takes a burst slot (every authenticated request). */
   readonly admit: (principal: Principal) => Effect.Effect<void, LimitExceeded | SqlError.SqlError>
   /** Reserves one daily unit for a query about to run. */
@@ -110,7 +213,10 @@ export class Metering extends Context.Service<Metering, {
    * portal's usage page; written in the background a second later, many in one statement each.
    */
   readonly refused: (accountId: string, endpoint: string) => void
-}>()("hcc/Metering") {
+}
+
+/** Limits, reservations and ledger in one service. */
+export class Metering extends Context.Service<Metering, MeteringService>()("hcc/Metering") {
   /** Limits decided in the database, over the SQL ledger. */
   static readonly layer = Layer.effect(
     Metering,
@@ -120,36 +226,12 @@ export class Metering extends Context.Service<Metering, {
       // The limiter's statements run on its own client: those inside store.locked share its transaction.
       const sql = yield* LimiterSql
       const seen = new Map<string, Seen>()
-      const seenOf = (accountId: string): Seen => {
-        let s = seen.get(accountId)
-        if (s === undefined) {
-          s = {
-            burst: { used: 0, remaining: 0, resetSeconds: BurstBuckets.WINDOW_SECONDS },
-            day: "",
-            nowMs: 0,
-            daily: { used: 0, held: 0, cost: 0, resetSeconds: 1 }
-          }
-          seen.set(accountId, s)
-        }
-        return s
-      }
+      const seenOf = (accountId: string): Seen => seenIn(seen, accountId)
 
       const scope = yield* Effect.scope
 
       // Burst: every decision for an account runs under its row lock; concurrent ones share a transaction.
-      const decideBurst = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) =>
-        store.locked(accountId, (row, nowMs) => {
-          let buckets: ReadonlyArray<BurstBuckets.Bucket> = BurstBuckets.parse(row.burst)
-          let lastMs = row.clockMs
-          const decisions = limits.map((limit) => {
-            const d = BurstBuckets.admit(buckets, limit, lastMs, nowMs)
-            buckets = d.buckets
-            lastMs = nowMs
-            return d
-          })
-          const day = laterDay(row.day, utcDay(nowMs))
-          return Effect.succeed([decisions.map((d) => ({ d, nowMs, day })), { burst: BurstBuckets.format(buckets), clockMs: nowMs, day }] as const)
-        }))
+      const decideBurst = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) => store.locked(accountId, burstDecisions(limits)))
 
       const admit = (principal: Principal) => {
         const { burst } = effectiveLimits(principal.account.tier, principal.account)
@@ -163,27 +245,8 @@ export class Metering extends Context.Service<Metering, {
         })
       }
 
-      const counts = (exec: Exec, accountId: string, day: string, nowMs: number) =>
-        Effect.map(
-          exec(sql<{ readonly used: number | null; readonly cost: number | null; readonly held: number }>`SELECT
-            (SELECT queries FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS used,
-            (SELECT hcc_cost FROM usage_daily WHERE account_id = ${accountId} AND day = ${day}) AS cost,
-            (SELECT COUNT(*) FROM usage_reservations WHERE account_id = ${accountId} AND day = ${day} AND expires_ms > ${nowMs}) AS held`),
-          ([r]) => ({ used: r?.used ?? 0, cost: r?.cost ?? 0, held: r?.held ?? 0 })
-        )
-
       // Daily: one count per batch; each request in arrival order gets a unit while used + held < limit.
-      const decideDaily = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) =>
-        store.locked(accountId, (row, nowMs, exec) =>
-          Effect.gen(function*() {
-            const day = laterDay(row.day, utcDay(nowMs))
-            const c = yield* counts(exec, accountId, day, nowMs)
-            let held = c.held
-            const ids = limits.map((limit) => (c.used + held < limit ? (held++, randomUUID()) : undefined))
-            const rows: Array<Record<string, unknown>> = ids.flatMap((id) => (id === undefined ? [] : [{ id, account_id: accountId, day, expires_ms: nowMs + RESERVATION_LEASE_MS }]))
-            if (Arr.isReadonlyArrayNonEmpty(rows)) yield* exec(sql`INSERT INTO usage_reservations ${sql.insert(rows)}`)
-            return [ids.map((id) => ({ id, day, nowMs, used: c.used, cost: c.cost, held })), { ...row, day }] as const
-          })))
+      const decideDaily = Coalescer.make(scope, (accountId, limits: ReadonlyArray<number>) => store.locked(accountId, dailyDecisions(sql, accountId, limits)))
 
       const reserve = (principal: Principal): Effect.Effect<Reservation, LimitExceeded | SqlError.SqlError> => {
         const accountId = principal.account.id
@@ -240,28 +303,6 @@ export class Metering extends Context.Service<Metering, {
             }
           )).pipe(Effect.tapError(() => release(reservation)))
 
-      const limitState = (name: "burst" | "daily", quota: number, windowSeconds: number, used: number, remaining: number, resetSeconds: number): LimitState => ({
-        name,
-        quota,
-        windowSeconds,
-        used,
-        remaining,
-        resetSeconds
-      })
-
-      const snapshotOf = (principal: Principal, s: Seen): UsageSnapshot => {
-        const limits = effectiveLimits(principal.account.tier, principal.account)
-        return {
-          day: s.day,
-          burst: limitState("burst", limits.burst, BURST_WINDOW_MS / 1000, s.burst.used, s.burst.remaining, s.burst.resetSeconds),
-          daily: limits.daily === undefined
-            ? undefined
-            : limitState("daily", limits.daily, DAY_MS / 1000, s.daily.used, Math.max(0, limits.daily - s.daily.used - s.daily.held), s.daily.resetSeconds),
-          dailyQueries: s.daily.used,
-          dailyHccCost: s.daily.cost
-        }
-      }
-
       const snapshot = (principal: Principal) =>
         Effect.gen(function*() {
           const limits = effectiveLimits(principal.account.tier, principal.account)
@@ -269,7 +310,7 @@ export class Metering extends Context.Service<Metering, {
           const buckets = BurstBuckets.current(BurstBuckets.parse(row.burst), row.clockMs, nowMs)
           const b = BurstBuckets.state(buckets, limits.burst, nowMs)
           const day = laterDay(row.day, utcDay(nowMs))
-          const c = yield* counts(execAlone, principal.account.id, day, nowMs)
+          const c = yield* countsOf(sql, execAlone, principal.account.id, day, nowMs)
           return snapshotOf(principal, {
             burst: b,
             day,
@@ -277,8 +318,6 @@ export class Metering extends Context.Service<Metering, {
             daily: { ...c, resetSeconds: secondsToEndOf(day, nowMs) }
           })
         })
-
-      const snapshotAt = (principal: Principal): UsageSnapshot => snapshotOf(principal, seenOf(principal.account.id))
 
       // Expired reservations no longer count; delete them now and then so the table stays small.
       yield* Effect.forkScoped(
@@ -290,26 +329,9 @@ export class Metering extends Context.Service<Metering, {
       )
 
       // 429s by account, day and endpoint: counted here, added to usage_refused a second later.
-      const runFork = Effect.runForkWith(yield* Effect.context<never>())
-      const refusals = new Map<string, number>()
-      const flushRefusals = () => {
-        const batch = [...refusals]
-        refusals.clear()
-        runFork(Effect.ignore(transaction(sql, "relaxed", (exec) =>
-          Effect.forEach(batch, ([key, n]) => {
-            const [accountId, day, endpoint] = key.split("\u0000") as [string, string, string]
-            return exec(sql`INSERT INTO usage_refused (account_id, day, endpoint, refused) VALUES (${accountId}, ${day}, ${endpoint}, ${n})
-              ON CONFLICT (account_id, day, endpoint) DO UPDATE SET refused = usage_refused.refused + ${n}`)
-          }, { discard: true }))))
-      }
-      const refused = (accountId: string, endpoint: string): void => {
-        const day = seen.get(accountId)?.day || utcDay(Date.now())
-        const key = `${accountId}\u0000${day}\u0000${endpoint}`
-        if (refusals.size === 0) setTimeout(flushRefusals, 1000).unref()
-        refusals.set(key, (refusals.get(key) ?? 0) + 1)
-      }
+      const refused = refusalCounter(sql, Effect.runForkWith(yield* Effect.context<never>()), seen)
 
-      return Metering.of({ admit, reserve, commit, release, snapshot, snapshotAt, refused })
+      return Metering.of({ admit, reserve, commit, release, snapshot, snapshotAt: (principal) => snapshotOf(principal, seenOf(principal.account.id)), refused })
     })
   )
 }

@@ -12,8 +12,6 @@ const STILL_LONG: Readonly<Record<string, number>> = {
   "src/auth/Accounts.ts Accounts": 223,
   "src/auth/Accounts.ts (callback of Effect.gen)": 181,
   "src/health/loader.ts loadDataset": 282,
-  "src/metering/Metering.ts Metering": 221,
-  "src/metering/Metering.ts (callback of Effect.gen)": 197,
   "src/pipeline/Staging.ts Staging": 353,
   "src/portal/People.ts People": 173,
   "src/portal/People.ts (callback of Effect.gen)": 137
