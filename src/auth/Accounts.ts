@@ -142,15 +142,109 @@ const LAST_USED_EVERY_MS = 60_000
 /** How long after a token's use its last-use write is queued (see `touch`). */
 const LAST_USED_DELAY_MS = 1000
 
+/**
+ * A token's last use, written in the background at most once a minute per token and process,
+ * and only a second after the request that used it: the write joins the database queue after
+ * that request's own statements, never before them (on SQLite they share one connection). It is
+ * relaxed (no wait for the disk): a power cut may forget the last minute of last-use times.
+ */
+const lastUseWriter = (sql: SqlClient.SqlClient, runFork: (effect: Effect.Effect<unknown, unknown>) => unknown) => {
+  const lastWritten = new Map<string, number>()
+  const pending = new Map<string, string>()
+  const flush = () => {
+    const batch = [...pending]
+    pending.clear()
+    runFork(Effect.ignore(transaction(sql, "relaxed", (exec) => Effect.forEach(batch, ([tokenId, at]) =>
+      exec(sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`), { discard: true }))))
+  }
+  const touch = (tokenId: string, now: number): void => {
+    const last = lastWritten.get(tokenId)
+    if (last !== undefined && now - last < LAST_USED_EVERY_MS) return
+    if (lastWritten.size > 100_000) lastWritten.clear()
+    lastWritten.set(tokenId, now)
+    if (pending.size === 0) setTimeout(flush, LAST_USED_DELAY_MS).unref()
+    pending.set(tokenId, new Date(now).toISOString())
+  }
+  return touch
+}
+
+/** A new account: its name, tier and limit overrides. */
+export interface NewAccount {
+  readonly name: string
+  readonly tier: Tier
+  readonly dailyLimit?: number | undefined
+  readonly burstLimit?: number | undefined
+}
+
+/** What a token is issued for. */
+export interface TokenRequest {
+  readonly accountId: string
+  readonly label: string
+  readonly expiresAt?: Date | undefined
+}
+
+/** Issues a token: stored as its hash only; the plaintext is returned once. */
+const issueTokenWith = (sql: SqlClient.SqlClient, input: TokenRequest) =>
+  Effect.gen(function*() {
+    const found = yield* sql<{ id: string }>`SELECT id FROM accounts WHERE id = ${input.accountId}`
+    if (found.length === 0) return yield* new AccountNotFound({ id: input.accountId })
+    const token = Token.generate()
+    const row = {
+      id: randomId("tok"),
+      account_id: input.accountId,
+      token_hash: Token.hash(token),
+      label: input.label,
+      created_at: yield* nowIso,
+      expires_at: input.expiresAt === undefined ? null : input.expiresAt.toISOString(),
+      revoked_at: null,
+      last_used_at: null
+    }
+    yield* sql`INSERT INTO tokens ${sql.insert(row)}`
+    return { token, info: toTokenInfo(row) }
+  })
+
+/** The tokens' metadata: one account's or everyone's, or one token's. */
+const tokenQueries = (sql: SqlClient.SqlClient) => {
+  const listTokens = (accountId?: string) =>
+    (accountId === undefined
+      ? sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens ORDER BY created_at, id`
+      : sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens
+          WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toTokenInfo)))
+
+  const tokenInfo = (tokenId: string) =>
+    Effect.flatMap(
+      sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens WHERE id = ${tokenId}`,
+      (rows) => (rows[0] === undefined ? Effect.fail(new TokenNotFound({ id: tokenId })) : Effect.succeed(toTokenInfo(rows[0])))
+    )
+  return { listTokens, tokenInfo }
+}
+
+/** A token's row joined with its account's. */
+type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }
+
+/** The principal a token's hash names, or why it is refused; a principal found is cached. */
+const lookupToken = (sql: SqlClient.SqlClient, cache: PrincipalCache<Principal>, tokenHash: string, now: number) =>
+  Effect.gen(function*() {
+    const rows = yield* sql<AuthRow>`SELECT t.id AS token_id, t.expires_at, t.revoked_at,
+        a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at, a.disabled_at
+      FROM tokens t JOIN accounts a ON a.id = t.account_id
+      WHERE t.token_hash = ${tokenHash}`
+    const row = rows[0]
+    if (row === undefined) return yield* new AuthFailure({ reason: "unknown" })
+    if (row.revoked_at !== null) return yield* new AuthFailure({ reason: "revoked" })
+    if (row.disabled_at !== null) return yield* new AuthFailure({ reason: "disabled" })
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
+      return yield* new AuthFailure({ reason: "expired" })
+    }
+    const principal: Principal = { account: toAccount(row), tokenId: row.token_id, tokenExpiresAt: row.expires_at }
+    cache.set(tokenHash, principal, row.expires_at, now)
+    return principal
+  })
+
 /** Account and token storage. */
-export class Accounts extends Context.Service<Accounts, {
+export interface AccountsService {
   /** Creates an account. */
-  readonly create: (input: {
-    readonly name: string
-    readonly tier: Tier
-    readonly dailyLimit?: number | undefined
-    readonly burstLimit?: number | undefined
-  }) => Effect.Effect<Account, SqlError.SqlError | DuplicateAccountName>
+  readonly create: (input: NewAccount) => Effect.Effect<Account, SqlError.SqlError | DuplicateAccountName>
   /** Changes an account's name, tier or limit overrides. */
   readonly update: (id: string, changes: AccountChanges) => Effect.Effect<Account, SqlError.SqlError | AccountNotFound | DuplicateAccountName>
   /** Disables an account (its tokens are refused from then on) or enables it again; idempotent. */
@@ -158,11 +252,7 @@ export class Accounts extends Context.Service<Accounts, {
   /** All accounts, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<Account>, SqlError.SqlError>
   /** Issues a token; the returned plaintext is never stored and cannot be shown again. */
-  readonly issueToken: (input: {
-    readonly accountId: string
-    readonly label: string
-    readonly expiresAt?: Date | undefined
-  }) => Effect.Effect<{ readonly token: string; readonly info: TokenInfo }, SqlError.SqlError | AccountNotFound>
+  readonly issueToken: (input: TokenRequest) => Effect.Effect<{ readonly token: string; readonly info: TokenInfo }, SqlError.SqlError | AccountNotFound>
   /** Tokens of one account, or of all accounts. */
   readonly listTokens: (accountId?: string) => Effect.Effect<ReadonlyArray<TokenInfo>, SqlError.SqlError>
   /** Revokes a token (idempotent: revoking twice keeps the first time). */
@@ -179,7 +269,10 @@ export class Accounts extends Context.Service<Accounts, {
   readonly account: (id: string) => Effect.Effect<Account, SqlError.SqlError | AccountNotFound>
   /** Resolves a presented credential to its account, or says why not (cached for `authCacheMs`). */
   readonly authenticate: (credential: string) => Effect.Effect<Principal, AuthFailure | SqlError.SqlError>
-}>()("hcc/Accounts") {
+}
+
+/** Account and token storage. */
+export class Accounts extends Context.Service<Accounts, AccountsService>()("hcc/Accounts") {
   /** The SQL implementation; successful look-ups are cached for HCC_AUTH_CACHE_MS (see PrincipalCache). */
   static readonly layer = Layer.effect(
     Accounts,
@@ -200,12 +293,7 @@ export class Accounts extends Context.Service<Accounts, {
         Effect.flatMap(sql<AccountRow>`SELECT * FROM accounts WHERE id = ${id}`, (rows) =>
           rows[0] === undefined ? Effect.fail(new AccountNotFound({ id })) : Effect.succeed(toAccount(rows[0])))
 
-      const create = Effect.fn("Accounts.create")(function*(input: {
-        readonly name: string
-        readonly tier: Tier
-        readonly dailyLimit?: number | undefined
-        readonly burstLimit?: number | undefined
-      }) {
+      const create = Effect.fn("Accounts.create")(function*(input: NewAccount) {
         const row = {
           id: randomId("acc"),
           name: input.name,
@@ -241,64 +329,15 @@ export class Accounts extends Context.Service<Accounts, {
         return yield* byId(id)
       })
 
-      // A token's last use, written in the background at most once a minute per token and process,
-      // and only a second after the request that used it: the write joins the database queue after
-      // that request's own statements, never before them (on SQLite they share one connection). It is
-      // relaxed (no wait for the disk): a power cut may forget the last minute of last-use times.
-      const lastWritten = new Map<string, number>()
-      const pending = new Map<string, string>()
-      const flush = () => {
-        const batch = [...pending]
-        pending.clear()
-        runFork(Effect.ignore(transaction(sql, "relaxed", (exec) => Effect.forEach(batch, ([tokenId, at]) =>
-          exec(sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${tokenId} AND (last_used_at IS NULL OR last_used_at < ${at})`), { discard: true }))))
-      }
-      const touch = (tokenId: string, now: number): void => {
-        const last = lastWritten.get(tokenId)
-        if (last !== undefined && now - last < LAST_USED_EVERY_MS) return
-        if (lastWritten.size > 100_000) lastWritten.clear()
-        lastWritten.set(tokenId, now)
-        if (pending.size === 0) setTimeout(flush, LAST_USED_DELAY_MS).unref()
-        pending.set(tokenId, new Date(now).toISOString())
-      }
+      const touch = lastUseWriter(sql, runFork)
 
       const list = sql<AccountRow>`SELECT * FROM accounts ORDER BY created_at, id`.pipe(
         Effect.map((rows) => rows.map(toAccount))
       )
 
-      const issueToken = Effect.fn("Accounts.issueToken")(function*(input: {
-        readonly accountId: string
-        readonly label: string
-        readonly expiresAt?: Date | undefined
-      }) {
-        const found = yield* sql<{ id: string }>`SELECT id FROM accounts WHERE id = ${input.accountId}`
-        if (found.length === 0) return yield* new AccountNotFound({ id: input.accountId })
-        const token = Token.generate()
-        const row = {
-          id: randomId("tok"),
-          account_id: input.accountId,
-          token_hash: Token.hash(token),
-          label: input.label,
-          created_at: yield* nowIso,
-          expires_at: input.expiresAt === undefined ? null : input.expiresAt.toISOString(),
-          revoked_at: null,
-          last_used_at: null
-        }
-        yield* sql`INSERT INTO tokens ${sql.insert(row)}`
-        return { token, info: toTokenInfo(row) }
-      })
+      const issueToken = Effect.fn("Accounts.issueToken")((input: TokenRequest) => issueTokenWith(sql, input))
 
-      const listTokens = (accountId?: string) =>
-        (accountId === undefined
-          ? sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens ORDER BY created_at, id`
-          : sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens
-              WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toTokenInfo)))
-
-      const tokenInfo = (tokenId: string) =>
-        Effect.flatMap(
-          sql<TokenRow>`SELECT id, account_id, label, created_at, expires_at, revoked_at, last_used_at FROM tokens WHERE id = ${tokenId}`,
-          (rows) => (rows[0] === undefined ? Effect.fail(new TokenNotFound({ id: tokenId })) : Effect.succeed(toTokenInfo(rows[0])))
-        )
+      const { listTokens, tokenInfo } = tokenQueries(sql)
 
       const revokeToken = Effect.fn("Accounts.revokeToken")(function*(tokenId: string) {
         const now = yield* nowIso
@@ -326,23 +365,7 @@ export class Accounts extends Context.Service<Accounts, {
         return rolled
       })
 
-      type AuthRow = AccountRow & { readonly token_id: string; readonly expires_at: string | null; readonly revoked_at: string | null }
-      const lookup = Effect.fnUntraced(function*(tokenHash: string, now: number) {
-        const rows = yield* sql<AuthRow>`SELECT t.id AS token_id, t.expires_at, t.revoked_at,
-            a.id, a.name, a.tier, a.daily_limit, a.burst_limit, a.created_at, a.disabled_at
-          FROM tokens t JOIN accounts a ON a.id = t.account_id
-          WHERE t.token_hash = ${tokenHash}`
-        const row = rows[0]
-        if (row === undefined) return yield* new AuthFailure({ reason: "unknown" })
-        if (row.revoked_at !== null) return yield* new AuthFailure({ reason: "revoked" })
-        if (row.disabled_at !== null) return yield* new AuthFailure({ reason: "disabled" })
-        if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
-          return yield* new AuthFailure({ reason: "expired" })
-        }
-        const principal: Principal = { account: toAccount(row), tokenId: row.token_id, tokenExpiresAt: row.expires_at }
-        cache.set(tokenHash, principal, row.expires_at, now)
-        return principal
-      })
+      const lookup = (tokenHash: string, now: number) => lookupToken(sql, cache, tokenHash, now)
       // Cheap checks first: the empty credential, then the checksum (rejects typos and noise
       // without touching the database), then the cache; only a miss goes to SQL.
       const authenticate = (credential: string): Effect.Effect<Principal, AuthFailure | SqlError.SqlError> => {
