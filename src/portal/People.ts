@@ -89,8 +89,45 @@ const toPerson = (r: PersonRow): Person => ({ id: r.id, accountId: r.account_id,
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
+/** Sessions: started (ending the one replaced and those past their end), looked up (and marked seen), ended. */
+const sessionsOf = (sql: SqlClient.SqlClient) => {
+  const startSession = Effect.fn("People.startSession")(function*(personId: string, replacing: string | undefined) {
+    const now = yield* Clock.currentTimeMillis
+    const { hash, secret } = newSecret()
+    const expiresAt = new Date(now + ABSOLUTE_HOURS * 3_600_000).toISOString()
+    yield* sql.withTransaction(Effect.gen(function*() {
+      if (replacing !== undefined) yield* sql`DELETE FROM sessions WHERE id_hash = ${hashSecret(replacing)}`
+      // Sessions past their end go as new ones start: the table holds live sessions only.
+      yield* sql`DELETE FROM sessions WHERE expires_at <= ${new Date(now).toISOString()} OR last_seen_at <= ${new Date(now - IDLE_MINUTES * 60_000).toISOString()}`
+      yield* sql`INSERT INTO sessions ${sql.insert({ id_hash: hash, person_id: personId, created_at: new Date(now).toISOString(), last_seen_at: new Date(now).toISOString(), expires_at: expiresAt })}`
+    }))
+    return { id: secret, expiresAt }
+  })
+
+  const session = Effect.fn("People.session")(function*(id: string) {
+    const hash = hashSecret(id)
+    const rows = yield* sql<PersonRow & { readonly last_seen_at: string; readonly expires_at: string }>`SELECT p.id, p.account_id, p.email, p.role, p.created_at, s.last_seen_at, s.expires_at
+      FROM sessions s JOIN people p ON p.id = s.person_id WHERE s.id_hash = ${hash}`
+    const row = rows[0]
+    if (row === undefined) return undefined
+    const now = yield* Clock.currentTimeMillis
+    const seen = Date.parse(row.last_seen_at)
+    if (Date.parse(row.expires_at) <= now || now - seen >= IDLE_MINUTES * 60_000) {
+      yield* sql`DELETE FROM sessions WHERE id_hash = ${hash}`
+      return undefined
+    }
+    if (now - seen >= SEEN_EVERY_MS) yield* sql`UPDATE sessions SET last_seen_at = ${new Date(now).toISOString()} WHERE id_hash = ${hash}`
+    return { person: toPerson(row), sessionHash: hash, expiresAt: row.expires_at }
+  })
+
+  const endSession = (id: string) => Effect.asVoid(sql`DELETE FROM sessions WHERE id_hash = ${hashSecret(id)}`)
+  const endSessions = (personId: string) =>
+    Effect.map(sql<{ id_hash: string }>`DELETE FROM sessions WHERE person_id = ${personId} RETURNING id_hash`, (rows) => rows.length)
+  return { endSession, endSessions, session, startSession }
+}
+
 /** People, invites, sessions and the audit log. */
-export class People extends Context.Service<People, {
+export interface PeopleService {
   /** An invite for `email` to `accountId` as `role`; the code (for the link) is returned once. */
   readonly invite: (input: { readonly accountId: string; readonly email: string; readonly role: Role; readonly by: string }) => Effect.Effect<{ readonly code: string; readonly expiresAt: string }, SqlError.SqlError | PortalRefused>
   /** What an unused, unexpired invite is for. */
@@ -121,7 +158,10 @@ export class People extends Context.Service<People, {
   readonly audit: (accountId: string, entry: Omit<AuditEntry, "at">) => Effect.Effect<void, SqlError.SqlError>
   /** An account's audit log, newest first. */
   readonly auditLog: (accountId: string, limit: number) => Effect.Effect<ReadonlyArray<AuditEntry>, SqlError.SqlError>
-}>()("hcc/People") {
+}
+
+/** People, invites, sessions and the audit log. */
+export class People extends Context.Service<People, PeopleService>()("hcc/People") {
   static readonly layer = Layer.effect(
     People,
     Effect.gen(function*() {
@@ -215,38 +255,7 @@ export class People extends Context.Service<People, {
         }))
       })
 
-      const startSession = Effect.fn("People.startSession")(function*(personId: string, replacing: string | undefined) {
-        const now = yield* Clock.currentTimeMillis
-        const { hash, secret } = newSecret()
-        const expiresAt = new Date(now + ABSOLUTE_HOURS * 3_600_000).toISOString()
-        yield* sql.withTransaction(Effect.gen(function*() {
-          if (replacing !== undefined) yield* sql`DELETE FROM sessions WHERE id_hash = ${hashSecret(replacing)}`
-          // Sessions past their end go as new ones start: the table holds live sessions only.
-          yield* sql`DELETE FROM sessions WHERE expires_at <= ${new Date(now).toISOString()} OR last_seen_at <= ${new Date(now - IDLE_MINUTES * 60_000).toISOString()}`
-          yield* sql`INSERT INTO sessions ${sql.insert({ id_hash: hash, person_id: personId, created_at: new Date(now).toISOString(), last_seen_at: new Date(now).toISOString(), expires_at: expiresAt })}`
-        }))
-        return { id: secret, expiresAt }
-      })
-
-      const session = Effect.fn("People.session")(function*(id: string) {
-        const hash = hashSecret(id)
-        const rows = yield* sql<PersonRow & { readonly last_seen_at: string; readonly expires_at: string }>`SELECT p.id, p.account_id, p.email, p.role, p.created_at, s.last_seen_at, s.expires_at
-          FROM sessions s JOIN people p ON p.id = s.person_id WHERE s.id_hash = ${hash}`
-        const row = rows[0]
-        if (row === undefined) return undefined
-        const now = yield* Clock.currentTimeMillis
-        const seen = Date.parse(row.last_seen_at)
-        if (Date.parse(row.expires_at) <= now || now - seen >= IDLE_MINUTES * 60_000) {
-          yield* sql`DELETE FROM sessions WHERE id_hash = ${hash}`
-          return undefined
-        }
-        if (now - seen >= SEEN_EVERY_MS) yield* sql`UPDATE sessions SET last_seen_at = ${new Date(now).toISOString()} WHERE id_hash = ${hash}`
-        return { person: toPerson(row), sessionHash: hash, expiresAt: row.expires_at }
-      })
-
-      const endSession = (id: string) => Effect.asVoid(sql`DELETE FROM sessions WHERE id_hash = ${hashSecret(id)}`)
-      const endSessions = (personId: string) =>
-        Effect.map(sql<{ id_hash: string }>`DELETE FROM sessions WHERE person_id = ${personId} RETURNING id_hash`, (rows) => rows.length)
+      const { endSession, endSessions, session, startSession } = sessionsOf(sql)
 
       const audit = (accountId: string, entry: Omit<AuditEntry, "at">) =>
         Effect.flatMap(nowIso, (at) =>

@@ -11,7 +11,6 @@ import { circles, importGraph, longDefinitions, longDefinitionsIn, longFiles, MA
 const STILL_LONG: Readonly<Record<string, number>> = {
   "src/health/loader.ts loadDataset": 282,
   "src/pipeline/Staging.ts Staging": 353,
-  "src/portal/People.ts People": 173,
   "src/portal/People.ts (callback of Effect.gen)": 137
 }
 
