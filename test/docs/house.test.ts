@@ -9,8 +9,7 @@ import { circles, importGraph, longDefinitions, longDefinitionsIn, longFiles, MA
 
 /** Definitions over the limit that are still to be split by step or concern: `path name` → their lines now. */
 const STILL_LONG: Readonly<Record<string, number>> = {
-  "src/pipeline/Staging.ts Staging": 353,
-  "src/portal/People.ts (callback of Effect.gen)": 137
+  "src/pipeline/Staging.ts Staging": 353
 }
 
 const code = () => ["src", "plugins", "assembly"].flatMap((d) => sources(join(ROOT, d)))
