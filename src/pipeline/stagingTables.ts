@@ -47,6 +47,14 @@ export const STAGING_TABLES = `CREATE TABLE patient (idx INTEGER PRIMARY KEY, sr
       CREATE TABLE record (key TEXT, updated INTEGER, f INTEGER, l INTEGER, day INTEGER);
       CREATE TABLE superseded (f INTEGER, l INTEGER, PRIMARY KEY (f, l)) WITHOUT ROWID;`
 
+/** The indexes of phase two's tables, made once the writes end, for the reads of StagedDataset.ts. */
+export const PHASE_TWO_INDEXES = `CREATE INDEX encounter_src ON encounter (src);
+      CREATE INDEX course_detail_course ON course_detail (course);
+      CREATE INDEX device_event_patient ON device_event (patient, day);
+      CREATE INDEX outcome_implant ON outcome (implant);
+      CREATE INDEX observed_patient ON observed (patient, finish);
+      CREATE INDEX source_era_patient ON source_era (tbl, patient)`
+
 /** The staged facts, read-only, as StagedDataset.ts turns them into tables. */
 export interface StagedFacts {
   readonly db: DatabaseSync

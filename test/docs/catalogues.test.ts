@@ -1,6 +1,7 @@
 /**
  * Catalogues kept in step with the code, in both directions: the error table, the plugin rules,
- * the environment variables, and the built-in plugin list against the folders.
+ * the environment variables, the built-in plugin list against the folders, and the npm scripts the
+ * docs name.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -68,6 +69,16 @@ describe("plugins/index.ts", () => {
   it("lists one plugin per folder under plugins/, named after it", () => {
     const folders = readdirSync(join(ROOT, "plugins")).filter((f) => statSync(join(ROOT, "plugins", f)).isDirectory()).sort()
     expect(builtins.map((p) => p.name).sort()).toEqual(folders)
+  })
+})
+
+describe("the npm scripts", () => {
+  it("every `npm run <script>` the README and docs/ name is a script of package.json", () => {
+    const scripts = Object.keys((JSON.parse(read("package.json")) as { readonly scripts: Record<string, string> }).scripts)
+    const docs = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+    const named = new Set(docs.flatMap((d) => [...read(d).matchAll(/npm run ([a-z][a-z:-]*)/g)].map((m) => m[1]!)))
+    expect(named.size).toBeGreaterThan(10)
+    expect([...named].filter((s) => !scripts.includes(s))).toEqual([])
   })
 })
 

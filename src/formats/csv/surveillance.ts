@@ -47,7 +47,7 @@ export const readSurveillance = (
 /** The surveillance files (animal_surveillance.csv, human_surveillance.csv) in the folders imported, if any. */
 export const surveillanceOf = (paths: ReadonlyArray<string>, setup: ImportSetup): Effect.Effect<Rows | undefined, Error> =>
   Effect.gen(function*() {
-    const regions = new Set([...setup.regionCodes, ...setup.staging.regions(), ...[...setup.staging.seeds.keys()].filter((k) => k.startsWith("region|")).map((k) => k.slice(7))])
+    const regions = new Set([...setup.regionCodes, ...setup.staging.roster.regions(), ...[...setup.staging.roster.seeds.keys()].filter((k) => k.startsWith("region|")).map((k) => k.slice(7))])
     for (const path of paths) {
       if (!existsSync(path) || !statSync(path).isDirectory()) continue
       const rows = yield* readSurveillance(path, {
