@@ -8,7 +8,7 @@
  *
  * `runCoreBench` is exported for test harnesses; this file is also the CLI.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -18,7 +18,7 @@
  *
  * Progress goes to stderr; Ctrl-C or SIGTERM stops the servers and removes the folders.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { rmSync } from "node:fs"
 import { resolve } from "node:path"
 import builtins from "../plugins/index.ts"

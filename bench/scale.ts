@@ -5,7 +5,9 @@
  * and the shared limiter's own cost per request in µs on each engine, measured in-process.
  */
 import autocannon from "autocannon"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { spawnSync } from "node:child_process"
 import { join, resolve } from "node:path"
 import { Accounts, type Principal } from "../src/auth/Accounts.ts"

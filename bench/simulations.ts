@@ -3,7 +3,7 @@
  * `npm run bench:stats` (larger runs, printed): device-outcome interval coverage on a dataset and
  * under the generator's own process, and the one-health false-alarm rate under the generator's null.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { binomialNormal } from "../plugins/device-outcomes/binomialNormal.ts"
 import { implantsInPeriod, poolMetric, studyEstimates } from "../plugins/device-outcomes/pooling.ts"
 import { analyzeLead } from "../plugins/one-health/analysis.ts"

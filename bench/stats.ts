@@ -8,7 +8,8 @@
  * - one health: the false-alarm rate of correlation_found over the unlinked pairs of 40 seeds of the
  *   generator's surveillance data (5,000 pairs), and the planted leads found at their lag.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"

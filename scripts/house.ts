@@ -6,6 +6,9 @@
  *   included (one that long is several steps, or several concerns, in one place). The
  *   AssemblyScript kernels are held to the file limit only: each is one pass over a series, and
  *   its TypeScript twin (src/kernels/reference/) spells the same steps out in shorter functions;
+ * - no import of effect's index modules (`effect`, `effect/sql`, `effect/http`, …) in src/ or
+ *   plugins/: an index loads every module of its folder, which every process and thread of the
+ *   service then pays for at start; `import * as Effect from "effect/Effect"` loads what is used;
  * - no circle in the import graph of src/, plugins/ and bench/ (two files that need each other are
  *   one concern split badly, or a type in the wrong room). Type-only imports and re-exports count.
  *
@@ -113,6 +116,15 @@ export const circles = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Read
   return found
 }
 
+/** A module specifier naming one of effect's index modules: the package itself or one of its folders (`effect/sql`). */
+const EFFECT_INDEX = /^effect(\/[a-z][a-z-]*)?$/
+
+/** Every import of one of effect's index modules in `files`, as `path: specifier`. */
+export const indexImports = (files: ReadonlyArray<string>): ReadonlyArray<string> =>
+  files.flatMap((f) =>
+    ts.preProcessFile(readFileSync(f, "utf8"), true, true).importedFiles.filter((i) => EFFECT_INDEX.test(i.fileName)).map((i) => `${relative(ROOT, f)}: ${i.fileName}`)
+  )
+
 /** Every check, by name: what does not hold (empty when it holds). */
 export const houseChecks = (): Record<string, ReadonlyArray<string>> => {
   const code = ["src", "plugins", "assembly"].flatMap((d) => sources(join(ROOT, d)))
@@ -120,6 +132,7 @@ export const houseChecks = (): Record<string, ReadonlyArray<string>> => {
   return {
     [`files over ${MAX_FILE_LINES} lines`]: longFiles(code),
     [`functions and classes over ${MAX_DEFINITION_LINES} lines`]: longDefinitions(code.filter((f) => !f.includes("/assembly/"))),
+    "imports of effect's index modules": indexImports(code.filter((f) => !f.includes("/assembly/"))),
     "import circles": circles(graph).map((c) => c.map((f) => relative(ROOT, f)).join(" → "))
   }
 }

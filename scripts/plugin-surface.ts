@@ -80,6 +80,10 @@ const membersOf = (checker: ts.TypeChecker, symbol: ts.Symbol, at: ts.Node): Rec
   if (!(target.flags & ts.SymbolFlags.Type) || !memberwise(target)) return {}
   const out: Record<string, string> = {}
   for (const p of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target))) {
+    // effect's own keys (`~effect/…`): its type ids, and the keys some of its modules add to every
+    // Error when they are in the program. They belong to effect, not to the plugin contract, and
+    // some come and go with which of effect's modules the program happens to load.
+    if (p.name.startsWith("~effect/")) continue
     const text = show(checker, checker.getTypeOfSymbolAtLocation(p, at)).replace(/(__@\w+)@\d+/g, "$1")
     const optional = p.flags & ts.SymbolFlags.Optional ? "?" : ""
     out[`${symbol.name}.${p.name.replace(/@\d+$/, "")}`] = `member${optional}: ${text.length <= 200 ? text : `sha256:${createHash("sha256").update(text).digest("hex").slice(0, 16)}`}`

@@ -9,7 +9,7 @@
  * properties → a TypedDict in requests and an `Answer` class (a dict with typed properties) in
  * responses; an object of `additionalProperties` only → Dict[str, …].
  */
-import { OpenApi } from "effect/http-api"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import builtins from "../plugins/index.ts"

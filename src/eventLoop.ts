@@ -1,5 +1,5 @@
 /** Giving the event loop a turn between pieces of synchronous work. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * A macrotask turn: whatever arrived meanwhile (a /readyz probe, another request) is answered

@@ -6,7 +6,8 @@
  * the correlations of the requested axes. Cohort scans, window statistics and correlations run in
  * the WASM core. Definitions: docs/analytics.md#clinical.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { atLeast, atMost, AXES, type Axis, below, firstDayOfMonth, formatDate, formatMonth, oneSampleTP, pairKey, studentTwoSidedP, type TIME_RANGES } from "../../src/plugin/Plugin.ts"
 import { type Dataset, datasetCache, type HealthDataService, type KernelsService, membersOf, primed } from "../../src/plugin/experimental.ts"
 import knowledge from "./interactions.json" with { type: "json" }

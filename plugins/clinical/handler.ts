@@ -1,5 +1,5 @@
 /** POST /v1/clinical: read the question, gather the evidence, answer in the requested format. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { canonicalOrder, Disclosure, fail, roundTo } from "../../src/plugin/Plugin.ts"
 import { type Dataset, datasetCache, HealthData, Kernels, preparedPerDataset } from "../../src/plugin/experimental.ts"
 import { confidenceOf, publishedEvidence, reasoningChain, suggestionsFor } from "./answer.ts"

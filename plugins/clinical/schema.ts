@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/clinical. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AXES, AxisCode, distinctNonEmpty, QueryType, TimeRange } from "../../src/plugin/contract.ts"
 
 /** Directions a query may state. */

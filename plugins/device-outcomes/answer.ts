@@ -1,5 +1,5 @@
 /** A device-outcomes answer from each metric's study estimates: here, or pooled across a network's sites (network.ts). */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Disclosure, fail, parseMonths, roundTo } from "../../src/plugin/Plugin.ts"
 import { forestRows } from "./forest.ts"
 import { isProportion, poolMetric, type StudyEstimate } from "./pooling.ts"

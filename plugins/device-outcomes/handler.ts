@@ -3,7 +3,7 @@
  * estimate of each metric (WASM grouped sums), pooled across studies (a rate by the binomial-normal
  * model, a mean score by DerSimonian–Laird).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { closest, Disclosure, fail, parseMonths, PartialWanted, resolveCode, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { type Answer, assemble } from "./answer.ts"

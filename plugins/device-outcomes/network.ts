@@ -6,7 +6,7 @@
  * (binomial-normal for rates, DerSimonian–Laird for mean scores), the forest plot the same. A
  * study's part a site withheld (its small cell) is left out and the metric listed in `incomplete`.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Disclosure, type DisclosureService, fail, type SiteAnswer, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { assemble } from "./answer.ts"
 import { estimatesOf, isProportion, type StudySums } from "./pooling.ts"

@@ -3,7 +3,7 @@
  * binomial-normal model (binomialNormal.ts), mean scores by DerSimonian–Laird (DerSimonian & Laird,
  * Controlled Clinical Trials 1986;7:177). Formulas in docs/analytics.md.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { firstDayOfMonth, metaAnalysis, monthOfDay } from "../../src/plugin/Plugin.ts"
 import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
 import { binomialNormal, fitBinomialNormal } from "./binomialNormal.ts"

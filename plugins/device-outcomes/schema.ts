@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/device-outcomes. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Code, distinctNonEmpty, Months } from "../../src/plugin/contract.ts"
 
 /** The request body. */

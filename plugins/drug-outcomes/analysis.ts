@@ -5,7 +5,7 @@
  * trend. Per-patient axis statistics and the correlations run in the WASM core; what is left is
  * O(patients) bookkeeping and arithmetic over at most 48 strata.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { atLeast, atMost, AXES, type Axis, oneSampleTP } from "../../src/plugin/Plugin.ts"
 import { type Dataset, type KernelsService } from "../../src/plugin/experimental.ts"
 import { cohortOf, indicationsOf } from "./cohort.ts"

@@ -1,5 +1,5 @@
 /** POST /v1/drug-outcomes: the drug's cohort, its comparison with comparable unexposed patients, adverse events, per-axis breakdown. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { canonicalOrder, closest, Disclosure, fail, parseMinimum, PartialWanted, resolveCode, roundTo, ViewWanted, Z95 } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug, type DrugAnalysis } from "./analysis.ts"

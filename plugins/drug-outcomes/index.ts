@@ -1,5 +1,5 @@
 /** The drug-outcomes domain: what happens to patients on a drug, against comparable patients not on it. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, definePlugin } from "../../src/plugin/Plugin.ts"
 import { type Dataset, Kernels } from "../../src/plugin/experimental.ts"
 import { analyzeDrug } from "./analysis.ts"

@@ -8,7 +8,7 @@
  * random-effects estimate, its interval Hartung–Knapp's; the view lists each site's d and weight,
  * the fixed-effect and DerSimonian–Laird estimates, τ², I², Q and the prediction interval.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, type Axis, Disclosure, type DisclosureService, fail, metaAnalysis, Z95, oneSampleTP, roundTo, type SiteAnswer, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { type DrugAnalysis, trendClass } from "./analysis.ts"
 import type { DrugOutcomesPartial, DrugOutcomesRequest } from "./schema.ts"

@@ -3,7 +3,7 @@
  * `prepare`): patients' whole-window axis means, their age-band × sex strata, each axis's reference
  * SD, and indexes that let a request visit only its drug's rows.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, SEXES } from "../../src/plugin/Plugin.ts"
 import { type Dataset, Kernels, type KernelsService, preparedPerDataset } from "../../src/plugin/experimental.ts"
 

@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/drug-outcomes. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AXES, AxisCode, Code, distinctNonEmpty, Minimum } from "../../src/plugin/contract.ts"
 
 /** Which exposed patients form the cohort (docs/analytics.md). */

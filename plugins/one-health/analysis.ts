@@ -9,7 +9,7 @@
  *     test: the lag search is accounted for and no normality is assumed).
  * Details and the measured false-alarm rate in docs/analytics.md.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Dataset, KernelsService } from "../../src/plugin/experimental.ts"
 import potential from "./zoonotic-potential.json" with { type: "json" }
 

@@ -1,5 +1,5 @@
 /** POST /v1/one-health: lagged cross-correlation of the animal and human series, alert, risk and a recommendation from those facts. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { closest, Disclosure, fail, formatDate, resolveCode, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { datasetCache, HealthData, Kernels } from "../../src/plugin/experimental.ts"
 import { alertLevel, analyzeLead, correlationByLag, MAX_LAG_WEEKS, PERMUTATIONS, potentialOf, RECENT_WEEKS, seriesOf, zoonoticRisk } from "./analysis.ts"

@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/one-health. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Code } from "../../src/plugin/contract.ts"
 
 /** What the endpoint answers (documented in docs/analytics.md). */

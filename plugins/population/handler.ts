@@ -6,7 +6,7 @@
  * t-test of the mean per-patient slope (summary-measures analysis, Matthews et al., BMJ 1990),
  * Bonferroni-adjusted over the axes.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, type Axis, canonicalOrder, type CohortCriteria, Disclosure, fail, formatMonth, oneSampleTP, parseAgeRange, PartialWanted, quarterLabel, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { type Dataset, datasetCache, HealthData, Kernels, membersOf, preparedPerDataset, primed, scoreReader } from "../../src/plugin/experimental.ts"
 import { addCell, type Extra } from "./intervals.ts"

@@ -8,7 +8,7 @@
  * the last bit with the order). A cell a site withheld (its small cell) is pooled from the others
  * and listed in `network.incomplete`.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, type Axis, Disclosure, fail, oneSampleTP, roundTo, type SiteAnswer, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { addCell } from "./intervals.ts"
 import { GRANULARITY_KEYS, PARTIAL_STATISTICS, type PopulationRequest } from "./schema.ts"

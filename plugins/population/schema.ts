@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/population. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AgeRange, AXES, AxisCode, AxisScore, Code, distinctNonEmpty, SEXES } from "../../src/plugin/contract.ts"
 
 /** Analyses this endpoint runs. */

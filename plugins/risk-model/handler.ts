@@ -1,5 +1,5 @@
 /** POST /v1/risk-model: the profile scored by the risk type's model, fitted once per dataset at load. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { closest, Disclosure, fail, parseAgeRange, parseDays, resolveCode, roundTo, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { HealthData, Kernels, preparedPerDataset, type Dataset } from "../../src/plugin/experimental.ts"
 import { recommendedInterventions } from "./interventions.ts"

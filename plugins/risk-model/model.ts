@@ -6,7 +6,7 @@
  * and Brier score are logged at start-up and reported in docs/analytics.md. Definitions and
  * formulas: docs/analytics.md#risk-model.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, type Axis } from "../../src/plugin/Plugin.ts"
 import { type Dataset, type GlmFamily, type KernelsService } from "../../src/plugin/experimental.ts"
 import { AGE_CENTRE, AXIS_CENTRE, base, type Base, DAYS_PER_YEAR, modelRows, READMISSION_DAYS, type Rows } from "./rows.ts"

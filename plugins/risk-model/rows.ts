@@ -3,7 +3,7 @@
  * means over the observed window), hospital stays merged from overlapping encounters, index
  * admissions and readmissions, and the health-decline outcome; one set of rows per risk type.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { atMost, AXES, firstDayOfMonth } from "../../src/plugin/Plugin.ts"
 import { type Dataset, type KernelsService, scoreReader } from "../../src/plugin/experimental.ts"
 

@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/risk-model. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AgeRange, AXES, AxisScore, Code, Days } from "../../src/plugin/contract.ts"
 
 /** The risk types, each its own model. */

@@ -2,7 +2,7 @@
  * How the risk models are judged and how sure their coefficients are: cluster-robust covariance
  * (clusters = patients), held-out AUC, calibration slope and Brier score (docs/analytics.md#risk-model).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { GlmFamily, KernelsService } from "../../src/plugin/experimental.ts"
 
 /** Held-out performance: fitted on even patient ids, scored on odd ones. */

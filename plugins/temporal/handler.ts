@@ -3,7 +3,7 @@
  * rules (one patient, all axes), then the urgency level from what fired and what is predicted.
  * docs/temporal.md documents every rule, model and level.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, below, MODEL_NAMES, roundTo, RULE_NAMES, ViewWanted } from "../../src/plugin/Plugin.ts"
 import { Kernels } from "../../src/plugin/experimental.ts"
 import { INTERVAL_DAYS, type TemporalRequest, type TemporalResponse, type TemporalViewData, URGENCY_LEVELS } from "./schema.ts"

@@ -1,5 +1,6 @@
 /** Request and response of POST /v1/temporal. */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { AXES, AxisScore } from "../../src/plugin/contract.ts"
 
 /** Accepted sampling intervals and their length in days (used for the urgency horizon). */

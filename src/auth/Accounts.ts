@@ -2,8 +2,13 @@
  * Accounts and their API tokens in SQL: create, list, issue, revoke, and the look-up that
  * authenticates a request. Plaintext tokens exist only in the value `issueToken` returns.
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import { randomInt } from "node:crypto"
 import { type Tier, TIERS } from "../metering/Tiers.ts"
 import { AppConfig } from "../config/AppConfig.ts"

@@ -1,5 +1,5 @@
 /** The authenticated caller of the current request, provided by the Authorization middleware. */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { Principal } from "./Accounts.ts"
 
 /** Who is calling: account and token id. */

@@ -3,7 +3,7 @@
  * every endpoint behind it: resolves the bearer token (RFC 6750 answers) and takes a burst slot
  * (the guard adds the RateLimit headers once the response is known).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { InternalError, type TooManyRequests, Unauthorized, type Unavailable } from "../http/Problems.ts"
 import { RequestContext, setResponseHeader } from "../http/RequestContext.ts"
 import { limitsUnavailable, rateLimited } from "../http/respond.ts"

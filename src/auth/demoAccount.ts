@@ -2,7 +2,7 @@
  * First start on an empty database: create the demo account (tier Professional) and write its token
  * to `$HCC_DATA_DIR/demo.token`, readable only by the owner. Logs name the file, never the token.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Accounts } from "./Accounts.ts"

@@ -1,5 +1,5 @@
 /** Response schemas of the platform's own endpoints: the catalog and usage (docs/api.md, "Platform endpoints"). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const NameList = Schema.Array(Schema.String)
 

@@ -10,9 +10,17 @@
  * they ask for (Retry-After) stays within `maxRetryWaitMs`, and send an `Idempotency-Key` with every
  * POST — the same key on each retry — so a retried call is charged once (docs/client.md).
  */
-import { Context, Duration, Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
-import { HttpApi, HttpApiClient, HttpApiGroup } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { randomUUID } from "node:crypto"
 import { contract as clinical } from "../../plugins/clinical/contract.ts"
 import { contract as deviceOutcomes } from "../../plugins/device-outcomes/contract.ts"

@@ -8,7 +8,7 @@
  * everything if a worker dies before it ever listened (a start-up failure would only repeat), and
  * on SIGTERM/SIGINT passes SIGTERM on to every worker and exits once they have drained.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import cluster, { type Worker } from "node:cluster"
 import { missingServerFlags } from "../nodeFlags.ts"
 

@@ -1,6 +1,10 @@
 /** `hcc accounts …` and `hcc tokens …`: accounts, their tiers and limits, and their API tokens (docs/cli.md). */
-import { Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import { type Account, type AccountChanges, Accounts, type TokenInfo } from "../auth/Accounts.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"

@@ -2,7 +2,7 @@
  * What the `hcc` CLI changes on an account is written to the account's audit log as the portal's
  * changes are (docs/portal.md): by "operator (hcc CLI)", from "server", never with a token.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { People } from "../portal/People.ts"
 
 /** Who the audit log names for what the CLI does. */

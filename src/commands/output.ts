@@ -1,6 +1,9 @@
 /** What every `hcc` command shares: `--json`, usage errors, tables and printing a result. */
-import { Console, Context, Effect } from "effect"
-import { Flag, GlobalFlag } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 
 /** `--json` on every command: results as JSON on stdout, errors as problem JSON on stderr. */
 export const Json = GlobalFlag.Setting("json")({

@@ -3,8 +3,11 @@
  * and `hcc tokens roll`: the account portal's operations for an operator on the server
  * (docs/portal.md, docs/cli.md). No mail server is assumed: `invite` prints the one-time link.
  */
-import { Effect, Layer } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import { Accounts } from "../auth/Accounts.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"

@@ -13,7 +13,9 @@
  * A thread that dies fails its in-flight requests (500, logged), is replaced, and gets the dataset
  * again; requests meanwhile go to the others.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Worker } from "node:worker_threads"
 import { AppConfig } from "../config/AppConfig.ts"
 import type { Dataset } from "../health/HealthData.ts"

@@ -9,7 +9,14 @@
  */
 // Compiled schemas, as on the HTTP thread (main.ts).
 import "effect/schema/SchemaJITCompiler/enable"
-import { Cause, Effect, Exit, type Fiber, Layer, ManagedRuntime, References, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as References from "effect/References"
+import * as Schema from "effect/Schema"
 import { spawnSync } from "node:child_process"
 import { readFileSync, readlinkSync } from "node:fs"
 import { getPriority, setPriority } from "node:os"

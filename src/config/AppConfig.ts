@@ -2,7 +2,11 @@
  * Every setting the service reads, from the environment through effect `Config` (README.md, "Configuration").
  * README.md documents each variable; a test keeps that table and this file in step.
  */
-import { Config, Context, Layer, Option, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { availableParallelism } from "node:os"
 import { MAX_PATIENTS, MAX_SEED } from "./limits.ts"
 import type { ScoreStorage } from "../health/panelStorage.ts"

@@ -3,9 +3,14 @@
  * `DATABASE_URL` is set; migrated once whichever process gets there first. Everything that differs
  * between the two engines is in this folder: the rest of the service writes portable SQL.
  */
-import { Context, Effect, Layer, Option } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { SqlClient, SqlError, type Statement } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
 import { PgTypes } from "@effect/sql-pg"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"

@@ -6,8 +6,9 @@
  * Used so that one process generates the default dataset while the others wait for it, and so
  * that one process at a time writes the dataset.
  */
-import { Clock, Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 

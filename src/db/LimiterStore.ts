@@ -12,8 +12,11 @@
  *   effect at the next boot (or after `DELETE FROM clock_anchors`). `BEGIN IMMEDIATE` makes the
  *   transaction the only writer, so the row needs no lock of its own.
  */
-import { Clock, Context, Effect, Layer } from "effect"
-import type { SqlError } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as SqlError from "effect/sql/SqlError"
 import { readFileSync } from "node:fs"
 import { type Exec, LimiterSql, transaction } from "./Database.ts"
 

@@ -8,8 +8,11 @@
  * instead of being rounded. (Never SUM a BIGINT column: PostgreSQL returns `numeric`, a string.)
  */
 import { PgClient, PgTypes } from "@effect/sql-pg"
-import { Layer, Redacted, Result } from "effect"
-import type { SqlClient, SqlError } from "effect/sql"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 
 const MAX = BigInt(Number.MAX_SAFE_INTEGER)
 

@@ -17,10 +17,17 @@
  * flushed by an asynchronous fdatasync on libuv's thread pool — what `synchronous = FULL` does at
  * commit, inside the synchronous call.
  */
-import { Duration, Effect, type Fiber, Layer, Semaphore, Stream } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { SqlClient, SqlError, Statement } from "effect/sql"
-import type { SqlConnection } from "effect/sql"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
+import type * as SqlConnection from "effect/sql/SqlConnection"
 import { closeSync, openSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"

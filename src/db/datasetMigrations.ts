@@ -3,8 +3,8 @@
  * source ids for imported data, and the A/B table sets a new dataset is written into beside the
  * served one (docs/data.md). Applied in order by migrations.ts.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * Real data (docs/data.md, "Importing FHIR and OMOP"): sex may be `other` or `unknown` (FHIR

@@ -6,8 +6,9 @@
  * `effect_sql_migrations`. (SQLite reads DOUBLE PRECISION as REAL and BIGINT as INTEGER, so files
  * created by earlier versions of these statements are the same schema.)
  */
-import { Effect } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { randomUUID } from "node:crypto"
 import { datasetSets, realData } from "./datasetMigrations.ts"
 

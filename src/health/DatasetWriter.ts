@@ -13,8 +13,11 @@
  * Rows go in through Database.insertRows: multi-row INSERTs on SQLite, column arrays through
  * unnest() on PostgreSQL. One writer at a time: a lease in the database (`dataset-write`).
  */
-import { Cause, Context, Effect, Exit } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as SqlClient from "effect/sql/SqlClient"
 import { randomUUID } from "node:crypto"
 import { type BulkColumnKind, insertRows } from "../db/Database.ts"
 import * as Leases from "../db/Leases.ts"

@@ -7,7 +7,8 @@
  * patients ordered by id), `implant` the implant's index, and code columns the index of the code
  * in `vocabulary[kind]`. Days are day numbers since 1970-01-01 (calendar.ts), months y × 12 + m − 1.
  */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { Column, Kernels, Panel } from "../kernels/Kernels.ts"
 import type { Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/errors.ts"

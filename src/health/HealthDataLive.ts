@@ -6,8 +6,11 @@
  * cohort-scan kernels. A network coordinator (HCC_NETWORK) holds no data: nothing is generated or
  * loaded, and its `data` check is ready at once.
  */
-import { Duration, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ComputePool, CoreArena } from "../compute/ComputePool.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import { breathe } from "../eventLoop.ts"

@@ -4,7 +4,8 @@
  * pointer into the compute core. The service's key and types; its implementation, provided once
  * per thread beside `HealthData`, is PatientDataLive.ts.
  */
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { Axis } from "../plugin/axes.ts"
 import type { DomainError } from "../plugin/errors.ts"
 import type { CohortCriteria, VocabularyDetail } from "./HealthData.ts"

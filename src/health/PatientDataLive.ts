@@ -4,7 +4,8 @@
  * src/plugin/invoke.ts gives each call one ({@link makePatientData}) that records every count it
  * hands out.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Kernels } from "../kernels/service.ts"
 import type { KernelsService } from "../kernels/types.ts"
 import { AXES } from "../plugin/axes.ts"

@@ -1,5 +1,5 @@
 /** Cohort selection over a loaded dataset: the criteria as a chain of WASM cohort scans. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { KernelsService } from "../kernels/Kernels.ts"
 import { AXES } from "../plugin/axes.ts"
 import { DomainError } from "../plugin/errors.ts"

@@ -4,8 +4,8 @@
  * their details. Tables are read in pieces (by patient or by id) with a turn of the event loop
  * between reads, so probes are answered while a large dataset loads.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { Arena } from "../kernels/Arena.ts"
 import type { KernelsService } from "../kernels/Kernels.ts"
 import { breathe } from "../eventLoop.ts"

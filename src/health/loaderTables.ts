@@ -2,8 +2,8 @@
  * The loader's table readers (loader.ts): each table of the dataset into its columns, read in
  * pieces (by patient or by id) with a turn of the event loop between reads.
  */
-import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { breathe } from "../eventLoop.ts"
 import { AXES } from "../plugin/axes.ts"
 import { ENCOUNTER_KINDS, type VocabularyDetail } from "./HealthData.ts"

@@ -5,7 +5,7 @@
  * per share is even (bytes read, rows written). On a terminal one line redrawn in place; otherwise
  * (a pipe, a CI log) a line when a phase starts and one per tenth of it, so logs stay readable.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 const WIDTH = 30
 

@@ -16,8 +16,8 @@
  * 64-byte boundary. Reads and writes go through the thread pool in pieces of {@link PIECE_BYTES},
  * so the event loop stays free meanwhile.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { mkdir, open, rename, rm, stat } from "node:fs/promises"
 import type { FileHandle } from "node:fs/promises"
 import { randomUUID } from "node:crypto"

@@ -3,7 +3,9 @@
  * OpenAPI document and the docs page. The groups and endpoints it is made of are ApiContract.ts's
  * (what the typed client shares); this adds the guides and the OpenAPI document's polish.
  */
-import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { jsonSchemaDocument } from "../plugin/jsonSchemaAt.ts"
 import type { Plugin } from "../plugin/spec.ts"
 import { VIEW_MEDIA_TYPE } from "../plugin/view.ts"

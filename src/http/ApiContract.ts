@@ -4,8 +4,12 @@
  * built from it loads no server, data or WASM code; the server's whole API (Api.ts) adds the
  * loaded plugins, the guides and the OpenAPI polish.
  */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { CurrentPrincipal } from "../auth/CurrentPrincipal.ts"
 import { CatalogResponse, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
 import type { DomainErrorSpec } from "../plugin/spec.ts"

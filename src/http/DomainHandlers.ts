@@ -5,9 +5,11 @@
  * committed — and only then the 200 (as `application/json`, or the view or partial representation
  * when the caller's Accept asks for it and the plugin has one: plugin/viewData.ts). Any failure after the reservation releases it.
  */
-import { Effect, Exit, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { constVoid } from "effect/Function"
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { IncomingMessage } from "node:http"
 import type { Principal } from "../auth/Accounts.ts"
 import { ComputePool } from "../compute/ComputePool.ts"

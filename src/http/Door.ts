@@ -14,9 +14,16 @@
  * that hangs up stops it, and a request the shutdown stops is still answered (503). With
  * OpenTelemetry export on, each request runs inside the platform's server span (HttpMiddleware.tracer).
  */
-import { Context, Effect, Fiber, Layer, Tracer } from "effect"
-import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Tracer from "effect/Tracer"
+import * as HttpMiddleware from "effect/http/HttpMiddleware"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Principal } from "../auth/Accounts.ts"
 import type { makeAuthorize } from "../auth/authorize.ts"

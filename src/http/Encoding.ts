@@ -7,7 +7,8 @@
  * The static bodies (served as the same bytes every time) keep their tag and compressed forms
  * beside them, so each is hashed and compressed once per process.
  */
-import { HttpBody, HttpServerResponse } from "effect/http"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 import { EXPLORE_ASSETS, EXPLORE_PATH } from "./Explorer.ts"

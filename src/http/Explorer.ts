@@ -5,8 +5,8 @@
  * into build/explore. Its Content-Security-Policy allows scripts and styles from this origin only:
  * no inline script, no eval (charts are drawn by Vega's interpreter), calls to this origin only.
  */
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { docsNav, EXPLORE_PATH } from "./Guides.ts"

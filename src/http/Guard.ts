@@ -6,8 +6,10 @@
  * `failed` turns whatever a route failed with into its problem answer (a defect becomes a 500
  * without internals, an interruption by the shutdown a 503).
  */
-import { Cause, Effect, type Tracer } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import type * as Tracer from "effect/Tracer"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomFillSync, randomUUID } from "node:crypto"
 import { type AnyProblem, InternalError, isProblem, problemAnswer, Unavailable } from "./Problems.ts"
 import { writeLine } from "../log/LogSink.ts"

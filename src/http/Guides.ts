@@ -5,8 +5,8 @@
  * get ids, every error code of docs/errors.md gets an anchor — the `type` of a problem answer is
  * `/docs/errors#<code>` — and links between the guides point at their /docs pages.
  */
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { marked } from "marked"

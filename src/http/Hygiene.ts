@@ -5,7 +5,7 @@
  * states its own policy, the explorer's or the portal's, keeps it), `no-store` on
  * answers to an authenticated request, and CORS for the origins in HCC_CORS_ORIGINS (none by default).
  */
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
 
 /** Headers a browser may send on a cross-origin call (preflight `Access-Control-Allow-Headers`). */

@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto"
 import { type IncomingMessage, Server, type ServerResponse } from "node:http"
 import { Server as NetServer, type Socket } from "node:net"
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { STATUS_TITLES } from "./errorCatalog.ts"
 import { problemText } from "./Problems.ts"

@@ -1,6 +1,7 @@
 /** The platform's own endpoints: catalog and usage (authenticated, free), liveness and readiness. */
-import { Effect, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { Principal } from "../auth/Accounts.ts"
 import { CatalogResponse, datasetMeta, HealthResponse, UsageResponse } from "../catalog/CatalogSchema.ts"
 import { HealthData } from "../health/HealthData.ts"

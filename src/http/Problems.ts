@@ -7,9 +7,9 @@
  * guide (`/docs/errors#<code>`, a URI reference resolved against the request's URI, RFC 9457
  * §3.1.1), set by {@link problemAnswer} as the body is built.
  */
-import { Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { HttpApiError } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiError from "effect/http-api/HttpApiError"
 import { ReadinessCheckState } from "../catalog/CatalogSchema.ts"
 import { problemType, STATUS_TITLES } from "./errorCatalog.ts"
 

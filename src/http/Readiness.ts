@@ -4,8 +4,10 @@
  * pass. Each check reports a state (ok, loading, failed), a detail in words and, while a long step
  * runs, its progress — the same object in the 200 and in the 503 (docs/api.md, "Probes").
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /** What one check found. */
 export interface CheckState {

@@ -3,7 +3,8 @@
  * bodies, RateLimit and other response headers): a service of the context each request's fiber
  * starts with.
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import type { Principal } from "../auth/Accounts.ts"
 
 /** Mutable per-request record; one object per request, never shared. */

@@ -3,9 +3,10 @@
  * document, the docs page) compiled into the door's route table with each endpoint's
  * implementation, and served by the door on the process's Node server.
  */
-import { Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { OpenApi } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Accounts } from "../auth/Accounts.ts"
 import { makeAuthorize } from "../auth/authorize.ts"
 import { buildCatalog } from "../catalog/Catalog.ts"

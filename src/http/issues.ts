@@ -3,7 +3,7 @@
  * its path as an RFC 6901 JSON pointer into the request body, and whether it is an unknown field.
  * An unknown field names the field it most likely meant (`predict_ahed` → `predict_ahead`).
  */
-import { SchemaIssue } from "effect"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { likelyMeant } from "../plugin/suggest.ts"
 import type { FieldIssue } from "./Problems.ts"
 

@@ -1,5 +1,5 @@
 /** Small helpers shared by the handlers and middleware for turning failures into problems. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { LimitExceeded } from "../metering/Metering.ts"
 import type { DomainError } from "../plugin/errors.ts"
 import type { Plugin } from "../plugin/spec.ts"

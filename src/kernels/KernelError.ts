@@ -1,5 +1,5 @@
 /** A kernel refused its input (a shape the caller should have validated) or the core could not be used. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Tagged failure of a kernel call; `kernel` names the entry point. */
 export class KernelError extends Schema.TaggedError<KernelError>()("KernelError", {

@@ -5,7 +5,8 @@
  * interface (referenceCore.ts), for differential tests and as the benchmark baseline. Inputs are
  * checked once around either core (checks.ts: shapes); values are the caller's business (NaN = missing).
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { breathe } from "../eventLoop.ts"
 import { recordKernel } from "../observability/Metrics.ts"
 import { Arena } from "./Arena.ts"

@@ -1,5 +1,5 @@
 /** The compute core as plugins require it: the service's key (its layers are in Kernels.ts). */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { KernelsService } from "./types.ts"
 
 /** The compute core: WASM kernels in the server (Kernels.ts `layerWasm`), the TypeScript twins in tests (`layerReference`). */

@@ -1,5 +1,5 @@
 /** The kernels' results and the service plugins call (the WASM core and its twins implement it). */
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { KernelError } from "./KernelError.ts"
 
 /** Correlations of every axis pair of every series (pairs (i,j), i<j, in row order). */

@@ -3,7 +3,11 @@
  * rendered `cause` for failures. Nothing here reads requests: callers decide what is annotated,
  * and the platform never annotates tokens, bodies or patient data.
  */
-import { Cause, Context, Layer, Logger, References } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { writeLine } from "./LogSink.ts"
 

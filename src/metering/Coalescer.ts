@@ -6,7 +6,9 @@
  * decides many requests, in arrival order, with the same exactness as one at a time; a lone
  * request still goes straight through. Every request of a batch waits on the batch's one Deferred.
  */
-import { Deferred, Effect, type Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 
 /** Decides a batch: one output per input, in order. */
 export type Decide<I, O, E> = (key: string, inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, E>

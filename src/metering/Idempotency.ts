@@ -7,8 +7,11 @@
  * failed first request gives its key back (errors are never charged, so a retry simply runs again),
  * and a claim whose process died is taken over once its lease has passed.
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import { relaxedStatement, transaction } from "../db/Database.ts"
 
 /** How long a key and its answer are kept. */

@@ -10,8 +10,12 @@
  * reservations the rows confirm, so a unit is counted either as reserved or as used, never both
  * and never neither — and marks the calls' idempotency keys done with their answers.
  */
-import { Array as Arr, Context, Effect, Layer } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import { transaction } from "../db/Database.ts"
 import { recordLedgerCommit } from "../observability/Metrics.ts"
 import * as Coalescer from "./Coalescer.ts"

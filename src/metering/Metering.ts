@@ -14,8 +14,14 @@
  * clock on SQLite; a wall-clock step on a server changes neither. An account's day never moves
  * back, so even a stepped database clock cannot hand out a second daily quota.
  */
-import { Array as Arr, Clock, Context, Effect, Layer, Schema } from "effect"
-import type { SqlClient, SqlError } from "effect/sql"
+import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../auth/Accounts.ts"
 import { type Exec, execAlone, LimiterSql, relaxedStatement, transaction } from "../db/Database.ts"

@@ -4,7 +4,7 @@
  * (docs/network.md). Read once at start; a file that does not decode stops the start with each
  * problem's path and reason. Tokens are held in memory only, never logged.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 
 const Member = Schema.Struct({

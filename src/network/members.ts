@@ -5,7 +5,7 @@
  * (4xx) or fails (429, 5xx) is left out and said so; a connection that fails before any answer is
  * tried once more under the same key, so a member never computes or charges one question twice.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createHash, randomUUID } from "node:crypto"
 import { PARTIAL_MEDIA_TYPE } from "../plugin/viewData.ts"
 import type { Network, NetworkMember } from "./NetworkFile.ts"

@@ -7,7 +7,8 @@
  * values some site's part is missing from. It costs what its sites charge together, as its
  * catalog entry states.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Disclosure } from "../plugin/disclosure.ts"
 import { fail } from "../plugin/errors.ts"
 import { PLUGIN_API_VERSION, type Plugin } from "../plugin/spec.ts"

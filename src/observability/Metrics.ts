@@ -11,8 +11,9 @@
  * Names follow Prometheus conventions (seconds, bytes, `_total` for counters); the process and
  * event-loop series use prom-client's names so existing Node dashboards read them.
  */
-import { Context, Metric } from "effect"
-import { PrometheusMetrics } from "effect/observability"
+import * as Context from "effect/Context"
+import * as Metric from "effect/Metric"
+import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import { readdirSync } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 

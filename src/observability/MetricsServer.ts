@@ -7,7 +7,8 @@
  * With `--workers` the primary serves it and asks every worker for its numbers over the cluster's
  * IPC channel; each sample carries `worker="<id>"` (the primary's own process series `primary`).
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import cluster from "node:cluster"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"

@@ -15,9 +15,12 @@
  * written to stdout only). Span attributes never include request headers (Effect records none by
  * default) or bodies.
  */
-import { ConfigProvider, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
-import { Otlp, OtlpExporter, OtlpSerialization } from "effect/observability"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Layer from "effect/Layer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Otlp from "effect/observability/Otlp"
+import * as OtlpExporter from "effect/observability/OtlpExporter"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import { SERVICE_VERSION } from "../version.ts"
 
 const SIGNALS = ["TRACES", "METRICS", "LOGS"] as const

@@ -3,7 +3,7 @@
  * become the eight monthly axis scores. Versioned data, validated here; `hcc data import
  * --axis-model <file>` takes an operator's own in the same layout.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AXES, type Axis } from "../plugin/axes.ts"
 import { systemOfFhirUri } from "../plugin/codeSystems.ts"
 import model from "./axis-model.json" with { type: "json" }

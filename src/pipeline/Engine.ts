@@ -8,7 +8,7 @@
  * use; its spill folder sits beside the staging file and goes with it.
  */
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { rmSync } from "node:fs"
 import { availableParallelism } from "node:os"
 

@@ -3,7 +3,10 @@
  * operator's own, checked), the staging store, the surveillance series brought beside the data,
  * the one transaction that replaces the dataset, and the summary.
  */
-import { Clock, Effect, Schema, SchemaIssue } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { randomUUID } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"

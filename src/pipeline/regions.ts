@@ -3,7 +3,7 @@
  * docs/data.md "Regions"): a US address by state to its Census region, any other by country to its
  * UN M49 sub-region. `hcc data import --region-map <file>` replaces the mapping (same layout).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SNAKE_CASE } from "../plugin/codeSystems.ts"
 import shipped from "../health/concepts/region.json" with { type: "json" }
 

@@ -3,7 +3,10 @@
  * against the contract (PluginRejected names the plugin and the rule) and hands the list to the
  * HTTP layer, the catalog and the OpenAPI document.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import semver from "semver"

@@ -2,7 +2,7 @@
  * Why a plugin was refused at start-up. Each rule has a stable code, listed (with its meaning) in
  * docs/plugins.md; a test keeps that table and `PLUGIN_RULES` in step.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Every rule a plugin must satisfy, by code. */
 export const PLUGIN_RULES = {

@@ -2,7 +2,7 @@
  * The eight axes: codes in canonical order, their published names, the score scale
  * and the schemas plugins use for them. Part of the plugin contract.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Axis codes, always listed in this order. */
 export const AXES = ["PO", "NM", "ER", "SC", "RS", "ES", "TA", "PV"] as const

@@ -4,7 +4,8 @@
  * dataset object is dropped with it. Least recently used entries go past `max`; failures are not
  * kept (they are cheap: they happen before the heavy work).
  */
-import { Deferred, Effect } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
 import { type Basis, recordingBases, replayBases } from "./disclosure.ts"
 import { DomainError } from "./errors.ts"
 

@@ -9,7 +9,8 @@
  * the rule is enforced in one place, whatever the plugin does. The rules, field by field, are in
  * docs/api.md ("Small cells").
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { DomainError } from "./errors.ts"
 
 /** The rule in force: the minimum cell size k (1 = off) and the rounding base of counts (1 = off). */

@@ -2,7 +2,8 @@
  * The failure a plugin's handler raises for a well-formed but unanswerable request (part of the
  * plugin contract, Plugin.ts).
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /** Values a problem body may carry in `context` (e.g. `{ cohort_size: 312, required: 500 }`). */
 export type ContextValue = string | number | boolean | ReadonlyArray<string | number>

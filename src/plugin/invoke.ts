@@ -3,7 +3,8 @@
  * handler over a decoded request, the encode with the plugin's response schema, and the small-cell
  * rule applied to the encoded answer (disclosure.ts) before it leaves the plugin.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { HealthData, type HealthDataService } from "../health/HealthData.ts"
 import { PatientData } from "../health/PatientData.ts"
 import { makePatientData } from "../health/PatientDataLive.ts"

@@ -1,5 +1,5 @@
 /** The sub-schemas a JSON pointer reaches in a schema's JSON Schema (the plugin checks of disclosure and views). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A JSON Schema object. */
 export type JsonSchema = Readonly<Record<string, unknown>>

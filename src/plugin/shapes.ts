@@ -1,5 +1,5 @@
 /** Request value shapes shared by plugins (part of the plugin contract). */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SNAKE_CASE, STANDARD_NOTATION } from "./codeSystems.ts"
 
 /** Inclusive bounds of an age range. */

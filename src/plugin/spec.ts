@@ -3,7 +3,8 @@
  * platform holds one (Plugin) and the two constructors. The contract module (Plugin.ts) re-exports
  * them with the helpers a plugin uses; the platform imports them from here.
  */
-import type { Effect, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type { Dataset, HealthData } from "../health/HealthData.ts"
 import type { PatientData } from "../health/PatientData.ts"
 import type { Kernels } from "../kernels/Kernels.ts"

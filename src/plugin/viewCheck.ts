@@ -5,7 +5,7 @@
  * are declared, and it compiles (vega-lite). A view that does not fit stops start-up like any
  * other broken rule, so a drawing never silently loses a field the answer stopped carrying.
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import { Error as ERROR_LEVEL, logger } from "vega"
 import { compile } from "vega-lite"
 import { type JsonSchema, type JsonSchemaDocument, jsonSchemaDocument, resolveSchema, schemasAt } from "./jsonSchemaAt.ts"

@@ -10,7 +10,8 @@
  * aggregates (sums, counts, effects with their standard errors) from which a coordinator pools the
  * sites' answers (docs/network.md), computed only when {@link PartialWanted} says so.
  */
-import { Context, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
 import { VIEW_MEDIA_TYPE } from "./view.ts"
 
 export { VIEW_MEDIA_TYPE }

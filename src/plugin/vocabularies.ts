@@ -1,5 +1,5 @@
 /** Service-wide vocabularies (listed in the catalog), part of the plugin contract. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Query types (clinical `response_format` accepts each, with a distinct documented answer). */
 export const QUERY_TYPES = ["structured", "natural_language", "sql_like"] as const

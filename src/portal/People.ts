@@ -8,8 +8,13 @@
  * browser held before is ended), an idle timeout of 30 minutes and an absolute one of 12 hours
  * (ASVS 3.3.2, level 2), and "sign out everywhere".
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import { createHash, randomBytes } from "node:crypto"
 import { randomId } from "../auth/Accounts.ts"
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts"

@@ -4,8 +4,8 @@
  * and the client's address — instead of an account. Every attempt counts, right or wrong, so a
  * guesser cannot tell a throttled attempt from a wrong one by trying the right password between.
  */
-import { Effect } from "effect"
-import type { SqlError } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlError from "effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { LimiterStore } from "../db/LimiterStore.ts"
 import * as BurstBuckets from "../metering/BurstBuckets.ts"

@@ -6,8 +6,8 @@
  * CSRF token of a signed-in request (`X-CSRF-Token`, derived from the session id: only a page that
  * could read this origin's answers knows it).
  */
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import { readBody } from "../http/Door.ts"

@@ -5,8 +5,8 @@
  * session and its CSRF token, the role; a refusal becomes its problem answer. Also the sign-in
  * itself (a new session, its cookie), the throttle of attempts, and the audit log's writer.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { IncomingMessage } from "node:http"
 import { type Account, Accounts } from "../auth/Accounts.ts"
 import { AppConfig } from "../config/AppConfig.ts"

@@ -4,8 +4,8 @@
  * styles from this origin only, no inline script, no eval (the usage chart is drawn by Vega's
  * interpreter), calls to this origin only, never framed.
  */
-import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { builtAsset, bundledPageHead, EXPLORE_CSP } from "../http/Explorer.ts"
 import { docsNav } from "../http/Guides.ts"
 import { PORTAL_PATH } from "./routes.ts"

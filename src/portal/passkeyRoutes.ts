@@ -9,7 +9,8 @@
  * password ones are.
  */
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 import { json, ownOrigin } from "./http.ts"
 import { type Kit, refused } from "./kit.ts"

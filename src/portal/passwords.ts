@@ -8,7 +8,7 @@
  * salt and a 32-byte key, written `scrypt$17$8$1$<salt>$<key>` (base64url), so the parameters can
  * rise later without breaking stored hashes.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 
 /** The shortest password accepted (NIST SP 800-63B-4 asks 15 for a single factor, 8 at least; we take 12 with a blocklist). */

@@ -5,7 +5,7 @@
  * table holds them as it holds the API's. Every change is written to the account's audit log: who,
  * what, when, from where, and never a token, password or session id.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { TokenInfo } from "../auth/Accounts.ts"
 import { accountJson, tokenJson } from "../commands/accounts.ts"
 import { intField, json, ownOrigin, stringField } from "./http.ts"

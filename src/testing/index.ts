@@ -11,7 +11,7 @@
  * })
  * ```
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -3,7 +3,7 @@
  * the Promise facade and the Effect client; problems reject typed; 429 and 503 are retried as
  * Retry-After asks, with one Idempotency-Key per call kept across its retries.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"

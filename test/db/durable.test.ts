@@ -6,8 +6,11 @@
  * its body fails, takes turns with effect/sql's transactions on the same connection, and refuses
  * (instead of waiting forever) a statement its body runs through the client rather than its `exec`.
  */
-import { Deferred, Effect, Fiber, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { DatabaseSync, type SQLInputValue, StatementSync } from "node:sqlite"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -1,10 +1,12 @@
 /**
  * The house checks of scripts/house.ts (`npm run house` lists what does not hold): no source file
- * over 400 lines, no import circle, and no function or class over 120 lines.
+ * over 400 lines, no import circle, no function or class over 120 lines, and no import of effect's
+ * index modules (each loads its whole folder at every start).
  */
+import { readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { describe, expect, it } from "vitest"
-import { circles, importGraph, longDefinitions, longDefinitionsIn, longFiles, MAX_DEFINITION_LINES, ROOT, sources } from "../../scripts/house.ts"
+import { circles, importGraph, indexImports, longDefinitions, longDefinitionsIn, longFiles, MAX_DEFINITION_LINES, ROOT, sources } from "../../scripts/house.ts"
 
 const code = () => ["src", "plugins", "assembly"].flatMap((d) => sources(join(ROOT, d)))
 
@@ -38,5 +40,12 @@ describe("the house", () => {
 
   it(`no function or class in src/ or plugins/ is over ${MAX_DEFINITION_LINES} lines`, () => {
     expect(longDefinitions(code().filter((f) => !f.includes("/assembly/")))).toEqual([])
+  })
+
+  it("src/ and plugins/ import effect module by module, not through its index modules", () => {
+    const files = code().filter((f) => !f.includes("/assembly/"))
+    expect(indexImports(files)).toEqual([])
+    // The scaffold's template imports `effect` as a user's plugin would: it is text, not an import.
+    expect(readFileSync(join(ROOT, "src/plugin/scaffold.ts"), "utf8")).toContain(`from "effect"`)
   })
 })

@@ -4,7 +4,8 @@
  * (with and without compute threads); it is never read for another dataset, a damaged file or
  * with HCC_SNAPSHOT=off; it works on PostgreSQL too.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createHash } from "node:crypto"
 import { copyFileSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path"

@@ -5,8 +5,13 @@
  * and mends nothing by hand for the next one; one writer at a time, and a writer killed on this
  * machine does not block the next.
  */
-import { Cause, Deferred, Effect, Exit, Fiber, type Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { spawnSync } from "node:child_process"
 import { hostname } from "node:os"
 import { join } from "node:path"

@@ -3,9 +3,12 @@
  * the contract must have an implementation, an endpoint behind `Authorization` gets the caller,
  * and the pages served beside the API are routes like the others.
  */
-import { Effect, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { describe, expect, it } from "vitest"

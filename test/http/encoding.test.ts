@@ -3,7 +3,7 @@
  * Cache-Control / 304 on the catalog, the OpenAPI document and /docs — over raw HTTP, so the bytes
  * on the wire are what is checked.
  */
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { request as httpRequest } from "node:http"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -9,7 +9,9 @@
  * HCC_FUZZ_RUNS sets the generated requests per endpoint (default 2,000).
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
-import { Arbitrary, Effect, Schema } from "effect"
+import * as Arbitrary from "effect/Arbitrary"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import type { Plugin } from "../../src/plugin/Plugin.ts"

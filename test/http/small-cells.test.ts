@@ -6,7 +6,8 @@
  * by the plugins' code): no count of patients or events from 1 to 10, no statistic resting on so
  * few, no such count in a problem body.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import builtins from "../../plugins/index.ts"

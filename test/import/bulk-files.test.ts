@@ -1,5 +1,5 @@
 /** Reading bulk files in parts: every line once, in order, with its number; problems placed by the file's line. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"

@@ -17,7 +17,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 // Runs a query that takes minutes, waits until DuckDB's threads have spent CPU on it (so it is
 // running, not queued), interrupts the fiber, disposes of the engine and exits.
 const SCRIPT = `
-import { Effect, Fiber } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { Engine } from ${JSON.stringify(join(ROOT, "src/pipeline/Engine.ts"))}
 const engine = new Engine(${JSON.stringify(join(scratch, "spill"))})
 const fiber = Effect.runFork(engine.run("a long sum", "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"))

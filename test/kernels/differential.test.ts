@@ -3,7 +3,7 @@
  * constant series, 3-point and 1000-point series. Agreement: |a − b| ≤ 1e-9 · max(1, |a|, |b|),
  * NaN only where the other side is NaN; fired-rule sets identical.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"

@@ -4,7 +4,8 @@
  * log odds), recovery of known coefficients within their standard errors, and the failure on a
  * collinear design.
  */
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"

@@ -1,5 +1,5 @@
 /** Known values, error handling and memory ownership of the kernels. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { makeWasm, reference } from "../../src/kernels/Kernels.ts"

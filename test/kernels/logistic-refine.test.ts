@@ -7,7 +7,7 @@
  * SSE (WASM and twin alike, bit for bit), so the logistic's AICc is not inflated, model selection
  * does not lean against it, and it never forecasts off the scale through a far tail.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"
 import { makeWasm, reference } from "../../src/kernels/Kernels.ts"

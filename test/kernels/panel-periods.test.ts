@@ -3,7 +3,7 @@
  * and both against the moments worked out directly from each patient's scores; and the period
  * counts and sums it implies are panelSums'.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"

@@ -2,7 +2,7 @@
  * The axis-panel kernels: WASM against the TypeScript twin on random panels with gaps (fast-check),
  * and both against values worked out by hand.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"

@@ -2,7 +2,7 @@
  * Every decay rule has a hand-made series that must fire it and one that must not, checked on both
  * kernel layers (the conformance idea: one suite, every implementation).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { AXES } from "../../src/plugin/axes.ts"
 import { Kernels, makeWasm, reference } from "../../src/kernels/Kernels.ts"

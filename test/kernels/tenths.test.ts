@@ -4,7 +4,7 @@
  * gives the same bits over a tenths panel as over the wide panel of the same scores. Also the flag
  * scan over u8 columns.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Arena } from "../../src/kernels/Arena.ts"

@@ -3,7 +3,7 @@
  * to the threshold in decimal arithmetic counts as equal, whatever binary rounding made of it —
  * identically in the WASM kernels and their TypeScript twins, and in the plugins that compare.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { declineOutcomes } from "../../plugins/risk-model/rows.ts"
 import { Arena } from "../../src/kernels/Arena.ts"

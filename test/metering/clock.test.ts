@@ -8,7 +8,9 @@
  * - PostgreSQL: the database's clock decides, whatever the server's wall clock says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { TestClock } from "effect/testing"
 import { Accounts, type Principal } from "../../src/auth/Accounts.ts"
 import { AppConfig } from "../../src/config/AppConfig.ts"

@@ -5,7 +5,10 @@
  * request gets its own output, and a failed batch fails each of its requests.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Coalescer from "../../src/metering/Coalescer.ts"
 
 describe("Coalescer", () => {

@@ -3,7 +3,7 @@
  * its documented examples with 200, its declared hcc_cost, a body its response schema accepts with
  * no extra fields, and the members the example promises.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import builtins from "../../plugins/index.ts"
 import type { Plugin } from "../../src/plugin/Plugin.ts"

@@ -2,7 +2,7 @@
  * The small-cell rule as the platform applies it to an encoded answer (src/plugin/disclosure.ts):
  * cohorts, counts, statistics with their recorded bases, rounding, and `suppressed`.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { datasetCache } from "../../src/plugin/cache.ts"
 import { Disclosure, makeDisclosure, recordingBases, roundCount, withhold } from "../../src/plugin/disclosure.ts"

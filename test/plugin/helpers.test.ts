@@ -1,5 +1,7 @@
 /** Contract helpers plugins share: p-values, "did you mean" suggestions and request shapes. */
-import { Deferred, Effect, Fiber } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { describe, expect, it } from "vitest"
 import { adoptSharedPreparations, datasetCache, preparedPerDataset, sharedPreparationsOf } from "../../src/plugin/cache.ts"
 import { DEFAULT_DISCLOSURE, Disclosure, makeDisclosure } from "../../src/plugin/disclosure.ts"

@@ -4,7 +4,8 @@
  * with figures recomputed here from the dataset's columns; every count it is handed is held to the
  * minimum cell size, as it declares nothing about small cells.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"

@@ -2,7 +2,9 @@
  * The plugin registry: each contract rule rejects the plugin that breaks it, with the plugin's name
  * and the rule's code; a broken module stops start-up with exit code ≠ 0.
  */
-import { Effect, Exit, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { MAX_PATIENTS } from "../../src/config/limits.ts"
 import { definePlugin, PLUGIN_API_VERSION } from "../../src/plugin/Plugin.ts"

@@ -4,7 +4,7 @@
  * rate (on the data and in a simulation under the generator's own process), the endpoint reports
  * exactly the pooled value, and every error of the contract is there.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { binomialNormal, type BinomialNormalFit, fitBinomialNormal, type StudyCount } from "../../plugins/device-outcomes/binomialNormal.ts"
 import { derSimonianLaird, implantsInPeriod, poolMetric, studyEstimates } from "../../plugins/device-outcomes/pooling.ts"

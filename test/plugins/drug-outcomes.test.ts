@@ -3,7 +3,7 @@
  * planted metformin effect on NM and its adverse-event rate are recovered inside their 95 %
  * intervals, the endpoint reports what the analysis computes, and every error is there.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { analyzeDrug } from "../../plugins/drug-outcomes/analysis.ts"
 import { ADHERENT_SHARE, ADVERSE_EVENT_RATES, DRUG_AXIS_EFFECTS } from "../../src/synthetic/truths.ts"

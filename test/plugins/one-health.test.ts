@@ -3,7 +3,7 @@
  * within one weekly step, the named unlinked pairs show none, and the answer is built from facts.
  */
 import { describe, expect, it } from "vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { oneHealthUnderGenerator } from "../../bench/simulations.ts"
 import { analyzeLead, arFilter, prewhiten, zoonoticRisk } from "../../plugins/one-health/analysis.ts"
 import { UNLINKED_PAIRS, ZOONOTIC_LINKS } from "../../src/synthetic/truths.ts"

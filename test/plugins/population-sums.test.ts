@@ -5,7 +5,8 @@
  * the tenths panel panelSums' own count of everyone less the others), a dense one (every row read)
  * and a sparse one (rows skipped).
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { describe, expect, inject, it } from "vitest"
 import { loadDataset } from "../../src/health/loader.ts"

@@ -5,7 +5,7 @@
  * profile with the fitted model, never lowers a probability for a longer horizon, and reports
  * every error with its path.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import { recommendedInterventions } from "../../plugins/risk-model/interventions.ts"

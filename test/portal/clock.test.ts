@@ -5,7 +5,8 @@
  * (NIST SP 800-63B): length, the common list, the person's own words; the hash's parameters.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import { Accounts } from "../../src/auth/Accounts.ts"
 import { AppConfig } from "../../src/config/AppConfig.ts"

@@ -2,7 +2,8 @@
  * The run's generated dataset (globalSetup.ts) both in-process — loaded as the service loads it, to
  * compute reference numbers — and behind a real server on a private copy.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { afterAll, beforeAll, inject } from "vitest"
 import type { Dataset } from "../../src/health/HealthData.ts"

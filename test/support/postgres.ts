@@ -3,8 +3,8 @@
  * `npm ci`; nothing is installed on the machine). globalSetup starts one cluster on a free port per
  * run and stops it at the end; each test file makes its own database on it (`testDatabase`).
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"

@@ -2,8 +2,8 @@
  * The generator plants what truths.ts states, its rows do not depend on chunking, and the SQL schema
  * of migration 2 matches the table descriptions import, export and docs/data.md use.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "vitest"
 import { deviceStudies, generatedChunks, newCounters, patientRows, surveillanceRows } from "../../src/synthetic/generator.ts"
 import { generatedOnThread } from "../../src/synthetic/generationThread.ts"

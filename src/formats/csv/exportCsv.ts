@@ -4,8 +4,8 @@
  * layout `hcc data import` reads (src/formats/csv/importCsv.ts), so export → import → export gives the
  * same bytes.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { byCodePoint, placeholders } from "../../db/Database.ts"
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs"
 import { join } from "node:path"

@@ -6,7 +6,7 @@
  * the vocabulary and the keys other tables reference, whatever the size. Anything wrong anywhere
  * fails the write before the new set is switched to: nothing is imported.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { existsSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { parseDate } from "../../health/calendar.ts"

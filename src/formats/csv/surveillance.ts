@@ -1,5 +1,5 @@
 /** The surveillance series beside an imported dataset, in the service's CSV layout. */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { existsSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { Row, Rows } from "../../health/healthTables.ts"

@@ -11,7 +11,8 @@
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { parse } from "csv-parse"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { createReadStream } from "node:fs"
 import { parseDate, parseMonth } from "../../health/calendar.ts"
 import type { Row } from "../../health/healthTables.ts"

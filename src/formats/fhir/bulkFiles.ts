@@ -6,7 +6,9 @@
  * given one by one; a file whose name names no type is typed by its first resource.
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Effect, Result, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
 import { createReadStream } from "node:fs"
 import { basename, join } from "node:path"

@@ -9,8 +9,8 @@
  * vocabularies as CodeSystem resources. The surveillance series, which FHIR does not hold, are
  * written beside as CSV in the layout of docs/data.md.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"

@@ -6,7 +6,7 @@
  * facts, which this thread collects in a staging file (Staging.ts); checked whole, and only then
  * written as one new dataset in one transaction — any problem, and nothing is written.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { availableParallelism } from "node:os"
 import { ImportRejected } from "../../pipeline/Report.ts"
 import { parseDate } from "../../health/calendar.ts"

@@ -5,7 +5,7 @@
  * one cannot be entered in the middle and is read whole by one thread (exports split large types
  * into numbered files, `Observation.1.ndjson.gz`, …, as bulk servers write them).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Worker } from "node:worker_threads"
 import type { BulkFile, FilePart } from "./bulkFiles.ts"
 import type { LinesBatch } from "./mapLines.ts"

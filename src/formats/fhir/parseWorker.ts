@@ -5,7 +5,8 @@
  * the other stages does not pile facts up in memory. Runs the same mapping code as any other
  * thread: its context (axis model, region map, phase one's Medications) comes in messages.
  */
-import { Deferred, Effect } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
 import { parentPort, workerData } from "node:worker_threads"
 import { type AxisModelFile, compileAxisModel } from "../../pipeline/AxisModel.ts"
 import { compileRegionMap, type RegionMapFile } from "../../pipeline/regions.ts"

@@ -17,8 +17,8 @@
  * `HCC device_metric`, linked to the PROCEDURE_OCCURRENCE row) and monthly axis scores
  * (MEASUREMENT rows of `HCC axis`). The surveillance series are written beside as CSV.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"

@@ -7,7 +7,8 @@
  * failures real files show (PLAIN), else DuckDB's first paragraph without its error class and with
  * the file's name for its path — never the SQL it quotes back (Engine.ts leaves that out).
  */
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { type Engine, EngineError, literal } from "../../pipeline/Engine.ts"
 import { ImportRejected } from "../../pipeline/Report.ts"
 import type { OmopFile } from "./cdmTables.ts"

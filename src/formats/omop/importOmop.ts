@@ -7,7 +7,7 @@
  * same facts the FHIR import makes and collected in the same staging store: checked whole, and
  * written as one new dataset in one transaction, or not at all.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { parseDate } from "../../health/calendar.ts"
 import { ImportRejected } from "../../pipeline/Report.ts"

@@ -11,7 +11,7 @@
  * by one. Whenever a row has a problem the bulk read gives up and the table is read again row by
  * row (mapRow, the same rules), so that each problem is reported as `file:line: column: reason`.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AXES, type Axis } from "../../plugin/axes.ts"
 import { monthOfDay } from "../../health/calendar.ts"
 import { agesKey, agesOfKey, type CompiledAxisModel, type Instrument, unscoredNote } from "../../pipeline/AxisModel.ts"

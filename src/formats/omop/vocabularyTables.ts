@@ -15,7 +15,7 @@
  * `file:line: column: reason`. A Parquet column of any type is read (relationOf); a file the
  * engine cannot read is one problem naming it (fileProblem.ts).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Engine, literal } from "../../pipeline/Engine.ts"
 import { numericColumnsOf } from "./cdmLayouts.ts"
 import { readingFile } from "./fileProblem.ts"
