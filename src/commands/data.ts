@@ -5,7 +5,7 @@ import * as Option from "effect/Option"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import { AppConfig } from "../config/AppConfig.ts"
+import { AppConfig, parseThreads } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
@@ -68,7 +68,11 @@ export const dataImport = Command.make(
     timeZone: Flag.String("time-zone").pipe(Flag.withDescription("fhir: the IANA time zone whose calendar days instants fall on, e.g. America/New_York (default: the date as written in each dateTime)"), Flag.optional),
     axisModel: Flag.String("axis-model").pipe(Flag.withDescription("fhir, omop: an axis model file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
     regionMap: Flag.String("region-map").pipe(Flag.withDescription("fhir, omop: a region map file to use instead of the shipped one (layout: docs/data.md)"), Flag.optional),
-    strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("fhir, omop: refuse the import if any row names a person the data does not hold (default: such rows are left out and counted, and the import is refused only when they are more than half of the rows read)"))
+    strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("fhir, omop: refuse the import if any row names a person the data does not hold (default: such rows are left out and counted, and the import is refused only when they are more than half of the rows read)")),
+    threads: Flag.String("threads").pipe(
+      Flag.withDescription("fhir: the threads that read and parse the files, besides this one: a number from 0 (this thread alone) to 99, or auto (default: one per core, or none for an export of less than 32 MiB of NDJSON)"),
+      Flag.optional
+    )
   },
   (flags) =>
     Effect.gen(function*() {
@@ -79,6 +83,9 @@ export const dataImport = Command.make(
       const switched = (report: Effect.Effect<void>) => Effect.andThen(Effect.sync(() => (committed.done = true)), Effect.andThen(removeSnapshot(config.dataDir), report))
       if (flags.strict && flags.format === "csv") return yield* Effect.fail(new UsageError("--strict is for --format fhir and omop (the service's own CSV tables are always checked whole)"))
       if (Option.isSome(flags.timeZone) && flags.format !== "fhir") return yield* Effect.fail(new UsageError("--time-zone is for --format fhir (OMOP's date columns and the service's CSV tables hold dates already)"))
+      if (Option.isSome(flags.threads) && flags.format !== "fhir") return yield* Effect.fail(new UsageError("--threads is for --format fhir"))
+      const threads = Option.isNone(flags.threads) || flags.threads.value === "auto" ? undefined : parseThreads(flags.threads.value, 0)
+      if (Option.isSome(flags.threads) && flags.threads.value !== "auto" && threads === undefined) return yield* Effect.fail(new UsageError("--threads must be auto or a whole number from 0 to 99"))
       if (flags.format === "csv") {
         if (flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format csv imports one folder"))
         const folder = flags.paths[0]!
@@ -106,7 +113,7 @@ export const dataImport = Command.make(
         return yield* importOmop({ ...options, folder: flags.paths[0]! })
       }
       const { importFhir } = yield* Effect.promise(() => import("../formats/fhir/importFhir.ts"))
-      yield* importFhir({ ...options, timeZone: Option.getOrUndefined(flags.timeZone) })
+      yield* importFhir({ ...options, timeZone: Option.getOrUndefined(flags.timeZone), threads })
     }).pipe(Effect.provide(DatabaseLive))
 ).pipe(
   Command.withDescription("Replace the health dataset with an import; everything is checked first and nothing is written if anything is wrong (docs/data.md)"),

@@ -165,6 +165,8 @@ export interface ImportSummary {
   readonly axis_model: string
   /** Seconds each phase took: reading (vocabulary first for OMOP), staging, writing. */
   readonly phases: Readonly<Record<string, number>>
+  /** FHIR: the parse threads the files were read on; 0 when a small export was read on the importing thread. */
+  readonly parse_threads?: number
 }
 
 const sorted = (m: ReadonlyMap<string, number>) => Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
@@ -186,6 +188,8 @@ export const finishImport = (
     readonly files: number
     readonly bytes: number
     readonly started: number
+    /** FHIR: the parse threads the files were read on (0: the importing thread). */
+    readonly parseThreads?: number | undefined
     readonly onSwitched?: ((summary: ImportSummary) => Effect.Effect<void>) | undefined
   }
 ) =>
@@ -222,7 +226,8 @@ export const finishImport = (
         reconciled: m.reconciled,
         axis_coverage: Object.fromEntries(Object.entries(m.axisCoverage).map(([a, share]) => [a, Math.round(share * 1000) / 1000])),
         axis_model: setup.axisModel.version,
-        phases: setup.phases.toRecord()
+        phases: setup.phases.toRecord(),
+        ...(options.parseThreads === undefined ? {} : { parse_threads: options.parseThreads })
       } satisfies ImportSummary
     }
     yield* replaceDataset(chunks, {
@@ -249,7 +254,9 @@ export const formatSummary = (s: ImportSummary): string => {
       : []),
     "rows:",
     ...list(s.rows),
-    `time: ${Object.entries(s.phases).map(([phase, seconds]) => `${phase} ${seconds} s`).join(", ")}`,
+    `time: ${Object.entries(s.phases).map(([phase, seconds]) => `${phase} ${seconds} s`).join(", ")}${
+      s.parse_threads === undefined ? "" : s.parse_threads === 0 ? " (read on this thread)" : ` (read on ${s.parse_threads} parse thread${s.parse_threads === 1 ? "" : "s"})`
+    }`,
     ...(Object.keys(s.reconciled).length > 0
       ? ["compared with the tables the source derived itself:", ...Object.entries(s.reconciled).map(([table, a]) => `  ${describeAgreement(table, a)}`)]
       : []),

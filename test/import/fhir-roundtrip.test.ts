@@ -4,6 +4,7 @@
  * identical answers from both.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -121,6 +122,8 @@ describe("FHIR export → import", () => {
     const files = readdirSync(bulk).filter((f) => f.endsWith(".ndjson.gz")).sort()
     expect(files).toEqual(["AdverseEvent", "CodeSystem", "Condition", "Encounter", "Medication", "MedicationRequest", "Observation", "Organization", "Patient", "Procedure"].map((t) => `${t}.ndjson.gz`))
     expect(summary.read.Patient).toBe(8000)
+    // A large export is read on parse threads, one per core (parse-threads.test.ts: a small one is not).
+    expect(summary.parse_threads).toBe(availableParallelism())
     expect(summary.as_of).toBe("2026-09-30")
     expect(summary.unmapped).toEqual([])
   })

@@ -2,7 +2,8 @@
  * `hcc data import --format fhir`: a FHIR R4 Bulk Data export → the health dataset. Two phases
  * over the files (bulkFiles.ts): first the resources others refer to (Patient, Organization,
  * Medication, and the service's own CodeSystems), then the rest; the files are read on parse
- * threads (parsePool.ts, one per core; a large file in parts), each resource mapped by fhir/resources.ts into
+ * threads (parsePool.ts, one per core; a large file in parts; a small export on this thread),
+ * each resource mapped by fhir/resources.ts into
  * facts, which this thread collects in a staging file (Staging.ts); checked whole, and only then
  * written as one new dataset in one transaction — any problem, and nothing is written.
  */
@@ -14,7 +15,7 @@ import type { Fact } from "../../pipeline/facts.ts"
 import { findBulkFiles, findManifest, partsOf } from "./bulkFiles.ts"
 import { type DayReader, dayReader, isProblem } from "./common.ts"
 import type { LinesBatch } from "./mapLines.ts"
-import { parsePool } from "./parsePool.ts"
+import { INLINE_BYTES, inlineParser, ndjsonBytes, parsePool } from "./parsePool.ts"
 import { type MedicationCode, PHASE_ONE, PHASE_TWO, READ_TYPES } from "./resources.ts"
 import type { PhaseProgress } from "../../health/progress.ts"
 import { finishImport, type ImportSetup, type ImportSummary, loadSetup } from "../../pipeline/importCommon.ts"
@@ -35,7 +36,7 @@ export interface FhirImportOptions {
   readonly stagingDir: string
   /** A row naming a patient the export lacks is a problem, not a row left out and counted. */
   readonly strict?: boolean | undefined
-  /** Parse threads (default: one per core). */
+  /** Parse threads (default: one per core; none for a small export, read on the importing thread); 0 reads on the importing thread. */
   readonly threads?: number | undefined
   /** Each phase's share done: reading, staging, writing. */
   readonly onProgress?: PhaseProgress | undefined
@@ -86,9 +87,11 @@ export const importFhir = (options: FhirImportOptions) =>
         Effect.gen(function*() {
           const { report, staging } = setup
           yield* setup.progress("reading", 0)
-          // Every core: the importing thread mostly waits for the parse threads while they read.
-          const threads = options.threads ?? Math.max(1, availableParallelism())
-          const pool = yield* parsePool(threads, { axisModel: setup.axisModelFile, regionMap: setup.regionMapFile, timeZone: options.timeZone })
+          // Every core: the importing thread mostly waits for the parse threads while they read. A
+          // small export is read on this thread (threads: 0), as parsePool.ts explains.
+          const threads = options.threads ?? (ndjsonBytes(files) < INLINE_BYTES ? 0 : Math.max(1, availableParallelism()))
+          const init = { axisModel: setup.axisModelFile, regionMap: setup.regionMapFile, timeZone: options.timeZone }
+          const pool = threads === 0 ? inlineParser(init) : yield* parsePool(threads, init)
           const total = Math.max(1, files.filter((f) => f.type !== undefined && READ_TYPES.has(f.type)).reduce((s, f) => s + f.bytes, 0))
           const readBytes = new Map<string, number>()
           const progress = () => {
@@ -132,13 +135,13 @@ export const importFhir = (options: FhirImportOptions) =>
                 report.setPartLines(file.name, part.part, lines)
                 readBytes.set(`${number}/${part.part}`, part.end - part.start)
                 return progress()
-              })), { concurrency: threads, discard: true })
+              })), { concurrency: Math.max(1, threads), discard: true })
           const ofTypes = (types: ReadonlyArray<string>) => tasks.filter(({ file }) => file.type !== undefined && types.includes(file.type))
 
           for (const file of files) if (file.type === undefined) report.note(`${file.name}: empty, no resource type`)
           const skippedTypes = tasks.filter(({ file }) => file.type !== undefined && !READ_TYPES.has(file.type))
           yield* Effect.forEach(skippedTypes, ({ file, number, part }) =>
-            Effect.map(pool.run(file, number, part, true, () => {}, () => {}), ({ counted }) => report.skip(file.type!, counted)), { concurrency: threads, discard: true })
+            Effect.map(pool.run(file, number, part, true, () => {}, () => {}), ({ counted }) => report.skip(file.type!, counted)), { concurrency: Math.max(1, threads), discard: true })
           // Phase one (patients get their ids in the order of the export, whatever order its parts are read in).
           yield* readAll(ofTypes(PHASE_ONE))
           const superseded = staging.closePhaseOne()
@@ -161,6 +164,7 @@ export const importFhir = (options: FhirImportOptions) =>
             files: files.length,
             bytes: files.reduce((s, f) => s + f.bytes, 0),
             started,
+            parseThreads: threads,
             onSwitched: options.onSwitched
           })
         }),

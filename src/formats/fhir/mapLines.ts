@@ -1,11 +1,31 @@
 /**
  * One piece of a bulk file's lines → what the import keeps of it: facts (each with its line),
  * problems (`path: reason` at a line) and the records left out, by reason. A pure function of the
- * lines and the mapping context, run on the import's parse threads (parseWorker.ts).
+ * lines and the mapping context, run on the import's parse threads (parseWorker.ts), or on the
+ * importing thread for a small export (parsePool.ts).
  */
 import type * as fhir4 from "fhir/r4.js"
+import { type AxisModelFile, compileAxisModel } from "../../pipeline/AxisModel.ts"
 import type { Fact } from "../../pipeline/facts.ts"
-import { type FhirContext, mapResource } from "./resources.ts"
+import { compileRegionMap, type RegionMapFile } from "../../pipeline/regions.ts"
+import { dayReader } from "./common.ts"
+import { type FhirContext, mapResource, type MedicationCode } from "./resources.ts"
+
+/** What a thread reading the export starts with: the mapping context's parts, as plain data. */
+export interface ParseThreadInit {
+  readonly axisModel: AxisModelFile
+  readonly regionMap: RegionMapFile
+  /** The IANA time zone instants are read in (undefined: dates as written). */
+  readonly timeZone: string | undefined
+}
+
+/** The mapping context made from what a thread starts with; phase one's Medications go into `medications` once read. */
+export const parseContext = (init: ParseThreadInit, medications: Map<string, MedicationCode>): FhirContext => ({
+  day: dayReader(init.timeZone),
+  axisModel: compileAxisModel(init.axisModel),
+  regions: compileRegionMap(init.regionMap),
+  medications
+})
 
 /** What a piece of lines gave. */
 export interface LinesBatch {

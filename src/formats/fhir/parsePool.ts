@@ -4,12 +4,15 @@
  * what they give. A large uncompressed file is read in parts (bulkFiles.ts `partsOf`); a gzip'd
  * one cannot be entered in the middle and is read whole by one thread (exports split large types
  * into numbered files, `Observation.1.ndjson.gz`, …, as bulk servers write them).
+ *
+ * A small export is read on the importing thread instead (`inlineParser`): a thread starts by
+ * loading the mapping code anew, which costs more than sharing a few MiB of parsing saves.
  */
 import * as Effect from "effect/Effect"
 import { Worker } from "node:worker_threads"
-import type { BulkFile, FilePart } from "./bulkFiles.ts"
-import type { LinesBatch } from "./mapLines.ts"
-import type { FromParser, ParseThreadInit, ToParser } from "./parseWorker.ts"
+import { type BulkFile, type FilePart, forEachLines } from "./bulkFiles.ts"
+import { countLines, type LinesBatch, mapLines, parseContext, type ParseThreadInit } from "./mapLines.ts"
+import type { FromParser, ToParser } from "./parseWorker.ts"
 import type { MedicationCode } from "./resources.ts"
 
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./parseWorker.ts" : "./parseWorker.js", import.meta.url)
@@ -37,6 +40,38 @@ interface Thread {
   readonly worker: Worker
   busy: boolean
   handler: ((m: FromParser) => void) | undefined
+}
+
+/**
+ * Below this much NDJSON to read (a gzip'd file counted at GZIP_RATIO times its size), an import
+ * reads on its own thread: there the importing thread's own work (staging, writing) outweighs the
+ * parsing, and parse threads cost more to start than they save (docs/benchmarks.md).
+ */
+export const INLINE_BYTES = 32 << 20
+
+/** How many times larger NDJSON is than its gzip, about (FHIR Bulk Data compresses well). */
+const GZIP_RATIO = 8
+
+/** The NDJSON bytes the files hold, about. */
+export const ndjsonBytes = (files: ReadonlyArray<BulkFile>): number => files.reduce((s, f) => s + (f.gzip ? f.bytes * GZIP_RATIO : f.bytes), 0)
+
+/** The parse pool's service on the calling thread: the same mapping, one part after another. */
+export const inlineParser = (init: ParseThreadInit): ParsePool => {
+  const medications = new Map<string, MedicationCode>()
+  const ctx = parseContext(init, medications)
+  return {
+    setMedications: (entries) => {
+      for (const [id, code] of entries) medications.set(id, code)
+    },
+    run: (file, _number, part, count, onBatch, onBytes) => {
+      let counted = 0
+      return forEachLines(file, (piece, first) =>
+        Effect.sync(() => {
+          if (count) counted += countLines(piece)
+          else onBatch(mapLines(piece, first, file.type!, ctx))
+        }), onBytes, part).pipe(Effect.map((lines) => ({ lines, counted })))
+    }
+  }
 }
 
 /** Starts `threads` parse threads; they stop when the scope closes. */

@@ -8,23 +8,12 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import { parentPort, workerData } from "node:worker_threads"
-import { type AxisModelFile, compileAxisModel } from "../../pipeline/AxisModel.ts"
-import { compileRegionMap, type RegionMapFile } from "../../pipeline/regions.ts"
 import { type BulkFile, type FilePart, forEachLines } from "./bulkFiles.ts"
-import { countLines, type LinesBatch, mapLines } from "./mapLines.ts"
-import type { FhirContext, MedicationCode } from "./resources.ts"
-import { dayReader } from "./common.ts"
+import { countLines, type LinesBatch, mapLines, parseContext, type ParseThreadInit } from "./mapLines.ts"
+import type { MedicationCode } from "./resources.ts"
 
 /** Pieces posted and not yet taken by the importing thread, at most. */
 const MAX_IN_FLIGHT = 4
-
-/** What the thread is started with. */
-export interface ParseThreadInit {
-  readonly axisModel: AxisModelFile
-  readonly regionMap: RegionMapFile
-  /** The IANA time zone instants are read in (undefined: dates as written). */
-  readonly timeZone: string | undefined
-}
 
 /** Importing thread → parse thread. */
 export type ToParser =
@@ -44,7 +33,7 @@ const port = parentPort!
 const init = workerData as ParseThreadInit
 const post = (m: FromParser) => port.postMessage(m)
 const medications = new Map<string, MedicationCode>()
-const ctx: FhirContext = { day: dayReader(init.timeZone), axisModel: compileAxisModel(init.axisModel), regions: compileRegionMap(init.regionMap), medications }
+const ctx = parseContext(init, medications)
 
 let inFlight = 0
 let waiting: Deferred.Deferred<void> | undefined
