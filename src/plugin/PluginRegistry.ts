@@ -9,12 +9,15 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { isAbsolute, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import semver from "semver"
+import satisfies from "semver/functions/satisfies.js"
+import validVersion from "semver/functions/valid.js"
+import validRange from "semver/ranges/valid.js"
 import { AppConfig, type AppSettings } from "../config/AppConfig.ts"
 import { catalogedError } from "../http/errorCatalog.ts"
 import { DOMAIN_ERROR_STATUSES, type Plugin, PLUGIN_API_VERSION } from "./spec.ts"
 import { PluginRejected, type PluginRule } from "./PluginRejected.ts"
 import { type JsonSchema, jsonSchemaDocument, schemasAt } from "./jsonSchemaAt.ts"
+import type { PluginView } from "./view.ts"
 import { checkView } from "./viewCheck.ts"
 import { withMember, withViewData } from "./viewData.ts"
 
@@ -24,6 +27,9 @@ export const RESERVED_PATHS: ReadonlyArray<string> = ["/v1/catalog", "/v1/usage"
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 const PATH = /^\/v1(\/[a-z][a-z0-9]*(-[a-z0-9]+)*)+$/
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
+
+/** The sources of the service's own plugins (`LoadedPlugin.source`). */
+const OWN_SOURCES: ReadonlySet<string> = new Set(["built-in", "network"])
 
 /** A plugin and where it came from. */
 export interface LoadedPlugin {
@@ -47,8 +53,8 @@ export const validatePlugin = (
     if (typeof candidate !== "object" || candidate === null) return reject("export_missing", "the export is not an object")
     if (typeof p.name !== "string" || !KEBAB.test(p.name)) return reject("name_invalid", `name ${JSON.stringify(p.name)} is not kebab-case`)
     if (loaded.some((l) => l.plugin.name === p.name)) return reject("name_duplicate", `name "${p.name}" is already loaded`)
-    if (typeof p.version !== "string" || semver.valid(p.version) === null) return reject("version_invalid", `version ${JSON.stringify(p.version)} is not semver`)
-    if (typeof p.engine !== "string" || semver.validRange(p.engine) === null || !semver.satisfies(PLUGIN_API_VERSION, p.engine)) {
+    if (typeof p.version !== "string" || validVersion(p.version) === null) return reject("version_invalid", `version ${JSON.stringify(p.version)} is not semver`)
+    if (typeof p.engine !== "string" || validRange(p.engine) === null || !satisfies(PLUGIN_API_VERSION, p.engine)) {
       return reject("engine_unsupported", `engine ${JSON.stringify(p.engine)} does not include plugin API ${PLUGIN_API_VERSION}`)
     }
     if (typeof p.path !== "string" || !PATH.test(p.path)) return reject("path_invalid", `path ${JSON.stringify(p.path)} is not /v1/<kebab-case segments>`)
@@ -91,15 +97,24 @@ export const validatePlugin = (
     if (disclosureProblem !== undefined) return reject("disclosure_invalid", disclosureProblem)
     const viewProblem = p.view === undefined ? undefined : checkView(p.view, p.request as Schema.Top, answer)
     if (viewProblem !== undefined) return reject("view_invalid", viewProblem)
-    const examples = p.examples === undefined ? [] : p.examples
-    if (!Array.isArray(examples)) return reject("example_invalid", "examples is not an array")
-    const decode = Schema.decodeUnknownExit(p.request as Schema.Codec<unknown, unknown>)
-    for (const ex of examples as ReadonlyArray<Record<string, unknown>>) {
-      if (typeof ex.name !== "string" || decode(ex.request, { onExcessProperty: "error" })._tag === "Failure") {
-        return reject("example_invalid", `example ${JSON.stringify(ex.name)} does not decode with the request schema`)
+    const examplesChecked = () => {
+      const examples = p.examples === undefined ? [] : p.examples
+      if (!Array.isArray(examples)) return reject("example_invalid", "examples is not an array")
+      const decode = Schema.decodeUnknownExit(p.request as Schema.Codec<unknown, unknown>)
+      for (const ex of examples as ReadonlyArray<Record<string, unknown>>) {
+        if (typeof ex.name !== "string" || decode(ex.request, { onExcessProperty: "error" })._tag === "Failure") {
+          return reject("example_invalid", `example ${JSON.stringify(ex.name)} does not decode with the request schema`)
+        }
       }
+      return Effect.succeed(candidate as Plugin)
     }
-    return Effect.succeed(candidate as Plugin)
+    // The service's own views (built-in, and the network's) are compiled by its test suite: only a
+    // plugin of HCC_PLUGINS loads Vega-Lite to compile its view (viewCompile.ts).
+    if (p.view === undefined || OWN_SOURCES.has(source)) return examplesChecked()
+    return Effect.promise(() => import("./viewCompile.ts")).pipe(Effect.flatMap(({ compileProblem }) => {
+      const problem = compileProblem(p.view as PluginView)
+      return problem === undefined ? examplesChecked() : reject("view_invalid", problem)
+    }))
   })
 
 /** Whether the field reached may be null (one of its schemas is the null type). */

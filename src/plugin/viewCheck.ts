@@ -1,13 +1,11 @@
 /**
  * Whether a plugin's `view` (view.ts) fits its request and response schemas, checked when the
  * plugin loads: each table's pointer reaches a field of its kind, the fields the Vega-Lite
- * specification names are fields of its tables or made by its transforms, the tables it names
- * are declared, and it compiles (vega-lite). A view that does not fit stops start-up like any
+ * specification names are fields of its tables or made by its transforms, and the tables it names
+ * are declared; viewCompile.ts then compiles it. A view that does not fit stops start-up like any
  * other broken rule, so a drawing never silently loses a field the answer stopped carrying.
  */
 import type * as Schema from "effect/Schema"
-import { Error as ERROR_LEVEL, logger } from "vega"
-import { compile } from "vega-lite"
 import { type JsonSchema, type JsonSchemaDocument, jsonSchemaDocument, resolveSchema, schemasAt } from "./jsonSchemaAt.ts"
 import { type PluginView, VIEW_VERSION, type ViewRows } from "./view.ts"
 
@@ -75,7 +73,7 @@ const collect = (node: unknown, visit: (key: string, value: unknown, parent: Rec
   }
 }
 
-/** Why a view does not fit the plugin's schemas, or undefined. */
+/** Why a view does not fit the plugin's schemas, or undefined; whether its specification compiles is viewCompile.ts's. */
 export const checkView = (declaration: unknown, request: Schema.Top, response: Schema.Top): string | undefined => {
   if (!isObject(declaration)) return "view is not an object"
   const view = declaration as unknown as PluginView
@@ -122,12 +120,5 @@ export const checkView = (declaration: unknown, request: Schema.Top, response: S
       }
     })
   }
-  if (problems.length > 0) return problems[0]
-  try {
-    // Errors only: Vega-Lite's warnings would reach the service's stderr outside its JSON log.
-    compile({ ...view.spec, datasets: Object.fromEntries(Object.keys(view.data).map((n) => [n, []])) } as Parameters<typeof compile>[0], { logger: logger(ERROR_LEVEL) })
-  } catch (e) {
-    return `view.spec does not compile: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`
-  }
-  return undefined
+  return problems[0]
 }

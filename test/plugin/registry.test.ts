@@ -33,8 +33,8 @@ const goodView = {
   spec: { title: { text: { expr: "'x = ' + asked.x" } }, data: { name: "answer" }, mark: "bar", encoding: { x: { field: "y", type: "quantitative" } } }
 } as const
 
-const ruleOf = (candidate: unknown, loaded: ReadonlyArray<any> = []): string | "accepted" => {
-  const exit = Effect.runSyncExit(validatePlugin(candidate, "test", loaded))
+const ruleOf = async (candidate: unknown, loaded: ReadonlyArray<any> = [], source = "test"): Promise<string | "accepted"> => {
+  const exit = await Effect.runPromiseExit(validatePlugin(candidate, source, loaded))
   if (Exit.isSuccess(exit)) return "accepted"
   const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
   return (failure as any).error.rule
@@ -82,25 +82,31 @@ const cases: ReadonlyArray<readonly [PluginRule, unknown]> = [
 ]
 
 describe("validatePlugin", () => {
-  it("accepts a valid plugin, including a shared 422 code from the catalogue", () => {
-    expect(ruleOf(good)).toBe("accepted")
-    expect(ruleOf({ ...good, errors: [{ code: "unknown_drug", status: 422, description: "d" }] })).toBe("accepted")
-    expect(ruleOf({ ...good, hcc_cost: 0 })).toBe("accepted")
-    expect(ruleOf({ ...good, view: goodView })).toBe("accepted")
+  it("accepts a valid plugin, including a shared 422 code from the catalogue", async () => {
+    expect(await ruleOf(good)).toBe("accepted")
+    expect(await ruleOf({ ...good, errors: [{ code: "unknown_drug", status: 422, description: "d" }] })).toBe("accepted")
+    expect(await ruleOf({ ...good, hcc_cost: 0 })).toBe("accepted")
+    expect(await ruleOf({ ...good, view: goodView })).toBe("accepted")
     const nullable = Schema.Struct({ n: Schema.Int, y: Schema.NullOr(Schema.Finite), rows: Schema.Array(Schema.Struct({ k: Schema.NullOr(Schema.Int) })) })
-    expect(ruleOf({ ...good, response: nullable, disclosure: { cohort: "/n", counts: ["/rows/*/k"], statistics: ["/y"] } })).toBe("accepted")
-    expect(ruleOf({ ...good, partial: Schema.Struct({ n: Schema.NullOr(Schema.Int) }), disclosure: { counts: ["/partial/n"] } })).toBe("accepted")
+    expect(await ruleOf({ ...good, response: nullable, disclosure: { cohort: "/n", counts: ["/rows/*/k"], statistics: ["/y"] } })).toBe("accepted")
+    expect(await ruleOf({ ...good, partial: Schema.Struct({ n: Schema.NullOr(Schema.Int) }), disclosure: { counts: ["/partial/n"] } })).toBe("accepted")
     // A network endpoint's 503 from the catalogue, which handlers may raise too.
-    expect(ruleOf({ ...good, errors: [{ code: "no_member_answered", status: 503, description: "d" }] })).toBe("accepted")
-    expect(ruleOf({ ...good, errors: [{ code: "unavailable", status: 503, description: "d" }] })).toBe("error_invalid")
+    expect(await ruleOf({ ...good, errors: [{ code: "no_member_answered", status: 503, description: "d" }] })).toBe("accepted")
+    expect(await ruleOf({ ...good, errors: [{ code: "unavailable", status: 503, description: "d" }] })).toBe("error_invalid")
   })
-  it.each(cases)("rejects by rule %s", (rule, candidate) => {
-    expect(ruleOf(candidate)).toBe(rule)
+  it.each(cases)("rejects by rule %s", async (rule, candidate) => {
+    expect(await ruleOf(candidate)).toBe(rule)
   })
-  it("rejects a duplicate name and a duplicate path", () => {
+  it("compiles the view of a plugin of HCC_PLUGINS, not the service's own (its test suite compiles those: views.test.ts)", async () => {
+    const broken = { ...good, view: { ...goodView, spec: { ...goodView.spec, mark: "no-such-mark" } } }
+    expect(await ruleOf(broken, [], "./plugins/mine.ts")).toBe("view_invalid")
+    expect(await ruleOf(broken, [], "built-in")).toBe("accepted")
+    expect(await ruleOf(broken, [], "network")).toBe("accepted")
+  })
+  it("rejects a duplicate name and a duplicate path", async () => {
     const loaded = [{ plugin: good, source: "built-in" }]
-    expect(ruleOf({ ...good, path: "/v1/other" }, loaded)).toBe("name_duplicate")
-    expect(ruleOf({ ...good, name: "other" }, loaded)).toBe("path_duplicate")
+    expect(await ruleOf({ ...good, path: "/v1/other" }, loaded)).toBe("name_duplicate")
+    expect(await ruleOf({ ...good, name: "other" }, loaded)).toBe("path_duplicate")
   })
   it("every rule is exercised by a case above (the list of rules is the contract)", () => {
     const exercised = new Set<string>([...cases.map(([r]) => r), "name_duplicate", "module_load_failed"])

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest"
 import { AXES, AXIS_NAMES } from "../../src/plugin/axes.ts"
 import type { PluginView } from "../../src/plugin/view.ts"
 import { checkView } from "../../src/plugin/viewCheck.ts"
+import { compileProblem } from "../../src/plugin/viewCompile.ts"
 import { withViewData } from "../../src/plugin/viewData.ts"
 import { type DrawnItem, drawView } from "../../src/views/render.ts"
 
@@ -37,6 +38,8 @@ describe("built-in views", () => {
   it.each(DOMAINS)("%s: declares a view that fits its schemas and draws to SVG", async (domain) => {
     const e = await example(domain)
     expect(checkView(e.view, e.contract.request, withViewData(e.contract.response, e.contract.viewData))).toBeUndefined()
+    // A server does not compile its own views when it loads them (PluginRegistry.ts): this does.
+    expect(compileProblem(e.view)).toBeUndefined()
     const { svg, items } = await drawView(e.view, e.request, e.answer)
     expect(svg.startsWith("<svg")).toBe(true)
     expect(items.some((i) => i.role === "title-text" && (i.text ?? "") !== "")).toBe(true)
