@@ -10,6 +10,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { marked } from "marked"
+import { PORTAL_PAGE_PATH } from "../portal/links.ts"
 import { ERROR_CATALOG } from "./errorCatalog.ts"
 
 /** Guide pages: path under /docs, source file, title. */
@@ -43,8 +44,6 @@ code{background:#f3f4f6;padding:0 .2em}pre{background:#f3f4f6;padding:.8em;overf
 /** Where the explorer's page is served (src/http/Explorer.ts). */
 export const EXPLORE_PATH = "/docs/explore"
 
-/** Where the account portal's page is served (src/portal/kit.ts re-exports it). */
-export const PORTAL_PAGE_PATH = "/portal"
 
 /**
  * The one navigation of the service's pages: the API reference, the explorer, the account portal

@@ -12,17 +12,14 @@ import { intField, json, ownOrigin, stringField } from "./http.ts"
 import { type Kit, makeKit, PORTAL_PATH, refused, type Signed } from "./kit.ts"
 import { passkeyRoutes } from "./passkeyRoutes.ts"
 import { passwordProblem } from "./passwords.ts"
+import { inviteLink, MAX_GRACE_SECONDS } from "./links.ts"
 import { isEmail, normalEmail, type Role } from "./People.ts"
 
 export { PORTAL_PATH }
 
-/** The longest grace a rolled token keeps working (a week). */
-export const MAX_GRACE_SECONDS = 7 * 86_400
 /** Days of usage the usage page shows, today included. */
 export const USAGE_DAYS = 30
 
-/** An invite link: the code in the fragment, which a browser never sends, so no server or proxy logs it. */
-export const inviteLink = (origin: string, code: string): string => `${origin}${PORTAL_PATH}#invite=${code}`
 
 /** Words a person's password may not merely be: their e-mail address, its name part, the service's name. */
 const ownWords = (email: string) => [email, email.split("@")[0]!, "hcc", "medical intelligence", "hccmedical"]
