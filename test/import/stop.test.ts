@@ -4,7 +4,7 @@
  * is the one before (a server started on the folder serves it), and no scratch file is left.
  */
 import { spawn } from "node:child_process"
-import { appendFileSync, readdirSync } from "node:fs"
+import { appendFileSync, cpSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { omopFromExport } from "../fixtures/omop/fromDataset.ts"
@@ -14,6 +14,7 @@ import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
 let csv: string
 let fhir: string
 let omop: string
+let omopLongVocabulary: string
 let dataDir: string
 let before: string
 
@@ -25,16 +26,19 @@ beforeAll(() => {
   fhir = join(tempDataDir(), "fhir")
   hcc(source, ["data", "export", "--format", "fhir", fhir])
   omop = omopFromExport(csv, join(tempDataDir(), "omop"))
-  // A vocabulary of the size of a few Athena vocabularies, none of it used by the clinical tables,
-  // so the vocabulary phase lasts long enough to be stopped in.
+  // For the vocabulary phase, the same folder with a vocabulary of the size of a few Athena
+  // vocabularies, none of it used by the clinical tables, so that phase lasts long enough to be
+  // stopped in (the other phases' cases do without: it only lengthens the phase before theirs).
+  omopLongVocabulary = join(tempDataDir(), "omop-long-vocabulary")
+  cpSync(omop, omopLongVocabulary, { recursive: true })
   const concepts: Array<string> = []
   const relationships: Array<string> = []
   for (let id = 1_000_000; id < 1_300_000; id++) {
     concepts.push(`${id}\tUnused concept ${id}\tCondition\tSNOMED\tClinical Finding\tS\t${id}\t19700101\t20991231\t`)
     relationships.push(`${id}\t${id + 1}\tSubsumes\t19700101\t20991231\t`)
   }
-  appendFileSync(join(omop, "concept.tsv"), concepts.join("\n") + "\n")
-  appendFileSync(join(omop, "concept_relationship.tsv"), "concept_id_1\tconcept_id_2\trelationship_id\tvalid_start_date\tvalid_end_date\tinvalid_reason\n" + relationships.join("\n") + "\n")
+  appendFileSync(join(omopLongVocabulary, "concept.tsv"), concepts.join("\n") + "\n")
+  appendFileSync(join(omopLongVocabulary, "concept_relationship.tsv"), "concept_id_1\tconcept_id_2\trelationship_id\tvalid_start_date\tvalid_end_date\tinvalid_reason\n" + relationships.join("\n") + "\n")
   dataDir = tempDataDir()
   hcc(dataDir, ["data", "generate", "--patients", "300", "--seed", "2"])
   before = datasetDigest(dataDir)
@@ -71,7 +75,7 @@ describe("stopping an import", () => {
   it.each(CASES.flatMap(([format, phase]) => (["SIGINT", "SIGTERM"] as const).map((signal) => [format, phase, signal] as const)))(
     "%s, %s phase, %s: exits non-zero, nothing written, no scratch left",
     async (format, phase, signal) => {
-      const source = format === "omop" ? omop : format === "fhir" ? fhir : csv
+      const source = format === "omop" ? (phase === "vocabulary" ? omopLongVocabulary : omop) : format === "fhir" ? fhir : csv
       const { code, stderr } = await stopImportAt(format, source, phase, signal)
       expect(code, stderr).toBe(signal === "SIGINT" ? 130 : 143)
       expect(stderr).toContain(`hcc: stopped by ${signal} before it finished: nothing was written`)
