@@ -12,7 +12,7 @@ import { removeSnapshot } from "../health/snapshot.ts"
 import { MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
 import { generatedOnThread } from "../synthetic/generationThread.ts"
 import { inPhase, progressBar } from "../health/progress.ts"
-import { formatSummary, type ImportSummary } from "../pipeline/importCommon.ts"
+import { formatSummary, type ImportSummary } from "../pipeline/importSummary.ts"
 import { Committed, emit, emitter, UsageError } from "./output.ts"
 
 // Each format's reader and writer loads (Effect.promise of an import) when a command uses it: every

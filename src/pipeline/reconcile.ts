@@ -10,8 +10,9 @@ import type { StagedFacts } from "./Staging.ts"
 /** The derived tables an import can be compared with. */
 export type DerivedTable = "drug_era" | "condition_era" | "observation_period"
 
-/** What the comparison of one derived table found, or "empty" when the source's table holds no rows. */
-export type Agreement = Readonly<Record<string, number>> | "empty"
+import type { Agreement } from "./importSummary.ts"
+
+export type { Agreement }
 
 /** A new, zeroed tally for coursesOf. */
 export const newAgreement = (): EraAgreement => ({ drugEraSame: 0, drugEraOverlapping: 0, eras: 0, erasObserved: 0 })
@@ -64,15 +65,4 @@ const conditionPairs = (s: StagedFacts, codesOf: (concept: number) => ReadonlyAr
     for (const code of wanted) if (have.has(code)) matched++
   }
   return pairs === 0 ? "empty" : { pairs, held: matched }
-}
-
-const share = (part: number, whole: number) => `${part} (${((part / Math.max(1, whole)) * 100).toFixed(1)} %)`
-
-/** The comparison as lines for people. */
-export const describeAgreement = (table: string, a: Agreement): string => {
-  const name = table.toUpperCase()
-  if (a === "empty") return `${name}: the source's table is empty`
-  if (table === "drug_era") return `${name}: ${a.eras} eras; ${share(a.same!, a.eras!)} the same here (person, ingredient, start and end), ${share(a.overlapping!, a.eras!)} overlapping one here; ${a.imported} eras here`
-  if (table === "condition_era") return `${name}: ${a.pairs} person–condition pairs; ${share(a.held!, a.pairs!)} held here`
-  return `${name}: ${share(a.observed!, a.patients!)} of ${a.patients} patients observed; ${share(a.eras_observed!, a.eras!)} of ${a.eras} eras here start within an observation period`
 }
