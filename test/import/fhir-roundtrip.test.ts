@@ -17,6 +17,13 @@ const csvExport = (dataDir: string) => {
   return Object.fromEntries(readdirSync(out).map((f) => [f, readFileSync(join(out, f), "utf8")]))
 }
 
+/**
+ * Enough patients for every README question to be answered from the EHR-style import (the
+ * drug-outcomes question asks for at least 500 patients on metformin; half as many give 345),
+ * and for the export to be read on parse threads (over 32 MiB of NDJSON).
+ */
+const PATIENTS = 8000
+
 let original: string
 let imported: string
 let bulk: string
@@ -98,7 +105,7 @@ const asVendorExport = (from: string): string => {
 
 beforeAll(async () => {
   original = tempDataDir()
-  hcc(original, ["data", "generate", "--patients", "8000", "--seed", "11"])
+  hcc(original, ["data", "generate", "--patients", String(PATIENTS), "--seed", "11"])
   bulk = join(tempDataDir(), "bulk")
   hcc(original, ["data", "export", "--format", "fhir", "--gzip", bulk])
   imported = tempDataDir()
@@ -121,7 +128,7 @@ describe("FHIR export → import", () => {
   it("writes Bulk Data files, one resource type each, gzip'd", () => {
     const files = readdirSync(bulk).filter((f) => f.endsWith(".ndjson.gz")).sort()
     expect(files).toEqual(["AdverseEvent", "CodeSystem", "Condition", "Encounter", "Medication", "MedicationRequest", "Observation", "Organization", "Patient", "Procedure"].map((t) => `${t}.ndjson.gz`))
-    expect(summary.read.Patient).toBe(8000)
+    expect(summary.read.Patient).toBe(PATIENTS)
     // A large export is read on parse threads, one per core (parse-threads.test.ts: a small one is not).
     expect(summary.parse_threads).toBe(availableParallelism())
     expect(summary.as_of).toBe("2026-09-30")
@@ -166,7 +173,7 @@ describe("an EHR-style export (standard codes only)", () => {
   const ehr = () => servers[2]!
   it("imports with every code mapped through the shipped concept maps (the CGM, which has no standard code, is left out)", () => {
     expect(ehrSummary.unmapped).toEqual([])
-    expect(ehrSummary.rows.patients).toBe(8000)
+    expect(ehrSummary.rows.patients).toBe(PATIENTS)
     expect(ehrSummary.left_out["Procedure not about an implant: left out"]).toBeGreaterThan(0)
   })
 
@@ -182,7 +189,7 @@ describe("an EHR-style export (standard codes only)", () => {
     const catalog = (await (await call(ehr(), "/v1/catalog")).json()) as Record<string, any>
     expect(catalog.standard_codes.condition.type_2_diabetes).toBe("snomed:44054006")
     expect(catalog.standard_codes.drug.metformin).toBe("rxnorm:6809")
-    expect(catalog.dataset).toMatchObject({ source: "imported", format: "fhir", patients: 8000 })
+    expect(catalog.dataset).toMatchObject({ source: "imported", format: "fhir", patients: PATIENTS })
     for (const axis of catalog.axes) expect(catalog.dataset.axis_coverage[axis]).toBeGreaterThan(0.9)
   })
 
