@@ -6,7 +6,7 @@
  * into numbered files, `Observation.1.ndjson.gz`, …, as bulk servers write them).
  *
  * A small export is read on the importing thread instead (`inlineParser`): a thread starts by
- * loading the mapping code anew, which costs more than sharing a few MiB of parsing saves.
+ * loading the mapping code anew, which costs more than sharing a few tens of MiB of parsing saves.
  */
 import * as Effect from "effect/Effect"
 import { Worker } from "node:worker_threads"
@@ -43,13 +43,17 @@ interface Thread {
 }
 
 /**
- * Below this much NDJSON to read (a gzip'd file counted at GZIP_RATIO times its size), an import
- * reads on its own thread: there the importing thread's own work (staging, writing) outweighs the
- * parsing, and parse threads cost more to start than they save (docs/benchmarks.md).
+ * Below this much NDJSON to read (a gzip'd file counted at GZIP_RATIO times its size), an export
+ * is read on the importing thread: there the importing thread's own work (staging, writing)
+ * outweighs the parsing, and parse threads cost more to start than they save (docs/benchmarks.md).
  */
 export const INLINE_BYTES = 32 << 20
 
-/** How many times larger NDJSON is than its gzip, about (FHIR Bulk Data compresses well). */
+/**
+ * How many times larger NDJSON is than its gzip, counted low on purpose (the service's own gzip'd
+ * export is about a 33rd of its NDJSON, docs/benchmarks.md): a gzip'd file is read whole, by one
+ * thread, so threads gain less on it than on a file read in parts.
+ */
 const GZIP_RATIO = 8
 
 /** The NDJSON bytes the files hold, about. */
