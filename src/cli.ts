@@ -39,7 +39,7 @@ import { accountsAudit, accountsInvite, accountsPeople, accountsRemovePerson, to
 import { dataExport, dataGenerate, dataImport } from "./commands/data.ts"
 import { Committed, emit, Json, UsageError } from "./commands/output.ts"
 
-export { accountJson, tokenJson } from "./commands/accounts.ts"
+export { accountJson, tokenJson } from "./auth/json.ts"
 export { Json, UsageError } from "./commands/output.ts"
 const serveCommand = Command.make(
   "serve",

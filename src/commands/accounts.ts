@@ -8,39 +8,14 @@ import * as Flag from "effect/cli/Flag"
 import { type Account, type AccountChanges, Accounts, type TokenInfo } from "../auth/Accounts.ts"
 import { AppConfig } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"
-import { effectiveLimits, type Tier, TIER_LIMITS, TIERS } from "../metering/Tiers.ts"
+import { type Tier, TIER_LIMITS, TIERS } from "../metering/Tiers.ts"
 import { People } from "../portal/People.ts"
+import { accountJson, tokenJson } from "../auth/json.ts"
 import { operatorAudit } from "./operatorAudit.ts"
 import { emit, table, UsageError } from "./output.ts"
 
 /** Accounts (and the people whose audit log records what the CLI changes) over the configured, migrated database. */
 const AccountsLive = Layer.mergeAll(Accounts.layer, People.layer).pipe(Layer.provide(Database.layer), Layer.provide(AppConfig.layer))
-/** An account as the HTTP API names things (the catalog's tier names and limit fields). */
-export const accountJson = (a: Account) => {
-  const limits = effectiveLimits(a.tier, a)
-  return {
-    id: a.id,
-    name: a.name,
-    tier: TIER_LIMITS[a.tier].title,
-    daily_limit: limits.daily ?? null,
-    burst_per_minute: limits.burst,
-    overrides: { daily_limit: a.dailyLimit, burst_per_minute: a.burstLimit },
-    created_at: a.createdAt,
-    disabled_at: a.disabledAt
-  }
-}
-
-/** A token's metadata as JSON (never the token, except once from `tokens issue`). */
-export const tokenJson = (t: TokenInfo) => ({
-  id: t.id,
-  account_id: t.accountId,
-  label: t.label,
-  created_at: t.createdAt,
-  expires_at: t.expiresAt,
-  revoked_at: t.revokedAt,
-  last_used_at: t.lastUsedAt
-})
-
 /** `--tier`: the stored id or the title the API shows, in any case. */
 const tierFlag = (name: string) =>
   Flag.Literals(name, [...TIERS, ...TIERS.map((t) => TIER_LIMITS[t].title)]).pipe(

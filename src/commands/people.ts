@@ -13,7 +13,7 @@ import { AppConfig } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"
 import { People, type Role } from "../portal/People.ts"
 import { inviteLink, MAX_GRACE_SECONDS } from "../portal/links.ts"
-import { tokenJson } from "./accounts.ts"
+import { tokenJson } from "../auth/json.ts"
 import { OPERATOR, operatorAudit } from "./operatorAudit.ts"
 import { emit, table, UsageError } from "./output.ts"
 

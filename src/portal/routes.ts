@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { TokenInfo } from "../auth/Accounts.ts"
-import { accountJson, tokenJson } from "../commands/accounts.ts"
+import { accountJson, tokenJson } from "../auth/json.ts"
 import { intField, json, ownOrigin, stringField } from "./http.ts"
 import { type Kit, makeKit, PORTAL_PATH, refused, type Signed } from "./kit.ts"
 import { passkeyRoutes } from "./passkeyRoutes.ts"
