@@ -35,8 +35,8 @@ const MAX_LOAD_ATTEMPTS = 5
  * Runs the plugins' dataset preparations in order. A failing one is logged (with its plugin's
  * name) and skipped: its plugin answers `unavailable`, the other domains are served.
  */
-export const prepareDataset = (dataset: Dataset) =>
-  Effect.gen(function*() {
+export const prepareDataset = (dataset: Dataset) => {
+  return Effect.gen(function*() {
     const preparations = yield* DatasetPreparations
     for (const { name, prepare } of preparations) {
       const started = performance.now()
@@ -47,6 +47,7 @@ export const prepareDataset = (dataset: Dataset) =>
       )
     }
   })
+}
 
 /** Seconds a caller is told to wait while the dataset loads. */
 export const LOADING_RETRY_AFTER_SECONDS = 5
@@ -163,8 +164,8 @@ const datasetReader = (config: AppConfig["Service"], kernels: Kernels["Service"]
 }
 
 /** A coordinator's health data: none; its `data` check says so, and a read of it fails (nothing is served that reads it). */
-const coordinatorData = (readiness: Readiness["Service"]) =>
-  Effect.gen(function*() {
+const coordinatorData = (readiness: Readiness["Service"]) => {
+  return Effect.gen(function*() {
     yield* readiness.register({
       name: "data",
       check: Effect.succeed<CheckState>({ status: "ok", detail: "none: this service coordinates a network of sites and holds no patient data" })
@@ -173,6 +174,7 @@ const coordinatorData = (readiness: Readiness["Service"]) =>
     const service: HealthDataService = { dataset, select: () => dataset }
     return service
   })
+}
 
 /** The service, loading in the background; /readyz reports `data` until it is ready. */
 export const layer = Layer.effect(

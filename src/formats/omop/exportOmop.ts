@@ -109,8 +109,8 @@ type CloseTable = (t: ReturnType<typeof csvTable>, table: CdmTable) => void
  * standard concepts ("Maps to"), and the service's own concepts (axes, course facts, the adverse
  * reaction, genders, visits). Gives each entry's source and standard concept ids and the own ones.
  */
-const writeVocabulary = (open: OpenTable, close: CloseTable, info: ReadonlyMap<string, string>) =>
-  Effect.gen(function*() {
+const writeVocabulary = (open: OpenTable, close: CloseTable, info: ReadonlyMap<string, string>) => {
+  return Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const concept = open("concept")
     const conceptRow = concept.with(["concept_id", "concept_name", "domain_id", "vocabulary_id", "concept_class_id", "standard_concept", "concept_code", "valid_start_date", "valid_end_date", "invalid_reason"])
@@ -166,6 +166,7 @@ const writeVocabulary = (open: OpenTable, close: CloseTable, info: ReadonlyMap<s
     const standard = (kind: string, code: unknown) => standardOf.get(`${kind}|${String(code)}`) ?? 0
     return { adherenceConcept, adverseConcept, axisConcept, local, ongoingConcept, standard }
   })
+}
 
 /**
  * LOCATION (one per region), CARE_SITE and PROVIDER (one per device study), then PERSON, DEATH and
