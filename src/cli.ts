@@ -14,6 +14,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -30,6 +31,7 @@ import { availableParallelism } from "node:os"
 import { OnUnfinished, type Unfinished } from "./health/DatasetWriter.ts"
 import { ImportRejected } from "./pipeline/Report.ts"
 import * as JsonLogger from "./log/JsonLogger.ts"
+import { ProgressOut } from "./health/progress.ts"
 import { logToStderr } from "./log/LogSink.ts"
 import { PLUGIN_NAME, scaffoldProblem, writeScaffold } from "./plugin/scaffold.ts"
 import { SERVICE_VERSION } from "./version.ts"
@@ -152,15 +154,15 @@ const usage = (detail: string, commandPath: ReadonlyArray<string>): CliProblem =
   hint: `Run '${[...commandPath, "--help"].join(" ")}' for usage.`
 })
 
-/** The problem for any failure of a command. */
-export const problemOf = (e: unknown): CliProblem | undefined => {
+/** The problem for any failure of a command; `args`, the command line's words, name the command in a usage error's hint. */
+export const problemOf = (e: unknown, args: ReadonlyArray<string> = []): CliProblem | undefined => {
   const fail = (title: string, code: string, detail: string, extra: Partial<CliProblem> = {}): CliProblem => ({ type: "about:blank", title, code, detail, exit_code: 1, ...extra })
   if (CliError.isCliError(e)) {
     if (e._tag !== "ShowHelp") return usage(e.message, ["hcc"])
     const first = e.errors[0]
     return first === undefined ? undefined : usage(first.message, e.commandPath)
   }
-  if (e instanceof UsageError) return usage(e.message, commandPathOf(process.argv.slice(2)))
+  if (e instanceof UsageError) return usage(e.message, commandPathOf(args))
   if (e instanceof AccountNotFound) return fail("Not Found", "account_not_found", e.message)
   if (e instanceof TokenNotFound) return fail("Not Found", "token_not_found", e.message)
   if (e instanceof DuplicateAccountName) return fail("Conflict", "duplicate_account_name", e.message)
@@ -182,8 +184,8 @@ export const problemOf = (e: unknown): CliProblem | undefined => {
  * generate` or `import` never switched to its dataset, emptied the set it had begun (unless that
  * failed: `left`, from the writer), and an import removed its scratch files.
  */
-const stopped = (signal: string, left: Unfinished | undefined): CliProblem => {
-  const [, group, command] = commandPathOf(process.argv.slice(2))
+const stopped = (args: ReadonlyArray<string>, signal: string, left: Unfinished | undefined): CliProblem => {
+  const [, group, command] = commandPathOf(args)
   const writing = group === "data" && (command === "generate" || command === "import")
   const scratch = command === "import" ? "; the import's scratch files were removed" : ""
   const outcome = !writing
@@ -205,23 +207,21 @@ const commandPathOf = (args: ReadonlyArray<string>): Array<string> => {
   return path
 }
 
-const jsonRequested = (): boolean => process.argv.slice(2).includes("--json")
-
 /** Writes a problem: JSON on stderr with `--json`, else one line and the hint. */
-const report = (p: CliProblem) =>
-  Console.error(jsonRequested() ? JSON.stringify(p) : [`hcc: ${p.detail}`, ...(p.errors ?? []).map((x) => `  ${x}`), ...(p.errors_omitted === undefined ? [] : [`  … and ${p.errors_omitted} more`]), ...(p.hint === undefined ? [] : [p.hint])].join("\n"))
+const reporter = (args: ReadonlyArray<string>) => (p: CliProblem) =>
+  Console.error(args.includes("--json") ? JSON.stringify(p) : [`hcc: ${p.detail}`, ...(p.errors ?? []).map((x) => `  ${x}`), ...(p.errors_omitted === undefined ? [] : [`  … and ${p.errors_omitted} more`]), ...(p.hint === undefined ? [] : [p.hint])].join("\n"))
 
 /** Help and version as usual; a wrong invocation as one line and a hint, not the whole help. */
-const presenter: CliOutput.Presenter = {
+const presenterFor = (args: ReadonlyArray<string>): CliOutput.Presenter => ({
   present: (event) => {
     if (event._tag === "InvalidInvocation") {
       const first = event.errors[0]
-      return first === undefined ? Effect.void : report(usage(first.message, event.commandPath))
+      return first === undefined ? Effect.void : reporter(args)(usage(first.message, event.commandPath))
     }
-    if (event._tag === "Version" && jsonRequested()) return Console.log(JSON.stringify({ name: event.name, version: event.version }))
+    if (event._tag === "Version" && args.includes("--json")) return Console.log(JSON.stringify({ name: event.name, version: event.version }))
     return CliOutput.defaultPresenter.present(event)
   }
-}
+})
 
 /** The exit code of a command stopped by a signal before it finished: 128 + the signal's number, as shells report it (130 for SIGINT, 143 for SIGTERM). */
 const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 }
@@ -239,10 +239,37 @@ export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, stoppedBy?: string
   return problemOf(error)?.exit_code ?? 1
 }
 
+/**
+ * The command line `args` as one effect: errors reported as problems (on the Console's error
+ * side), a stop reported with what is true afterwards. `stoppedBy` says which signal, if any, is
+ * stopping it; `committed` records a dataset switch a signal can no longer undo.
+ */
+const commandLine = (args: ReadonlyArray<string>, stoppedBy: () => NodeJS.Signals | undefined, committed: { done: boolean }) => {
+  const report = reporter(args)
+  // What a dataset write that a signal stopped left behind, for the message (the writer tells it once it has cleaned up).
+  let unfinished: Unfinished | undefined
+  return Command.runWith(hcc, { version: SERVICE_VERSION })(args).pipe(
+    Effect.onInterrupt(() => {
+      const signal = stoppedBy()
+      return signal === undefined || committed.done ? Effect.void : report(stopped(args, signal, unfinished))
+    }),
+    Effect.provideService(Committed, committed),
+    Effect.provideService(OnUnfinished, (left) => Effect.sync(() => (unfinished = left))),
+    Effect.tapError((e: unknown) => {
+      if (CliError.isCliError(e)) return Effect.void // rendered by the presenter
+      const p = problemOf(e, args)
+      return p === undefined ? Effect.void : report(p)
+    }),
+    Effect.provide(CliOutput.layerPresenter(presenterFor(args))),
+    Effect.provide(NodeServices.layer)
+  )
+}
+
 /** Runs the command line on process.argv (bin/hcc.js calls it; so does `node src/cli.ts`). */
 export const main = (): void => {
+  const args = process.argv.slice(2)
   // A command's stdout is its result; the log goes to stderr (serve's log is its output).
-  const serving = process.argv[2] === "serve"
+  const serving = args[0] === "serve"
   if (!serving) logToStderr()
   // NodeRuntime.runMain interrupts the command on SIGINT and SIGTERM; this only remembers which,
   // for the exit code and the message (a command other than serve that a signal stops has failed).
@@ -250,23 +277,43 @@ export const main = (): void => {
   const remember = (signal: NodeJS.Signals) => (stoppedBy ??= signal)
   if (!serving) for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, remember)
   const committed = { done: false }
-  // What a dataset write that a signal stopped left behind, for the message (the writer tells it once it has cleaned up).
-  let unfinished: Unfinished | undefined
-  hcc.pipe(
-    Command.run({ version: SERVICE_VERSION }),
-    Effect.onInterrupt(() => (stoppedBy === undefined || committed.done ? Effect.void : report(stopped(stoppedBy, unfinished)))),
-    Effect.provideService(Committed, committed),
-    Effect.provideService(OnUnfinished, (left) => Effect.sync(() => (unfinished = left))),
-    Effect.tapError((e: unknown) => {
-      if (CliError.isCliError(e)) return Effect.void // rendered by the presenter
-      const p = problemOf(e)
-      return p === undefined ? Effect.void : report(p)
-    }),
-    Effect.provide(CliOutput.layerPresenter(presenter)),
-    Effect.provide(NodeServices.layer),
+  commandLine(args, () => stoppedBy, committed).pipe(
     Effect.provide(JsonLogger.layer("Warn")),
     (program) => NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCodeOf(exit, committed.done ? undefined : stoppedBy)), disableErrorReporting: true })
   )
+}
+
+/** The variables that are set (an environment record may hold undefined for one removed). */
+const definedOnly = (env: Readonly<Record<string, string | undefined>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined))
+
+/** Where a command line run by `runCli` reads its settings and writes. */
+export interface CliIo {
+  /** The environment its settings are read from (HCC_DATA_DIR, DATABASE_URL, …), in place of the process's. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Its result: what the command prints on stdout. */
+  readonly out: (text: string) => void
+  /** Its errors, progress and log lines: what it prints on stderr. */
+  readonly err: (text: string) => void
+}
+
+/**
+ * Runs the command line `args` (not `serve`) in this process, for a program that drives `hcc`
+ * many times (the test suite): the same commands, with their settings read from `io.env` and
+ * their output given to `io`'s writers. Resolves with the exit code the process would have had.
+ * Signals stay the process's: nothing here stops a run but its own end.
+ */
+export const runCli = (args: ReadonlyArray<string>, io: CliIo): Promise<number> => {
+  if (args[0] === "serve") return Promise.reject(new Error("runCli does not serve: start the server as a process"))
+  const lines = (write: (text: string) => void) => (...parts: ReadonlyArray<unknown>) => write(parts.map(String).join(" ") + "\n")
+  const console: Console.Console = { ...globalThis.console, log: lines(io.out), info: lines(io.out), error: lines(io.err), warn: lines(io.err) }
+  return commandLine(args, () => undefined, { done: false }).pipe(
+    Effect.provideService(Console.Console, console),
+    Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: definedOnly(io.env) })),
+    Effect.provideService(ProgressOut, { isTTY: false, write: io.err }),
+    Effect.provide(JsonLogger.layer("Warn", (line) => io.err(line + "\n"))),
+    Effect.runPromiseExit
+  ).then((exit) => exitCodeOf(exit))
 }
 
 if (import.meta.main) main()

@@ -11,7 +11,7 @@ import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
 import { MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
 import { generatedOnThread } from "../synthetic/generationThread.ts"
-import { inPhase, progressBar } from "../health/progress.ts"
+import { inPhase, progressBar, ProgressOut } from "../health/progress.ts"
 import { formatSummary, type ImportSummary } from "../pipeline/importSummary.ts"
 import { Committed, emit, emitter, UsageError } from "./output.ts"
 
@@ -20,6 +20,9 @@ import { Committed, emit, emitter, UsageError } from "./output.ts"
 
 /** The migrated database of the configured data folder. */
 const DatabaseLive = Database.layer.pipe(Layer.provideMerge(AppConfig.layer))
+
+/** Progress bars on the command's progress stream (stderr for the process; runCli's own writer). */
+const progressBars = Effect.map(Effect.service(ProgressOut), (out) => (label: string) => progressBar(label, out))
 
 const SWITCH_NOTE = "A running server switches to it on its own within HCC_DATASET_POLL_SECONDS (10 s by default), answering from the old one meanwhile."
 
@@ -31,6 +34,7 @@ export const dataGenerate = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      const bar = yield* progressBars
       const config = yield* AppConfig
       const patients = Option.getOrElse(flags.patients, () => config.population)
       const seed = Option.getOrElse(flags.seed, () => config.seed)
@@ -40,7 +44,7 @@ export const dataGenerate = Command.make(
       const say = yield* emitter
       const committed = yield* Committed
       yield* replaceDataset(generatedOnThread({ patients, seed }), {
-        onProgress: inPhase(progressBar(`generating ${patients} patients`), "writing"),
+        onProgress: inPhase(bar(`generating ${patients} patients`), "writing"),
         onSwitched: Effect.suspend(() => {
           committed.done = true
           const seconds = Number(((performance.now() - started) / 1000).toFixed(1))
@@ -76,6 +80,7 @@ export const dataImport = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      const bar = yield* progressBars
       const config = yield* AppConfig
       const say = yield* emitter
       const committed = yield* Committed
@@ -93,7 +98,7 @@ export const dataImport = Command.make(
         return yield* importCsv({
           folder,
           stagingDir: config.dataDir,
-          onProgress: progressBar("importing CSV"),
+          onProgress: bar("importing CSV"),
           onSwitched: (summary) => switched(say(summary, () => `imported ${summary.patients} patients from ${folder} (${(summary.bytes / 1_048_576).toFixed(1)} MiB) in ${summary.seconds} s. ${SWITCH_NOTE}`))
         })
       }
@@ -104,7 +109,7 @@ export const dataImport = Command.make(
         regionMapFile: Option.getOrUndefined(flags.regionMap),
         strict: flags.strict,
         stagingDir: config.dataDir,
-        onProgress: progressBar(`importing ${flags.format.toUpperCase()}`),
+        onProgress: bar(`importing ${flags.format.toUpperCase()}`),
         onSwitched: (summary: ImportSummary) => switched(say(summary, () => `${formatSummary(summary)}\n${SWITCH_NOTE}`))
       }
       if (flags.format === "omop" && flags.paths.length !== 1) return yield* Effect.fail(new UsageError("--format omop imports one folder"))
@@ -134,22 +139,23 @@ export const dataExport = Command.make(
   },
   ({ folder, format, gzip, parquet }) =>
     Effect.gen(function*() {
+      const bar = yield* progressBars
       if (gzip && format !== "fhir") return yield* Effect.fail(new UsageError("--gzip is for --format fhir"))
       if (parquet && format !== "omop") return yield* Effect.fail(new UsageError("--parquet is for --format omop"))
       if (format === "csv") {
         const { writeFolder } = yield* Effect.promise(() => import("../formats/csv/exportCsv.ts"))
-        yield* writeFolder(folder, progressBar("exporting"))
+        yield* writeFolder(folder, bar("exporting"))
         return yield* emit({ format, folder }, () => `exported the health dataset to ${folder}`)
       }
       if (format === "omop") {
         const config = yield* AppConfig
         const { exportOmop } = yield* Effect.promise(() => import("../formats/omop/exportOmop.ts"))
-        const tables = yield* exportOmop({ folder, parquet, scratchDir: config.dataDir, onProgress: inPhase(progressBar("exporting OMOP"), "writing") })
+        const tables = yield* exportOmop({ folder, parquet, scratchDir: config.dataDir, onProgress: inPhase(bar("exporting OMOP"), "writing") })
         return yield* emit({ format, folder, files: parquet ? "parquet" : "csv", rows: tables }, () =>
           `exported the health dataset to ${folder} as OMOP CDM 5.4 ${parquet ? "Parquet" : "CSV"}: ${Object.entries(tables).map(([t, n]) => `${n} ${t}`).join(", ")}`)
       }
       const { exportFhir } = yield* Effect.promise(() => import("../formats/fhir/exportFhir.ts"))
-      const written = yield* exportFhir({ folder, gzip, onProgress: inPhase(progressBar("exporting FHIR"), "writing") })
+      const written = yield* exportFhir({ folder, gzip, onProgress: inPhase(bar("exporting FHIR"), "writing") })
       yield* emit({ format, folder, resources: written }, () =>
         `exported the health dataset to ${folder} as FHIR R4 Bulk Data: ${Object.entries(written).map(([t, n]) => `${n} ${t}`).join(", ")}`)
     }).pipe(Effect.provide(DatabaseLive))

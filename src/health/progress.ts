@@ -5,6 +5,7 @@
  * per share is even (bytes read, rows written). On a terminal one line redrawn in place; otherwise
  * (a pipe, a CI log) a line when a phase starts and one per tenth of it, so logs stay readable.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 
 const WIDTH = 30
@@ -22,8 +23,17 @@ const durationOf = (seconds: number): string => {
 /** What is left of a phase after `elapsed` seconds at `share` done, or undefined before the estimate means anything. */
 const leftOf = (elapsed: number, share: number): number | undefined => (share < 0.02 || share >= 1 ? undefined : elapsed * (1 - share) / share)
 
-/** A progress display under `label` (see the module comment). */
-export const progressBar = (label: string, stream: NodeJS.WriteStream = process.stderr): PhaseProgress => {
+/** Where progress is shown: a terminal is redrawn in place, anything else gets lines. */
+export interface ProgressStream {
+  readonly isTTY?: boolean | undefined
+  readonly write: (text: string) => unknown
+}
+
+/** Where a command's progress goes: stderr, unless the command line runs for a program that reads it (`runCli`). */
+export const ProgressOut = Context.Reference<ProgressStream>("hcc/health/ProgressOut", { defaultValue: () => process.stderr })
+
+/** A progress display under `label` on `stream` (see the module comment). */
+export const progressBar = (label: string, stream: ProgressStream = process.stderr): PhaseProgress => {
   let phase: string | undefined
   let started = performance.now()
   let lastTenth = -1

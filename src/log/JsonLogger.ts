@@ -11,8 +11,8 @@ import * as References from "effect/References"
 import type { AppSettings } from "../config/AppConfig.ts"
 import { writeLine } from "./LogSink.ts"
 
-/** The JSON-lines logger. */
-export const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logLevel, message }) => {
+/** The JSON-lines logger writing each line (without its newline) to `write`. */
+const jsonLoggerTo = (write: (line: string) => void) => Logger.make<unknown, void>(({ cause, date, fiber, logLevel, message }) => {
   const line: Record<string, unknown> = {
     time: date.toISOString(),
     level: logLevel.toLowerCase(),
@@ -20,8 +20,11 @@ export const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logL
   }
   for (const [key, value] of Object.entries(fiber.getRef(References.CurrentLogAnnotations))) line[key] = value
   if (cause.reasons.length > 0) line.cause = Cause.pretty(cause)
-  writeLine(JSON.stringify(line))
+  write(JSON.stringify(line))
 })
+
+/** The JSON-lines logger, on the process's log stream (LogSink.ts). */
+export const jsonLogger = jsonLoggerTo(writeLine)
 
 /** Whether request lines are written (they are Info lines). */
 export const RequestLogEnabled = Context.Reference<boolean>("hcc/RequestLogEnabled", { defaultValue: () => true })
@@ -29,10 +32,10 @@ export const RequestLogEnabled = Context.Reference<boolean>("hcc/RequestLogEnabl
 /** Whether probe requests (/healthz, /readyz) get a log line too: only at debug level and below. */
 export const ProbeLogEnabled = Context.Reference<boolean>("hcc/ProbeLogEnabled", { defaultValue: () => false })
 
-/** Replaces the default logger and sets the minimum level. */
-export const layer = (level: AppSettings["logLevel"]) =>
+/** Replaces the default logger and sets the minimum level; lines go to the process's log stream unless `write` takes them. */
+export const layer = (level: AppSettings["logLevel"], write?: (line: string) => void) =>
   Layer.mergeAll(
-    Logger.layer([jsonLogger]),
+    Logger.layer([write === undefined ? jsonLogger : jsonLoggerTo(write)]),
     Layer.succeed(References.MinimumLogLevel, level === "None" ? "None" : level),
     Layer.succeed(RequestLogEnabled, !["Warn", "Error", "Fatal", "None"].includes(level)),
     Layer.succeed(ProbeLogEnabled, level === "Debug" || level === "Trace")

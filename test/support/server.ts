@@ -11,6 +11,7 @@ import { join, resolve } from "node:path"
 import { inject } from "vitest"
 import type { DbTarget } from "./db.ts"
 import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
+import { hccOnThread } from "./cliThread.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../..")
 
@@ -185,14 +186,18 @@ export type Target = string | DbTarget
 
 const targetOf = (t: Target): DbTarget => (typeof t === "string" ? { dataDir: t } : t)
 
-/** Runs `hcc <args>` against a target's database and returns stdout (throws on a non-zero exit). */
+/**
+ * Runs `hcc <args>` against a target's database and returns stdout (throws on a non-zero exit): a
+ * test's arrangement, run on this process's command thread (cliThread.ts: the same commands
+ * without a process start each). `runHcc` runs the `hcc` process itself.
+ */
 export const hcc = (target: Target, args: ReadonlyArray<string>): string => {
-  const r = runHcc(target, args)
+  const r = hccOnThread(args, dbEnv(targetOf(target)))
   if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}${r.stdout}`)
   return r.stdout
 }
 
-/** Runs `hcc <args>` against a target's database; returns exit code and output whatever the outcome. */
+/** Runs the `hcc <args>` process against a target's database; returns exit code and output whatever the outcome. */
 export const runHcc = (target: Target, args: ReadonlyArray<string>) => {
   const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), ...args], {
     cwd: ROOT,
