@@ -10,7 +10,7 @@ import * as Database from "../db/Database.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
 import { MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
-import { generatedOnThread } from "../synthetic/generationThread.ts"
+import { generatedForWriting } from "../synthetic/generationThread.ts"
 import { inPhase, progressBar, ProgressOut } from "../health/progress.ts"
 import { formatSummary, type ImportSummary } from "../pipeline/importSummary.ts"
 import { Committed, emit, emitter, UsageError } from "./output.ts"
@@ -43,7 +43,7 @@ export const dataGenerate = Command.make(
       const started = performance.now()
       const say = yield* emitter
       const committed = yield* Committed
-      yield* replaceDataset(generatedOnThread({ patients, seed }), {
+      yield* replaceDataset(generatedForWriting({ patients, seed }), {
         onProgress: inPhase(bar(`generating ${patients} patients`), "writing"),
         onSwitched: Effect.suspend(() => {
           committed.done = true

@@ -7,3 +7,6 @@
 export const MAX_PATIENTS = 10_000_000
 /** Seeds are 32-bit unsigned integers (the random streams mix them as such). */
 export const MAX_SEED = 4_294_967_295
+
+/** Patients per chunk of a generated dataset: one transaction each when written (a few hundred milliseconds). */
+export const PATIENTS_PER_CHUNK = 2000

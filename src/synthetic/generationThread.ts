@@ -5,6 +5,7 @@
  * as `generatedChunks` gives (a test compares them).
  */
 import { Worker } from "node:worker_threads"
+import { PATIENTS_PER_CHUNK } from "../config/limits.ts"
 import type { Chunk } from "../health/DatasetWriter.ts"
 import type { GeneratorOptions } from "./generator.ts"
 
@@ -57,3 +58,18 @@ export const generatedOnThread = (options: GeneratorOptions): AsyncIterable<Chun
     }
   }
 })
+
+/** `generatedChunks(options)` on the calling thread, its module loaded when first iterated. */
+async function* generatedHere(options: GeneratorOptions): AsyncGenerator<Chunk> {
+  const { generatedChunks } = await import("./generator.ts")
+  yield* generatedChunks(options)
+}
+
+/**
+ * The generated dataset for a writer: on a thread of its own (`generatedOnThread`) when it has more
+ * than one chunk of patients, so the next is made while one is written; with one chunk, on the
+ * calling thread, since little could overlap and the thread's start (loading the generator anew)
+ * would cost more than it saves. Each iteration starts from the first chunk, either way.
+ */
+export const generatedForWriting = (options: GeneratorOptions): AsyncIterable<Chunk> =>
+  options.patients > PATIENTS_PER_CHUNK ? generatedOnThread(options) : { [Symbol.asyncIterator]: () => generatedHere(options) }

@@ -9,6 +9,7 @@ import { roundTo } from "../plugin/stats.ts"
 import { firstDayOfMonth, formatDate, formatMonth, lastDayOfMonth, parseDate, parseMonth } from "../health/calendar.ts"
 import type { Chunk } from "../health/DatasetWriter.ts"
 import type { HealthTableName, Row, Rows } from "../health/healthTables.ts"
+import { PATIENTS_PER_CHUNK } from "../config/limits.ts"
 import { Rng } from "./random.ts"
 import * as T from "./truths.ts"
 import { CONCEPT_MAPS, type MapKind, primaryCodeOf } from "../health/ConceptMaps.ts"
@@ -339,9 +340,6 @@ export const surveillanceRows = (options: GeneratorOptions): Rows => {
 
 /** The window's first and last month numbers (for the loader and the analytics). */
 export const WINDOW_MONTHS = { first: FIRST_MONTH, count: N_MONTHS } as const
-
-/** Patients per chunk: one transaction each when written (a few hundred milliseconds). */
-const PATIENTS_PER_CHUNK = 2000
 
 /**
  * The whole dataset as chunks, lazily: vocabulary and studies first, then the patients, then the

@@ -2,11 +2,13 @@
  * The generator plants what truths.ts states, its rows do not depend on chunking, and the SQL schema
  * of migration 2 matches the table descriptions import, export and docs/data.md use.
  */
+import { readdirSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "vitest"
 import { deviceStudies, generatedChunks, newCounters, patientRows, surveillanceRows } from "../../src/synthetic/generator.ts"
-import { generatedOnThread } from "../../src/synthetic/generationThread.ts"
+import { generatedForWriting, generatedOnThread } from "../../src/synthetic/generationThread.ts"
+import { PATIENTS_PER_CHUNK } from "../../src/config/limits.ts"
 import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
 import { runMigrations } from "../../src/db/migrations.ts"
 import * as SqliteClient from "../../src/db/SqliteClient.ts"
@@ -86,6 +88,27 @@ describe("generation on a thread of its own", () => {
     const here = [...generatedChunks(options)]
     expect(onThread.length).toBe(here.length)
     expect(onThread).toEqual(here)
+  })
+
+  it("for a writer: one chunk of patients is made on the calling thread, more on a thread; the same chunks either way, from the first at each iteration", async () => {
+    // The process's threads as Linux lists them: a worker thread adds its own.
+    const osThreads = () => readdirSync("/proc/self/task").length
+    for (const [patients, onThread] of [[PATIENTS_PER_CHUNK, false], [PATIENTS_PER_CHUNK + 1, true]] as const) {
+      const source = generatedForWriting({ patients, seed: 7 })
+      const expected = [...generatedChunks({ patients, seed: 7 })]
+      for (let run = 0; run < 3; run++) {
+        const before = osThreads()
+        let most = before
+        const seen: Array<unknown> = []
+        for await (const chunk of source) {
+          seen.push(chunk)
+          most = Math.max(most, osThreads())
+        }
+        expect(seen).toEqual(expected)
+        // The first run only warms the process (its module loads may start libuv's own threads).
+        if (run > 0) expect(most > before, `${patients} patients, run ${run}`).toBe(onThread)
+      }
+    }
   })
 
   it("leaving early stops the thread, and a new iteration starts again from the first chunk", async () => {
