@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_PATIENTS } from "../../src/config/limits.ts"
 import { HEALTH_TABLE_NAMES } from "../../src/health/healthTables.ts"
 import { datasetDigest } from "../support/datasets.ts"
-import { call, hcc, runHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
+import { call, hcc, tryHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const PATIENTS = "3000"
 
@@ -54,14 +54,14 @@ describe("hcc data generate", () => {
   })
 
   it("prints progress on stderr and the result on stdout", () => {
-    const r = runHcc(tempDataDir(), ["data", "generate", "--patients", "500", "--seed", "1"])
+    const r = tryHcc(tempDataDir(), ["data", "generate", "--patients", "500", "--seed", "1"])
     expect(r.status).toBe(0)
     expect(r.stderr).toMatch(/generating 500 patients: writing 100%/)
     expect(r.stdout).toMatch(/^generated 500 patients with seed 1 in \d+\.\d s\./)
   })
 
   it("refuses a population out of range", () => {
-    const r = runHcc(tempDataDir(), ["data", "generate", "--patients", "0"])
+    const r = tryHcc(tempDataDir(), ["data", "generate", "--patients", "0"])
     expect(r.status).toBe(2)
     expect(r.stderr).toContain(`--patients must be between 1 and ${MAX_PATIENTS}`)
   })
@@ -140,7 +140,7 @@ describe("hcc data import refuses bad files and writes nothing", () => {
     })
     const dir = target()
     const before = datasetDigest(dir)
-    const r = runHcc(dir, ["data", "import", folder])
+    const r = tryHcc(dir, ["data", "import", folder])
     expect(r.status).not.toBe(0)
     expect(r.stderr).toMatch(/nothing was imported: 1 problem\n/)
     expect(r.stderr).toMatch(message)
@@ -151,10 +151,10 @@ describe("hcc data import refuses bad files and writes nothing", () => {
     const folder = broken("patients.csv", (lines) => {
       lines[0] = "id,birth_year,gender,region"
     })
-    const r = runHcc(tempDataDir(), ["data", "import", folder])
+    const r = tryHcc(tempDataDir(), ["data", "import", folder])
     expect(r.status).not.toBe(0)
     expect(r.stderr).toMatch(/patients\.csv:1: header: missing sex; unknown gender/)
-    const none = runHcc(tempDataDir(), ["data", "import", join(tempDataDir(), "nothing-here")])
+    const none = tryHcc(tempDataDir(), ["data", "import", join(tempDataDir(), "nothing-here")])
     expect(none.stderr).toMatch(/no such folder/)
   })
 })

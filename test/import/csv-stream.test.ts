@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { datasetDigest } from "../support/datasets.ts"
-import { dbEnv, hcc, ROOT, runHcc, tempDataDir } from "../support/server.ts"
+import { dbEnv, hcc, ROOT, tryHcc, tempDataDir } from "../support/server.ts"
 
 let csv: string
 let digest: string
@@ -67,7 +67,7 @@ describe("the CSV import, streamed", () => {
     const dataDir = tempDataDir()
     hcc(dataDir, ["data", "generate", "--patients", "50", "--seed", "1"])
     const before = datasetDigest(dataDir)
-    const r = runHcc(dataDir, ["data", "import", variant("axis_scores", edit)])
+    const r = tryHcc(dataDir, ["data", "import", variant("axis_scores", edit)])
     expect(r.status).toBe(1)
     expect(r.stderr).toContain(`axis_scores.csv:${line}: patient_id, month: duplicate of an earlier row`)
     expect(datasetDigest(dataDir)).toBe(before)

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { datasetDigest, type Table, tablesOf } from "../support/datasets.ts"
-import { hcc, ROOT, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, ROOT, tryHcc, tempDataDir } from "../support/server.ts"
 
 let t: Record<string, Table>
 let summary: Record<string, any>
@@ -178,7 +178,7 @@ describe("FHIR import: the summary", () => {
     expect(summary.as_of).toBe("2024-12-31")
   })
   it("prints the same for people", () => {
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"))])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk"))])
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/^imported 5 patients from 15 FHIR files .*; as_of 2025-06-01$/m)
     expect(r.stdout).toMatch(/not read \(types the service does not use\):\n {2}Claim: 2/)
@@ -215,21 +215,21 @@ describe("FHIR import: bad input imports nothing", () => {
     ["two patients with one id", "Patient.ndjson", (l: Array<object | string>) => l.push({ ...(l[0] as object) }), /Patient\.ndjson:6: Patient\.id: 'p1' is also the id of the Patient at Patient\.ndjson:1; without meta\.lastUpdated/]
   ])("%s", (_, file, edit, message) => {
     // --strict: a reference to a patient the export lacks is a problem too (else left out and counted: orphans.test.ts).
-    const r = runHcc(target, ["data", "import", "--format", "fhir", "--strict", variant(file, edit)])
+    const r = tryHcc(target, ["data", "import", "--format", "fhir", "--strict", variant(file, edit)])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/nothing was imported: \d+ problems?/)
     expect(r.stderr).toMatch(message)
     expect(datasetDigest(target)).toBe(before)
   })
   it("lists the first 50 problems, then a count", () => {
-    const r = runHcc(target, ["data", "import", "--format", "fhir", variant("Observation.1.ndjson", (l) => {
+    const r = tryHcc(target, ["data", "import", "--format", "fhir", variant("Observation.1.ndjson", (l) => {
       for (let i = 0; i < 60; i++) l.push("not json")
     })])
     expect(r.stderr).toMatch(/nothing was imported: 60 problems/)
     expect(r.stderr).toMatch(/… and 10 more/)
   })
   it("unknown code systems and unmapped codes are not errors", () => {
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", variant("Condition.ndjson", (l) => l.push({ resourceType: "Condition", id: "cx", subject: { reference: "Patient/p3" }, code: { coding: [{ system: "http://example.org/local-codes", code: "X-1", display: "Local finding" }] } }))])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "fhir", variant("Condition.ndjson", (l) => l.push({ resourceType: "Condition", id: "cx", subject: { reference: "Patient/p3" }, code: { coding: [{ system: "http://example.org/local-codes", code: "X-1", display: "Local finding" }] } }))])
     expect(r.status).toBe(0)
   })
 })
@@ -256,7 +256,7 @@ describe("FHIR import: an operator's own axis model and region map", () => {
     expect(tablesOf(dir).axis_scores!.find((r) => r.patient_id === "3" && r.month === "2024-04")!.rs).toBe("6")
     model.instruments.push({ id: "bad", name: "bad", code: { system: "http://loinc.org", code: "1-8" }, axis: "XX", transform: { type: "linear", range: [5, 1], direction: "up" }, rationale: "", source: "" })
     writeFileSync(file, JSON.stringify(model))
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk")), "--axis-model", file])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "bulk")), "--axis-model", file])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/model\.json: \/instruments\/\d+\/axis: /)
   })

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { type Table, tablesOf } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, tryHcc, tempDataDir } from "../support/server.ts"
 
 const BASE = "2024-06-01T08:00:00Z"
 const LATER = "2024-09-15T14:30:00.250+02:00"
@@ -86,7 +86,7 @@ describe("FHIR: a resource read in several versions", () => {
   it("two versions without meta.lastUpdated: the import fails naming both places", () => {
     const files = versioned(undefined)
     const copy = { "Condition.ndjson": [find(files, "Condition.ndjson", "c2")] }
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "base"), files), writeEhrExport(join(tempDataDir(), "again"), copy)])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "fhir", writeEhrExport(join(tempDataDir(), "base"), files), writeEhrExport(join(tempDataDir(), "again"), copy)])
     expect(r.status).not.toBe(0)
     expect(r.stderr).toMatch(/again\/Condition\.ndjson:1: Condition\.id: 'c2' is also the id of the Condition at .*base\/Condition\.ndjson:2; without meta\.lastUpdated on each version/)
   })

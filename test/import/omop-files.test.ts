@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { C, cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
 import { eachCdmTable } from "../fixtures/omop/duckdbTables.ts"
 import { datasetDigest, type Table, tablesOf } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, tryHcc, tempDataDir } from "../support/server.ts"
 
 type Row = ReadonlyArray<string | number>
 const text = (rows: ReadonlyArray<Row>, delimiter: string) => rows.map((r) => r.join(delimiter)).join("\n") + "\n"
@@ -82,7 +82,7 @@ const importOf = (folder: string) => {
 
 /** An import expected to be refused: its problem (the `--json` error on stderr). */
 const refusal = (folder: string) => {
-  const r = runHcc(tempDataDir(), ["data", "import", "--format", "omop", folder, "--json"])
+  const r = tryHcc(tempDataDir(), ["data", "import", "--format", "omop", folder, "--json"])
   const line = r.stderr.split("\n").find((l) => l.startsWith("{"))
   return { status: r.status, stderr: r.stderr, problem: JSON.parse(line ?? "{}") as { code?: string; errors?: ReadonlyArray<string> } }
 }

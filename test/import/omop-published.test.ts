@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { C, cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
 import { eachCdmTable } from "../fixtures/omop/duckdbTables.ts"
 import { datasetDigest, tablesOf } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, tryHcc, tempDataDir } from "../support/server.ts"
 
 type Files = ReturnType<typeof cdmFiles>
 
@@ -158,7 +158,7 @@ describe("the vocabulary, kept to what the data uses", () => {
     const files = padded()
     const relationship = files["CONCEPT_RELATIONSHIP.csv"]!
     files["CONCEPT_RELATIONSHIP.csv"] = [relationship[0], relationship[1].map((r, i) => (i === 40_000 ? ["x12", ...r.slice(1)] : r))]
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "omop", writeCdm(join(tempDataDir(), "bad-vocabulary"), files)])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "omop", writeCdm(join(tempDataDir(), "bad-vocabulary"), files)])
     expect(r.status).toBe(1)
     expect(r.stderr).toContain("CONCEPT_RELATIONSHIP.csv:40002: concept_id_1: 'x12' is not an integer id")
   }, 120_000)

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
 import { omopFromExport } from "../fixtures/omop/fromDataset.ts"
-import { call, hcc, runHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
+import { call, hcc, tryHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 import { datasetDigest, readmeCalls, type Table, tablesOf } from "../support/datasets.ts"
 let t: Record<string, Table>
 let summary: Record<string, any>
@@ -95,7 +95,7 @@ describe("OMOP import: bad input imports nothing", () => {
     ["a year of birth that is not a year", "PERSON.csv", (r: Array<Array<string | number>>) => (r[1]![2] = "19x5"), /PERSON\.csv:3: year_of_birth: '19x5' is not a year/]
   ])("%s", (_, file, edit, message) => {
     // --strict: a row naming a person PERSON lacks is a problem too (else it is left out and counted: orphans.test.ts).
-    const r = runHcc(target, ["data", "import", "--format", "omop", "--strict", variant(file, edit)])
+    const r = tryHcc(target, ["data", "import", "--format", "omop", "--strict", variant(file, edit)])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(message)
     expect(datasetDigest(target)).toBe(before)
@@ -103,7 +103,7 @@ describe("OMOP import: bad input imports nothing", () => {
   it("a folder without PERSON", () => {
     const files = cdmFiles()
     delete (files as Record<string, unknown>)["PERSON.csv"]
-    const r = runHcc(target, ["data", "import", "--format", "omop", writeCdm(join(tempDataDir(), "bad"), files)])
+    const r = tryHcc(target, ["data", "import", "--format", "omop", writeCdm(join(tempDataDir(), "bad"), files)])
     expect(r.stderr).toMatch(/person\.csv: missing \(required/)
   })
 })

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { cdmFiles, writeCdm } from "../fixtures/omop/cdm.ts"
 import { datasetDigest, type Table, tablesOf } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, tryHcc, tempDataDir } from "../support/server.ts"
 
 type Rows = Array<Array<string | number>>
 
@@ -54,7 +54,7 @@ describe("OMOP: rows naming a person PERSON lacks", () => {
     const target = tempDataDir()
     hcc(target, ["data", "generate", "--patients", "200", "--seed", "3"])
     const before = datasetDigest(target)
-    const r = runHcc(target, ["data", "import", "--format", "omop", omopWithOrphans(60)])
+    const r = tryHcc(target, ["data", "import", "--format", "omop", omopWithOrphans(60)])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/nothing was imported/)
     expect(r.stderr).toMatch(/of \d+ rows read \(\d+\.\d %\) name a person the data does not hold, more than the 50 % an import accepts/)
@@ -62,7 +62,7 @@ describe("OMOP: rows naming a person PERSON lacks", () => {
     expect(datasetDigest(target)).toBe(before)
   })
   it("--strict: each is a problem at its line", () => {
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "omop", "--strict", omopWithOrphans(1)])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "omop", "--strict", omopWithOrphans(1)])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/observation_period\.csv:3: person_id: person 90 is not in the PERSON table/)
     expect(r.stderr).toMatch(/measurement\.csv:\d+: person_id: person 91 is not in the PERSON table/)

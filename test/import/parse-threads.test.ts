@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { join } from "node:path"
 import { writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { datasetDigest } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, tryHcc, tempDataDir } from "../support/server.ts"
 
 const importInto = (bulk: string, ...args: ReadonlyArray<string>) => {
   const dataDir = tempDataDir()
@@ -31,10 +31,10 @@ describe("a FHIR import's parse threads", () => {
 
   it("--threads takes auto or 0 to 99, and only with --format fhir", () => {
     const bulk = writeEhrExport(join(tempDataDir(), "bulk"))
-    const wrong = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", bulk, "--threads", "many"])
+    const wrong = tryHcc(tempDataDir(), ["data", "import", "--format", "fhir", bulk, "--threads", "many"])
     expect(wrong.status).toBe(2)
     expect(wrong.stderr).toContain("--threads must be auto or a whole number from 0 to 99")
-    const omop = runHcc(tempDataDir(), ["data", "import", "--format", "omop", bulk, "--threads", "2"])
+    const omop = tryHcc(tempDataDir(), ["data", "import", "--format", "omop", bulk, "--threads", "2"])
     expect(omop.status).toBe(2)
     expect(omop.stderr).toContain("--threads is for --format fhir")
   })

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Table, tablesOf } from "../support/datasets.ts"
-import { call, hcc, runHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
+import { call, hcc, tryHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const csv = (rows: ReadonlyArray<ReadonlyArray<string | number>>) => rows.map((r) => r.join(",")).join("\n") + "\n"
 
@@ -69,7 +69,7 @@ describe("a dataset whose dates are shifted into the future", () => {
     expect([r.status, ((await r.json()) as Record<string, any>).code]).toEqual([422, "cohort_too_small"])
   })
   it("a birth after the death is still a problem", () => {
-    const r = runHcc(tempDataDir(), ["data", "import", "--format", "omop", shiftedCdm([[1, 8532, 2102], [2, 8507, 2130], [3, 8532, 2182]])])
+    const r = tryHcc(tempDataDir(), ["data", "import", "--format", "omop", shiftedCdm([[1, 8532, 2102], [2, 8507, 2130], [3, 8532, 2182]])])
     expect(r.status).toBe(1)
     expect(r.stderr).toMatch(/person\.csv:4: year_of_birth: born in 2182, after the death on 2181-02-03/)
   })

@@ -10,7 +10,7 @@ import { formatDate } from "../../src/health/calendar.ts"
 import { dayOf, dayReader } from "../../src/formats/fhir/common.ts"
 import { ehrFiles, writeEhrExport } from "../fixtures/fhir/ehr.ts"
 import { tablesOf } from "../support/datasets.ts"
-import { hcc, runHcc, tempDataDir } from "../support/server.ts"
+import { hcc, tryHcc, tempDataDir } from "../support/server.ts"
 
 const dayIn = (zone: string | undefined, value: string) => {
   const day = dayReader(zone)(value, "x")
@@ -65,10 +65,10 @@ describe("dates of instants in a time zone", () => {
     expect(local).not.toContain("2024-03-02")
     expect(local.length).toBe(asWritten.length)
 
-    const wrong = runHcc(tempDataDir(), ["data", "import", "--format", "fhir", bulk, "--time-zone", "Mars/Olympus_Mons"])
+    const wrong = tryHcc(tempDataDir(), ["data", "import", "--format", "fhir", bulk, "--time-zone", "Mars/Olympus_Mons"])
     expect(wrong.status).not.toBe(0)
     expect(wrong.stderr).toContain("--time-zone: 'Mars/Olympus_Mons' is not an IANA time zone name")
-    const omop = runHcc(tempDataDir(), ["data", "import", "--format", "omop", bulk, "--time-zone", "UTC"])
+    const omop = tryHcc(tempDataDir(), ["data", "import", "--format", "omop", bulk, "--time-zone", "UTC"])
     expect(omop.stderr).toContain("--time-zone is for --format fhir")
   })
 })

@@ -4,6 +4,7 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { expect } from "vitest"
 import { testDatabase } from "./postgres.ts"
 import { type ServerOptions, startServer, type TestServer } from "./server.ts"
 
@@ -12,14 +13,16 @@ export const ENGINES = ["sqlite", "postgres"] as const
 /** One engine. */
 export type Engine = (typeof ENGINES)[number]
 
-const databases = new Map<Engine, Promise<string>>()
+/** Each test file's database, by file: a worker runs many files and keeps this module between them. */
+const databases = new Map<string, Promise<string>>()
 /** The test file's database on `engine` (undefined for SQLite, which lives in the data folder). */
 export const databaseFor = async (engine: Engine): Promise<string | undefined> => {
   if (engine === "sqlite") return undefined
-  let url = databases.get(engine)
+  const file = expect.getState().testPath ?? ""
+  let url = databases.get(file)
   if (url === undefined) {
     url = testDatabase()
-    databases.set(engine, url)
+    databases.set(file, url)
   }
   return url
 }

@@ -192,10 +192,13 @@ const targetOf = (t: Target): DbTarget => (typeof t === "string" ? { dataDir: t 
  * without a process start each). `runHcc` runs the `hcc` process itself.
  */
 export const hcc = (target: Target, args: ReadonlyArray<string>): string => {
-  const r = hccOnThread(args, dbEnv(targetOf(target)))
+  const r = tryHcc(target, args)
   if (r.status !== 0) throw new Error(`hcc ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}${r.stdout}`)
   return r.stdout
 }
+
+/** `hcc <args>` on this process's command thread (as `hcc`): exit code and output, whatever the outcome. */
+export const tryHcc = (target: Target, args: ReadonlyArray<string>) => hccOnThread(args, dbEnv(targetOf(target)))
 
 /** Runs the `hcc <args>` process against a target's database; returns exit code and output whatever the outcome. */
 export const runHcc = (target: Target, args: ReadonlyArray<string>) => {
