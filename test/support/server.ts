@@ -71,17 +71,24 @@ const copyTemplate = (template: string, dir: string): string => {
 /** A fresh data folder holding a copy of the run's generated 30,000-patient dataset and its snapshot (globalSetup.ts). */
 export const fixtureDataDir = (fixtureDir: string): string => copyTemplate(fixtureDir, tempDataDir())
 
-/** The run's copy of the default dataset a new server generates (globalSetup.ts), or undefined outside a test file. */
-const defaultTemplate = (): string | undefined => {
+/** The service's own default population (HCC_POPULATION unset), on which the documented examples are recorded. */
+export const SERVICE_DEFAULT_PATIENTS = 50_000
+
+/**
+ * The run's copy of the dataset a new server generates with `population` patients and the default
+ * seed (globalSetup.ts), or undefined when the run has none (or outside a test file).
+ */
+const defaultTemplate = (population: string | undefined): string | undefined => {
   try {
-    return inject("defaultDir")
+    if (population === undefined || population === String(DEFAULT_PATIENTS)) return inject("defaultDir")
+    return population === String(SERVICE_DEFAULT_PATIENTS) ? inject("serviceDefaultDir") : undefined
   } catch {
     return undefined
   }
 }
 
-/** Variables under which a server's first start would make another dataset than the run's default one. */
-const OWN_DATASET = ["HCC_POPULATION", "HCC_SEED", "DATABASE_URL", "HCC_DATA_DIR"]
+/** Variables under which a server's first start would make another dataset than a template of the run. */
+const OWN_DATASET = ["HCC_SEED", "DATABASE_URL", "HCC_DATA_DIR"]
 
 /** A process's command line, as the kernel has it (Linux). */
 export const commandLine = (pid: number): ReadonlyArray<string> => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((a) => a !== "")
@@ -120,7 +127,7 @@ export interface ServerOptions {
 export const startServer = (options: ServerOptions = {}): Promise<TestServer> => {
   const template = options.dataDir !== undefined || options.fresh === true || options.databaseUrl !== undefined || OWN_DATASET.some((v) => options.env?.[v] !== undefined)
     ? undefined
-    : defaultTemplate()
+    : defaultTemplate(options.env?.HCC_POPULATION)
   const dataDir = options.dataDir ?? (template === undefined ? tempDataDir() : copyTemplate(template, tempDataDir()))
   const target: DbTarget = { dataDir, databaseUrl: options.databaseUrl }
   const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
