@@ -306,7 +306,8 @@ export interface CliIo {
 export const runCli = (args: ReadonlyArray<string>, io: CliIo): Promise<number> => {
   if (args[0] === "serve") return Promise.reject(new Error("runCli does not serve: start the server as a process"))
   const lines = (write: (text: string) => void) => (...parts: ReadonlyArray<unknown>) => write(parts.map(String).join(" ") + "\n")
-  const console: Console.Console = { ...globalThis.console, log: lines(io.out), info: lines(io.out), error: lines(io.err), warn: lines(io.err) }
+  // As Node's console: log, info and debug on stdout; error, warn and trace on stderr.
+  const console: Console.Console = { ...globalThis.console, log: lines(io.out), info: lines(io.out), debug: lines(io.out), error: lines(io.err), warn: lines(io.err), trace: lines(io.err) }
   return commandLine(args, () => undefined, { done: false }).pipe(
     Effect.provideService(Console.Console, console),
     Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: definedOnly(io.env) })),
