@@ -9,8 +9,8 @@ export default defineConfig({
     // Most of a test file's time is spent waiting for the servers it starts (child processes), not
     // in its own worker: three files at a time keep a 2-core machine busy without oversubscribing it.
     maxWorkers: 3,
-    // A worker runs file after file without loading its modules anew (starting a worker and loading
-    // the modules the files share, the command thread's among them, was a large part of the run).
+    // A worker runs file after file without loading its modules anew: a worker per file would start
+    // a process and load the modules the files share (the command thread's among them) each time.
     // So a helper keeps per-file state by file (engines.ts's databases), and a file leaves no
     // process-wide state behind (an environment variable it sets is set back).
     isolate: false,
