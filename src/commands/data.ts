@@ -9,7 +9,7 @@ import { AppConfig, parseThreads } from "../config/AppConfig.ts"
 import * as Database from "../db/Database.ts"
 import { replaceDataset } from "../health/DatasetWriter.ts"
 import { removeSnapshot } from "../health/snapshot.ts"
-import { MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
+import { DEFAULT_POPULATION, MAX_PATIENTS, MAX_SEED } from "../config/limits.ts"
 import { generatedForWriting } from "../synthetic/generationThread.ts"
 import { inPhase, progressBar, ProgressOut } from "../health/progress.ts"
 import { formatSummary, type ImportSummary } from "../pipeline/importSummary.ts"
@@ -29,7 +29,7 @@ const SWITCH_NOTE = "A running server switches to it on its own within HCC_DATAS
 export const dataGenerate = Command.make(
   "generate",
   {
-    patients: Flag.Int("patients").pipe(Flag.withDescription(`Patients to generate, 1 to ${MAX_PATIENTS} (default HCC_POPULATION, 50000)`), Flag.optional),
+    patients: Flag.Int("patients").pipe(Flag.withDescription(`Patients to generate, 1 to ${MAX_PATIENTS} (default HCC_POPULATION, ${DEFAULT_POPULATION})`), Flag.optional),
     seed: Flag.Int("seed").pipe(Flag.withDescription("Generator seed (default HCC_SEED); the same seed gives the same data"), Flag.optional)
   },
   (flags) =>

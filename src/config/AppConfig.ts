@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { availableParallelism } from "node:os"
-import { MAX_PATIENTS, MAX_SEED } from "./limits.ts"
+import { DEFAULT_POPULATION, MAX_PATIENTS, MAX_SEED } from "./limits.ts"
 import type { ScoreStorage } from "../health/panelStorage.ts"
 import { DEFAULT_DISCLOSURE, type DisclosureSettings } from "../plugin/disclosure.ts"
 
@@ -152,7 +152,7 @@ export const settingsConfig: Config.Config<AppSettings> = Config.all({
     Config.map((s) => (s.charAt(0).toUpperCase() + s.slice(1)) as AppSettings["logLevel"])
   ),
   population: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_PATIENTS })), "HCC_POPULATION").pipe(
-    Config.withDefault(50_000)
+    Config.withDefault(DEFAULT_POPULATION)
   ),
   seed: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_SEED })), "HCC_SEED").pipe(Config.withDefault(20_240_601)),
   shutdownGraceSeconds: Config.Int("HCC_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),

@@ -5,6 +5,8 @@
 
 /** Largest population the id scheme and a 24 GiB machine comfortably hold. */
 export const MAX_PATIENTS = 10_000_000
+/** The population generated when HCC_POPULATION is not set (the documented examples are recorded on it). */
+export const DEFAULT_POPULATION = 50_000
 /** Seeds are 32-bit unsigned integers (the random streams mix them as such). */
 export const MAX_SEED = 4_294_967_295
 

@@ -33,7 +33,7 @@ export interface ProgressStream {
 export const ProgressOut = Context.Reference<ProgressStream>("hcc/health/ProgressOut", { defaultValue: () => process.stderr })
 
 /** A progress display under `label` on `stream` (see the module comment). */
-export const progressBar = (label: string, stream: ProgressStream = process.stderr): PhaseProgress => {
+export const progressBar = (label: string, stream: ProgressStream): PhaseProgress => {
   let phase: string | undefined
   let started = performance.now()
   let lastTenth = -1

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { inject } from "vitest"
 import type { DbTarget } from "./db.ts"
+import { DEFAULT_POPULATION } from "../../src/config/limits.ts"
 import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
 import { hccOnThread } from "./cliThread.ts"
 
@@ -72,7 +73,7 @@ const copyTemplate = (template: string, dir: string): string => {
 export const fixtureDataDir = (fixtureDir: string): string => copyTemplate(fixtureDir, tempDataDir())
 
 /** The service's own default population (HCC_POPULATION unset), on which the documented examples are recorded. */
-export const SERVICE_DEFAULT_PATIENTS = 50_000
+export const SERVICE_DEFAULT_PATIENTS = DEFAULT_POPULATION
 
 /**
  * The run's copy of the dataset a new server generates with `population` patients and the default
