@@ -32,6 +32,19 @@ let servers: ReadonlyArray<TestServer> = []
 let ehrSummary: Record<string, any>
 let vendorSummary: Record<string, any>
 
+/** What an EHR's export leaves out of one line of ours: the service's own codings and adherence extensions; device outcome observations whole. */
+const ehrLine = (text: string): string | undefined => {
+  // A line naming none of them is written back as it was read (the export's lines are JSON.stringify's own).
+  if (!text.includes("urn:hcc:vocabulary:") && !text.includes("urn:hcc:fhir:adherence") && !text.includes('"focus"')) return text
+  const resource = JSON.parse(text) as Record<string, unknown>
+  if (resource.resourceType === "Observation" && resource.focus !== undefined) return undefined
+  return JSON.stringify(resource, (key, value) => {
+    if (key === "coding" && Array.isArray(value)) return value.filter((c: { system?: string }) => !c.system?.startsWith("urn:hcc:vocabulary:"))
+    if (key === "extension" && Array.isArray(value)) return value.filter((e: { url?: string }) => e.url !== "urn:hcc:fhir:adherence")
+    return value
+  })
+}
+
 /**
  * The export as an EHR would write it: the service's own codings, CodeSystems, adherence and
  * device outcome observations taken out, so only standard codes (SNOMED CT, RxNorm, …) are left.
@@ -43,25 +56,22 @@ const asEhrExport = (from: string): string => {
     // The surveillance series come beside the export, as an operator brings them.
     if (file.endsWith("_surveillance.csv")) copyFileSync(join(from, file), join(to, file))
     if (!file.endsWith(".ndjson.gz") || file.startsWith("CodeSystem")) continue
-    const lines = gunzipSync(readFileSync(join(from, file))).toString("utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>)
-    const kept = lines.filter((r) => !(r.resourceType === "Observation" && r.focus !== undefined)).map((r) => {
-      const text = JSON.stringify(r, (key, value) => {
-        if (key === "coding" && Array.isArray(value)) return value.filter((c: { system?: string }) => !c.system?.startsWith("urn:hcc:vocabulary:"))
-        if (key === "extension" && Array.isArray(value)) return value.filter((e: { url?: string }) => e.url !== "urn:hcc:fhir:adherence")
-        return value
-      })
-      return text
-    })
+    const kept = gunzipSync(readFileSync(join(from, file))).toString("utf8").trim().split("\n").flatMap((line) => ehrLine(line) ?? [])
     writeFileSync(join(to, file.replace(/\.gz$/, "")), kept.join("\n") + "\n")
   }
   return to
 }
 
 /** A day (YYYY-MM-DD) as an instant in UTC at 03:00 the next day: 22:00 or 23:00 of that day in New York (EST or EDT). */
-const eveningInNewYork = (day: string) => {
+const evenings = new Map<string, string>()
+const eveningInNewYork = (day: string): string => {
+  const known = evenings.get(day)
+  if (known !== undefined) return known
   const next = new Date(`${day}T00:00:00Z`)
   next.setUTCDate(next.getUTCDate() + 1)
-  return `${next.toISOString().slice(0, 10)}T03:00:00Z`
+  const evening = `${next.toISOString().slice(0, 10)}T03:00:00Z`
+  evenings.set(day, evening)
+  return evening
 }
 
 /** Epic's own encounter class system (an `urn:oid:1.2.840.114350…` system, R4's extensible binding), by the HL7 v3 class it stands for. */
@@ -72,6 +82,18 @@ const EPIC_CLASSES: Readonly<Record<string, { readonly code: string; readonly di
   EMER: { code: "3", display: "Emergency" }
 }
 const DATE_TIME_KEYS = new Set(["start", "end", "effectiveDateTime", "onsetDateTime", "authoredOn", "recordedDate", "performedDateTime", "date"])
+/** A date-only value of one of those keys, at any depth, in a line as JSON.stringify writes it (no spaces; a key in a string value would have its quotes escaped). */
+const DATE_ONLY_VALUE = new RegExp(`"(${[...DATE_TIME_KEYS].join("|")})":"(\\d{4}-\\d{2}-\\d{2})"`, "g")
+
+/** One line in the vendor's shapes: a line with an encounter class is read and rewritten; any other only has its dates changed, in place. */
+const vendorLine = (text: string): string =>
+  text.includes('"class"')
+    ? JSON.stringify(JSON.parse(text, (key, value) => {
+      if (DATE_TIME_KEYS.has(key) && typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return eveningInNewYork(value)
+      if (key === "class" && value !== null && typeof value === "object" && EPIC_CLASSES[value.code] !== undefined) return { system: EPIC_CLASS, ...EPIC_CLASSES[value.code] }
+      return value
+    }))
+    : text.replace(DATE_ONLY_VALUE, (_, key: string, day: string) => `"${key}":"${eveningInNewYork(day)}"`)
 
 /**
  * The EHR-style export in a vendor's shapes: Epic's encounter classes; every date-time an instant in
@@ -87,11 +109,7 @@ const asVendorExport = (from: string): string => {
       copyFileSync(join(from, file), join(to, file))
       continue
     }
-    const lines = readFileSync(join(from, file), "utf8").trim().split("\n").map((l) => JSON.stringify(JSON.parse(l, (key, value) => {
-      if (DATE_TIME_KEYS.has(key) && typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return eveningInNewYork(value)
-      if (key === "class" && value !== null && typeof value === "object" && EPIC_CLASSES[value.code] !== undefined) return { system: EPIC_CLASS, ...EPIC_CLASSES[value.code] }
-      return value
-    })))
+    const lines = readFileSync(join(from, file), "utf8").trim().split("\n").map(vendorLine)
     if (file === "Patient.ndjson") lines.push(JSON.stringify({ resourceType: "Patient", id: "no-birth-date", gender: "female" }))
     if (file === "Condition.ndjson") {
       const condition = (id: string, patient: string, code: string, display: string) =>
