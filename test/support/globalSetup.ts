@@ -45,20 +45,32 @@ const datasetTemplate = async (args: ReadonlyArray<string>, env: Record<string, 
   return dir
 }
 
-export default async function setup(project: TestProject) {
-  // Every temporary folder of the run (servers' data folders, packed packages, the fixture) goes
-  // under one folder, removed at the end: the test files and the servers they start inherit TMPDIR.
-  // (PostgreSQL's own folder stays outside: its server runs as another user when we are root.)
-  const postgres = await startPostgres()
-  project.provide("pgUrl", postgres.url)
+/**
+ * The run's folder for everything temporary (TMPDIR for the run: the test files and the servers
+ * they start inherit it), and Node's compile cache in it; returns the folder.
+ */
+export const runFolder = (): string => {
   const runDir = mkdtempSync(join(tmpdir(), "hcc-test-run-"))
   process.env.TMPDIR = runDir
   // The run starts hundreds of node processes (servers, the CLI) over the same modules: Node's
   // on-disk compile cache lets every one after the first skip compiling them.
   process.env.NODE_COMPILE_CACHE = join(runDir, "node-compile-cache")
+  return runDir
+}
+
+/** The 1,000-patient dataset every test server would generate on its first start, with its snapshot. */
+export const defaultTemplate = () => datasetTemplate([], { HCC_POPULATION: String(DEFAULT_PATIENTS) })
+
+export default async function setup(project: TestProject) {
+  // Every temporary folder of the run (servers' data folders, packed packages, the fixture) goes
+  // under one folder, removed at the end.
+  // (PostgreSQL's own folder stays outside: its server runs as another user when we are root.)
+  const postgres = await startPostgres()
+  project.provide("pgUrl", postgres.url)
+  const runDir = runFolder()
   const [dir, defaultDir, serviceDefaultDir] = await Promise.all([
     datasetTemplate(["--patients", String(FIXTURE_PATIENTS), "--seed", String(FIXTURE_SEED)], {}),
-    datasetTemplate([], { HCC_POPULATION: String(DEFAULT_PATIENTS) }),
+    defaultTemplate(),
     datasetTemplate([], { HCC_POPULATION: String(SERVICE_DEFAULT_PATIENTS) })
   ])
   project.provide("fixtureDir", dir)
