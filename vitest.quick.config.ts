@@ -43,6 +43,7 @@ export const QUICK_FILES: ReadonlyArray<string> = [
   "test/plugin/disclosure.test.ts",
   "test/plugin/helpers.test.ts",
   "test/plugin/surface.test.ts",
+  "test/package/up-to-date.test.ts",
   "test/plugins/import-boundary.test.ts",
   "test/views/spec-schema.test.ts",
   "test/views/view-data.test.ts",
