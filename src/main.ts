@@ -143,15 +143,26 @@ export const ServiceLive = (config: Layer.Layer<AppConfig, unknown>) =>
     Layer.provide(Otel.layer())
   )
 
+/** How `serveWith` runs: `hcc serve`'s options over the settings, and where the log goes. */
+export interface ServeOptions {
+  readonly workers?: number | undefined
+  readonly threads?: number | undefined
+  readonly logLevel?: AppSettings["logLevel"] | undefined
+  /**
+   * Takes each log line (without its newline) in place of the process's stdout: for a program that
+   * runs servers in its own process (the test suite), one log per server.
+   */
+  readonly write?: ((line: string) => void) | undefined
+}
+
 /**
  * Runs the service until interrupted (SIGTERM/SIGINT), with the JSON logger at HCC_LOG_LEVEL: one
  * server in this process, or, with more than one worker (HCC_WORKERS or `workers`), a cluster
  * primary supervising that many (src/cluster/Supervisor.ts). Each server process has HCC_THREADS
- * (or `threads`) compute threads (src/compute/ComputePool.ts).
+ * (or `threads`) compute threads (src/compute/ComputePool.ts). The settings are read from the
+ * ConfigProvider in context (the process's environment unless one is provided).
  */
-export const serveWith = (
-  options: { readonly workers?: number | undefined; readonly threads?: number | undefined; readonly logLevel?: AppSettings["logLevel"] | undefined } = {}
-) =>
+export const serveWith = (options: ServeOptions = {}) =>
   Effect.gen(function*() {
     const loaded = yield* AppConfig
     // `hcc serve --log-level` and `--threads` win over HCC_LOG_LEVEL and HCC_THREADS.
@@ -169,7 +180,7 @@ export const serveWith = (
     const run = workers > 1 && !isWorker()
       ? Effect.scoped(Effect.andThen(MetricsServer.primary(config), supervise(workers, config.shutdownGraceSeconds)))
       : Layer.launch(ServiceLive(Layer.succeed(AppConfig, config)))
-    return yield* Effect.andThen(flagsNote, run).pipe(Effect.provide(JsonLogger.layer(config.logLevel)))
+    return yield* Effect.andThen(flagsNote, run).pipe(Effect.provide(JsonLogger.layer(config.logLevel, options.write)))
   }).pipe(
     Effect.provide(AppConfig.layer),
     Effect.onExit((exit) => {
@@ -179,7 +190,7 @@ export const serveWith = (
         Effect.annotateLogs({ error: error instanceof Error ? error.message : String(error) })
       )
     }),
-    Effect.provide(JsonLogger.layer("Info"))
+    Effect.provide(JsonLogger.layer("Info", options.write))
   )
 
 /** `npm start`: the service as configured by the environment. */

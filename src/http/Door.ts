@@ -28,13 +28,13 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Principal } from "../auth/Accounts.ts"
 import type { makeAuthorize } from "../auth/authorize.ts"
 import { AppConfig } from "../config/AppConfig.ts"
-import { ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
+import { LogLineWriter, ProbeLogEnabled, RequestLogEnabled } from "../log/JsonLogger.ts"
 import { Metering } from "../metering/Metering.ts"
 import { otlpEnabled } from "../observability/Otel.ts"
 import { Authorization } from "./ApiContract.ts"
 import { answerProblem, makeRequestGuard } from "./Guard.ts"
 import { optionsResponse } from "./Hygiene.ts"
-import { NodeServer } from "./NodeServer.ts"
+import { isDraining, NodeServer } from "./NodeServer.ts"
 import { BadRequest, MAX_BODY_BYTES, MethodNotAllowed, NotFound, type PayloadTooLarge, payloadTooLarge, PROBLEM_JSON, problemText } from "./Problems.ts"
 import { CurrentRequestInfo, type RequestInfo } from "./RequestContext.ts"
 
@@ -197,7 +197,13 @@ export const doorLayer = <R>(routes: RouteTable<R>) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const server = yield* NodeServer
     const config = yield* AppConfig
-    const guard = makeRequestGuard(new Set(routes.keys()), yield* Metering, yield* RequestLogEnabled, config.corsOrigins, yield* ProbeLogEnabled)
+    const guard = makeRequestGuard(new Set(routes.keys()), yield* Metering, {
+      logRequests: yield* RequestLogEnabled,
+      logProbes: yield* ProbeLogEnabled,
+      corsOrigins: config.corsOrigins,
+      draining: () => isDraining(server),
+      writeLine: yield* LogLineWriter
+    })
     // A coordinator serves only its network's endpoints; a domain path says where they are.
     const notFoundDetail = (path: string) =>
       config.network !== undefined && path.startsWith("/v1/") && !path.startsWith("/v1/network/")

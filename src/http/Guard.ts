@@ -12,11 +12,9 @@ import type * as Tracer from "effect/Tracer"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { randomFillSync, randomUUID } from "node:crypto"
 import { type AnyProblem, InternalError, isProblem, problemAnswer, Unavailable } from "./Problems.ts"
-import { writeLine } from "../log/LogSink.ts"
 import { Metering, rateLimitHeaders } from "../metering/Metering.ts"
 import type { RequestInfo } from "./RequestContext.ts"
 import { encodeResponse } from "./Encoding.ts"
-import { isDraining } from "./NodeServer.ts"
 import { corsHeaders, securityHeaders } from "./Hygiene.ts"
 import { recordRequest } from "../observability/Metrics.ts"
 
@@ -85,10 +83,24 @@ export const answerProblem = (problem: AnyProblem, info: RequestInfo, headers?: 
   return problemAnswer(problem, headers)
 }
 
+/** How a guard logs and what it asks of its server. */
+export interface GuardOptions {
+  /** Whether each answered request gets a log line (Info). */
+  readonly logRequests: boolean
+  /** Whether probe requests (/healthz, /readyz) get one too. */
+  readonly logProbes?: boolean
+  readonly corsOrigins?: ReadonlyArray<string>
+  /** Whether the server is shutting down (every answer then closes its connection). */
+  readonly draining: () => boolean
+  /** Where request lines go (the server's log stream). */
+  readonly writeLine: (line: string) => void
+}
+
 /**
  * The guard for a set of known paths (the rest are counted as `unmatched` in the metrics).
  */
-export const makeRequestGuard = (known: ReadonlySet<string>, metering: Metering["Service"], logRequests: boolean, corsOrigins: ReadonlyArray<string> = [], logProbes = false) => {
+export const makeRequestGuard = (known: ReadonlySet<string>, metering: Metering["Service"], options: GuardOptions) => {
+  const { logRequests, logProbes = false, corsOrigins = [], draining, writeLine } = options
   const start = (
     req: { readonly method: string; readonly url: string; readonly headers: Readonly<Record<string, string | undefined>> },
     started: bigint,
@@ -121,7 +133,7 @@ export const makeRequestGuard = (known: ReadonlySet<string>, metering: Metering[
       traceparent: `00-${trace.traceId}-${trace.spanId}-${trace.flags}`,
       ...info.responseHeaders,
       // Shutting down: every answer closes its connection, whenever its request arrived.
-      ...(isDraining() ? { connection: "close" } : {})
+      ...(draining() ? { connection: "close" } : {})
     }
     const res = encodeResponse(HttpServerResponse.setHeaders(response, headers), g)
     if (res.status === 429 && info.principal !== undefined) metering.refused(info.principal.account.id, path)

@@ -28,10 +28,6 @@ interface Connection {
   idleSince: number
 }
 
-/** Whether this process is shutting down (responses then carry `Connection: close`). */
-let draining = false
-export const isDraining = (): boolean => draining
-
 /** A problem+json response written straight to a socket, for requests Node refuses before the app sees them. */
 const rawProblem = (status: number, code: string, detail: string): string => {
   const requestId = randomUUID()
@@ -65,9 +61,11 @@ export class NodeServer extends Context.Service<NodeServer, Server>()("hcc/NodeS
 class DrainingServer extends Server {
   /** Open connections: requests in progress on each, and since when it is idle. */
   readonly open = new Map<Socket, Connection>()
+  /** Whether this server is shutting down (its responses then carry `Connection: close`). */
+  draining = false
 
   override close(callback?: (err?: Error) => void): this {
-    draining = true
+    this.draining = true
     const started = Date.now()
     const sweep = setInterval(() => {
       const now = Date.now()
@@ -102,7 +100,7 @@ export const makeNodeServer = (
   server.on("connection", (socket: Socket) => {
     connections.set(socket, { active: 0, idleSince: Date.now() })
     socket.once("close", () => connections.delete(socket))
-    if (draining) return
+    if (server.draining) return
     if (connections.size > settings.maxConnections) {
       // Over the cap: close the longest-idle connection other than this one, else this one.
       let victim: Socket = socket
@@ -120,7 +118,7 @@ export const makeNodeServer = (
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const c = connections.get(req.socket)
     if (c !== undefined) c.active++
-    if (draining) res.setHeader("connection", "close")
+    if (server.draining) res.setHeader("connection", "close")
     let done = false
     const finish = () => {
       if (done) return
@@ -144,3 +142,6 @@ export const makeNodeServer = (
   })
   return server
 }
+
+/** Whether `server` (one made by makeNodeServer) is shutting down: its answers then close their connections. */
+export const isDraining = (server: Server): boolean => server instanceof DrainingServer && server.draining

@@ -32,10 +32,17 @@ export const RequestLogEnabled = Context.Reference<boolean>("hcc/RequestLogEnabl
 /** Whether probe requests (/healthz, /readyz) get a log line too: only at debug level and below. */
 export const ProbeLogEnabled = Context.Reference<boolean>("hcc/ProbeLogEnabled", { defaultValue: () => false })
 
+/**
+ * Where lines written outside the logger go (the request lines, Guard.ts, built without a fiber per
+ * request): the process's log stream unless `layer` was given a writer.
+ */
+export const LogLineWriter = Context.Reference<(line: string) => void>("hcc/LogLineWriter", { defaultValue: () => writeLine })
+
 /** Replaces the default logger and sets the minimum level; lines go to the process's log stream unless `write` takes them. */
 export const layer = (level: AppSettings["logLevel"], write?: (line: string) => void) =>
   Layer.mergeAll(
     Logger.layer([write === undefined ? jsonLogger : jsonLoggerTo(write)]),
+    Layer.succeed(LogLineWriter, write ?? writeLine),
     Layer.succeed(References.MinimumLogLevel, level === "None" ? "None" : level),
     Layer.succeed(RequestLogEnabled, !["Warn", "Error", "Fatal", "None"].includes(level)),
     Layer.succeed(ProbeLogEnabled, level === "Debug" || level === "Trace")
