@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { SERVER_NODE_FLAGS } from "./src/nodeFlags.ts"
 
 export default defineConfig({
   test: {
@@ -14,6 +15,9 @@ export default defineConfig({
     // So a helper keeps per-file state by file (engines.ts's databases), and a file leaves no
     // process-wide state behind (an environment variable it sets is set back).
     isolate: false,
+    // Test servers run on a thread of the worker (test/support/serverThread.ts): the worker starts
+    // with the server's node flags, as `npm start` does, so those servers run as a served process does.
+    execArgv: [...SERVER_NODE_FLAGS],
     globalSetup: ["test/support/globalSetup.ts"],
     reporters: ["default"]
   }

@@ -41,7 +41,7 @@ describe("the server's node flags", () => {
       expect(pids).toHaveLength(2)
       for (const pid of pids) expect(commandLine(pid)).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]))
       expect(warnings(server.logLines())).toHaveLength(1)
-      expect(commandLine(server.child.pid!)).not.toContain(SERVER_NODE_FLAGS[0])
+      expect(commandLine(server.child!.pid!)).not.toContain(SERVER_NODE_FLAGS[0])
     } finally {
       await server.stop()
     }

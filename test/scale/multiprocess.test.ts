@@ -73,7 +73,7 @@ const exactness = (make: () => Promise<Deployment>, minProcesses: number) => {
 describe("three servers on one PostgreSQL", () => {
   exactness(async () => {
     const databaseUrl = await testDatabase()
-    const servers = await Promise.all([0, 1, 2].map(() => startServer({ databaseUrl, env: PLUGINS })))
+    const servers = await Promise.all([0, 1, 2].map(() => startServer({ databaseUrl, env: PLUGINS, process: true })))
     return {
       name: "postgres",
       servers,
@@ -94,8 +94,8 @@ describe("hcc serve --workers 2 on SQLite", () => {
 describe("two servers started by hand on one data folder", () => {
   exactness(async () => {
     const dataDir = tempDataDir()
-    const first = await startServer({ dataDir, env: PLUGINS })
-    const second = await startServer({ dataDir, env: PLUGINS })
+    const first = await startServer({ dataDir, env: PLUGINS, process: true })
+    const second = await startServer({ dataDir, env: PLUGINS, process: true })
     return {
       name: "shared folder",
       servers: [first, second],
@@ -108,7 +108,7 @@ describe("two servers started by hand on one data folder", () => {
 describe("kill -9 of one process under load", () => {
   it("on PostgreSQL: every 2xx the client received has its ledger row, and the other servers keep answering", async () => {
     const databaseUrl = await testDatabase()
-    const servers = await Promise.all([0, 1, 2].map(() => startServer({ databaseUrl, env: PLUGINS })))
+    const servers = await Promise.all([0, 1, 2].map(() => startServer({ databaseUrl, env: PLUGINS, process: true })))
     try {
       const { accountId, token } = newAccount(servers[0]!, { tier: "unlimited", burstLimit: 100_000 })
       const victim = servers[1]!
@@ -117,7 +117,7 @@ describe("kill -9 of one process under load", () => {
         const server = servers[i % 3]!
         // Like a real client, each call gives up after a while: one in transit to the killed process may never be answered.
         inflight.push(call(server, "/v1/slow-echo", { token, timeoutMs: 10_000, body: { tag: `k${i}`, ms: 30 } }).catch(() => undefined))
-        if (i === 150) victim.child.kill("SIGKILL")
+        if (i === 150) victim.child!.kill("SIGKILL")
         if (i % 30 === 29) await new Promise((r) => setTimeout(r, 20))
       }
       const received = (await Promise.all(inflight)).filter((r): r is Response => r !== undefined && r.status === 200)

@@ -21,7 +21,8 @@ const pooledPlugins = [plugins, fixturePlugin("thread-exit")].join(",")
 
 beforeAll(async () => {
   ;[inProcess, pooled] = await Promise.all([
-    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "0", HCC_PLUGINS: plugins } }),
+    // A process: its answers come from its main thread (thread id 0), as a process with no compute threads answers.
+    startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "0", HCC_PLUGINS: plugins }, process: true }),
     startServer({ dataDir: fixtureDataDir(inject("fixtureDir")), env: { HCC_THREADS: "2", HCC_PLUGINS: pooledPlugins, HCC_METRICS_PORT: "0" } })
   ])
   await Promise.all([waitReady(inProcess), waitReady(pooled)])

@@ -34,7 +34,8 @@ const datasetTemplate = async (args: ReadonlyArray<string>, env: Record<string, 
   if (r.status !== 0) throw new Error(`dataset generation failed: ${r.stderr}`)
   const copy = mkdtempSync(join(tmpdir(), "hcc-template-"))
   for (const file of readdirSync(dir)) copyFileSync(join(dir, file), join(copy, file))
-  const server = await startServer({ dataDir: copy, env })
+  // A process: the run's own process keeps no server thread (it would hold the run open at its end).
+  const server = await startServer({ dataDir: copy, env, process: true })
   try {
     await waitForLog(server, (l) => l.msg === "health data loaded", 300_000)
   } finally {

@@ -1,7 +1,9 @@
 /**
- * Starts the real service (`node src/main.ts`) as a child process on an ephemeral port, reads the
- * bound port from its "listening" log line, and offers fetch helpers. Each server gets its own
- * temporary data folder unless one is passed (to test restarts).
+ * Starts the real service on an ephemeral port, reads the bound port from its "listening" log line,
+ * and offers fetch helpers. A server runs on this process's server thread (serverThread.ts: the
+ * same `serveWith` as `node src/main.ts`, without a process start each) unless what its test
+ * checks is per process; then it is `node src/main.ts` (or `hcc serve`) as a child process. Each
+ * server gets its own temporary data folder unless one is passed (to test restarts).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -13,6 +15,7 @@ import type { DbTarget } from "./db.ts"
 import { DEFAULT_POPULATION } from "../../src/config/limits.ts"
 import { SERVER_NODE_FLAGS } from "../../src/nodeFlags.ts"
 import { hccOnThread } from "./cliThread.ts"
+import { serveOnThread } from "./serverThread.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../..")
 
@@ -31,9 +34,10 @@ export interface TestServer extends DbTarget {
   readonly stderr: () => string
   /** Parsed JSON log lines so far. */
   readonly logLines: () => ReadonlyArray<Record<string, unknown>>
-  /** Sends a signal and resolves with the exit code. */
+  /** Sends a signal (a server on the thread: SIGTERM or SIGINT) and resolves with the exit code. */
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
-  readonly child: ChildProcess
+  /** The server's process; undefined for a server on this process's server thread (serverThread.ts). */
+  readonly child: ChildProcess | undefined
 }
 
 /** Waits until the server has logged a line matching `predicate` (log lines are flushed once per event-loop turn). */
@@ -122,49 +126,96 @@ export interface ServerOptions {
    * snapshot (the run makes it once), unless the environment asks for another dataset.
    */
   readonly fresh?: boolean
+  /**
+   * Run the server as its own process (`node src/main.ts`) even when the server thread would do:
+   * for a test of what is per process (its pid, stderr, signals, exit, resources).
+   */
+  readonly process?: boolean
 }
 
-/** Starts `node src/main.ts` with the given environment; rejects if it exits before listening. */
+/**
+ * Why a server must be a process of its own rather than run on the server thread (serverThread.ts),
+ * or undefined when the thread will do.
+ */
+const processNeeded = (options: ServerOptions, env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  if (options.process === true) return "asked"
+  if (options.serveArgs !== undefined || options.nodeArgs !== undefined) return "command line"
+  if (Object.keys(env).some((k) => k.startsWith("OTEL_") && env[k] !== undefined)) return "OpenTelemetry export"
+  if (env.HCC_THREADS !== "0" || (env.HCC_WORKERS ?? "1") !== "1" || env.HCC_METRICS_PORT !== undefined) return "threads, workers or metrics"
+  if (env.DATABASE_URL === undefined && threadDataDirs.has(resolve(env.HCC_DATA_DIR!))) return "a server on the thread has this SQLite file"
+  return undefined
+}
+
+/** The data folders of the servers running on the thread (SQLite ones). */
+const threadDataDirs = new Set<string>()
+
+/** Starts the service with the given environment (on the server thread, or `node src/main.ts`); rejects if it exits before listening. */
 export const startServer = (options: ServerOptions = {}): Promise<TestServer> => {
   const template = options.dataDir !== undefined || options.fresh === true || options.databaseUrl !== undefined || OWN_DATASET.some((v) => options.env?.[v] !== undefined)
     ? undefined
     : defaultTemplate(options.env?.HCC_POPULATION)
   const dataDir = options.dataDir ?? (template === undefined ? tempDataDir() : copyTemplate(template, tempDataDir()))
   const target: DbTarget = { dataDir, databaseUrl: options.databaseUrl }
+  // A small default population keeps start-up cheap for tests that do not query the data; no
+  // compute threads unless a test asks (many servers share this machine's cores during a run),
+  // and those at nice, not in the idle class: with both cores busy, idle-class threads run only
+  // when a core is free, so a thread's start would wait on the other test files. A test of the
+  // default passes HCC_COMPUTE_PRIORITY: undefined.
+  const env = { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: String(DEFAULT_PATIENTS), HCC_THREADS: "0", HCC_COMPUTE_PRIORITY: "nice" }), ...options.env }
+  if (processNeeded(options, env) === undefined) {
+    const folder = env.DATABASE_URL === undefined ? resolve(env.HCC_DATA_DIR!) : undefined
+    if (folder !== undefined) threadDataDirs.add(folder)
+    const server = serveOnThread(env)
+    const exited = server.exited.then((code) => {
+      if (folder !== undefined) threadDataDirs.delete(folder)
+      return code
+    })
+    return whenListening(target, server.output, () => "", exited, (signal) => {
+      if (signal !== "SIGTERM" && signal !== "SIGINT") throw new Error(`a server on the thread stops only as SIGTERM and SIGINT stop a process; start it with process: true for ${signal}`)
+      server.stop()
+    }, undefined)
+  }
   const args = options.serveArgs === undefined ? [join(ROOT, "src/main.ts")] : [join(ROOT, "src/cli.ts"), "serve", ...options.serveArgs]
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? SERVER_NODE_FLAGS), ...args], {
-    cwd: ROOT,
-    // A small default population keeps start-up cheap for tests that do not query the data; no
-    // compute threads unless a test asks (many servers share this machine's cores during a run),
-    // and those at nice, not in the idle class: with both cores busy, idle-class threads run only
-    // when a core is free, so a thread's start would wait on the other test files. A test of the
-    // default passes HCC_COMPUTE_PRIORITY: undefined.
-    env: { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: String(DEFAULT_PATIENTS), HCC_THREADS: "0", HCC_COMPUTE_PRIORITY: "nice" }), ...options.env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? SERVER_NODE_FLAGS), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   let err = ""
   child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d))
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d))
   const exited = new Promise<number | null>((res) => child.on("exit", (code) => res(code)))
+  return whenListening(target, () => out, () => err, exited, (signal) => {
+    if (child.exitCode === null) child.kill(signal)
+  }, child)
+}
+
+/** The test's handle on a started server, once its log says it listens; rejects if it ends first. */
+const whenListening = (
+  target: DbTarget,
+  stdout: () => string,
+  stderr: () => string,
+  exited: Promise<number | null>,
+  signal: (signal: NodeJS.Signals) => void,
+  child: ChildProcess | undefined
+): Promise<TestServer> => {
   const logLines = () =>
-    out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>)
+    stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>)
   return new Promise((resolvePromise, reject) => {
     const timer = setInterval(() => {
       const listening = logLines().find((l) => l.msg === "listening")
       if (listening !== undefined) {
         clearInterval(timer)
-        const demoFile = join(dataDir, "demo.token")
+        const demoFile = join(target.dataDir, "demo.token")
+        let stopped = false
+        void exited.then(() => (stopped = true))
         resolvePromise({
           url: `http://127.0.0.1:${String(listening.port)}`,
-          dataDir,
-          databaseUrl: options.databaseUrl,
+          dataDir: target.dataDir,
+          databaseUrl: target.databaseUrl,
           demoToken: existsSync(demoFile) ? readFileSync(demoFile, "utf8").trim() : "",
-          stdout: () => out,
-          stderr: () => err,
+          stdout,
+          stderr,
           logLines,
-          stop: (signal = "SIGTERM") => {
-            if (child.exitCode === null) child.kill(signal)
+          stop: (sig = "SIGTERM") => {
+            if (!stopped) signal(sig)
             return exited
           },
           child
@@ -173,7 +224,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
     }, 20)
     void exited.then((code) => {
       clearInterval(timer)
-      reject(new Error(`server exited with ${String(code)} before listening:\n${out}\n${err}`))
+      reject(new Error(`server exited with ${String(code)} before listening:\n${stdout()}\n${stderr()}`))
     })
   })
 }
