@@ -7,7 +7,15 @@
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, newAccount, runHcc, startServer, tempDataDir, type TestServer, waitForLog, waitReady } from "../support/server.ts"
+import { call, newAccount, runHcc, startServer, type Target, tempDataDir, type TestServer, tryHcc, waitForLog, waitReady } from "../support/server.ts"
+
+/**
+ * `hcc <args>` on the test's command thread: the same commands as the process (runCli, src/cli.ts;
+ * run-cli.test.ts holds the two to the same answers), without a process start each. `serve` runs as
+ * the process (runCli does not serve), and so do the tests below of what the process itself does:
+ * its exit code and its two streams.
+ */
+const command = (target: Target, args: ReadonlyArray<string>) => (args[0] === "serve" ? runHcc(target, args) : tryHcc(target, args))
 
 const json = (r: { readonly stdout: string }) => JSON.parse(r.stdout) as Record<string, any>
 const problem = (r: { readonly stderr: string }) => JSON.parse(r.stderr.trim().split("\n").at(-1)!) as Record<string, any>
@@ -16,7 +24,7 @@ describe("every command with --json", () => {
   const dir = tempDataDir()
 
   it("accounts create / list / update / disable / enable print JSON as the HTTP API names things", () => {
-    const created = runHcc(dir, ["accounts", "create", "--name", "acme", "--tier", "professional", "--burst-limit", "7", "--json"])
+    const created = command(dir, ["accounts", "create", "--name", "acme", "--tier", "professional", "--burst-limit", "7", "--json"])
     expect(created.status).toBe(0)
     const account = json(created)
     expect(account).toEqual({
@@ -29,18 +37,18 @@ describe("every command with --json", () => {
       created_at: expect.any(String),
       disabled_at: null
     })
-    const list = JSON.parse(runHcc(dir, ["accounts", "list", "--json"]).stdout) as Array<Record<string, unknown>>
+    const list = JSON.parse(command(dir, ["accounts", "list", "--json"]).stdout) as Array<Record<string, unknown>>
     expect(list).toEqual([account])
-    const updated = json(runHcc(dir, ["accounts", "update", account.id, "--tier", "Enterprise", "--burst-limit", "tier", "--daily-limit", "5", "--name", "acme-labs", "--json"]))
+    const updated = json(command(dir, ["accounts", "update", account.id, "--tier", "Enterprise", "--burst-limit", "tier", "--daily-limit", "5", "--name", "acme-labs", "--json"]))
     expect(updated).toMatchObject({ name: "acme-labs", tier: "Enterprise", daily_limit: 5, burst_per_minute: 200, overrides: { daily_limit: 5, burst_per_minute: null } })
-    const disabled = json(runHcc(dir, ["accounts", "disable", account.id, "--json"]))
+    const disabled = json(command(dir, ["accounts", "disable", account.id, "--json"]))
     expect(disabled.disabled_at).toEqual(expect.any(String))
-    expect(json(runHcc(dir, ["accounts", "enable", account.id, "--json"])).disabled_at).toBeNull()
+    expect(json(command(dir, ["accounts", "enable", account.id, "--json"])).disabled_at).toBeNull()
   })
 
   it("tokens issue / list / revoke print JSON; the token only from issue", () => {
-    const account = json(runHcc(dir, ["accounts", "create", "--name", "tokens-test", "--tier", "starter", "--json"]))
-    const issued = json(runHcc(dir, ["tokens", "issue", "--account", account.id, "--label", "ci", "--json"]))
+    const account = json(command(dir, ["accounts", "create", "--name", "tokens-test", "--tier", "starter", "--json"]))
+    const issued = json(command(dir, ["tokens", "issue", "--account", account.id, "--label", "ci", "--json"]))
     expect(issued).toEqual({
       id: expect.stringMatching(/^tok_/),
       account_id: account.id,
@@ -51,28 +59,28 @@ describe("every command with --json", () => {
       last_used_at: null,
       token: expect.stringMatching(/^hcc_/)
     })
-    const listed = JSON.parse(runHcc(dir, ["tokens", "list", "--account", account.id, "--json"]).stdout) as Array<Record<string, unknown>>
+    const listed = JSON.parse(command(dir, ["tokens", "list", "--account", account.id, "--json"]).stdout) as Array<Record<string, unknown>>
     expect(listed).toEqual([{ ...issued, token: undefined }].map(({ token: _, ...rest }) => rest))
-    expect(json(runHcc(dir, ["tokens", "revoke", issued.id, "--json"])).revoked_at).toEqual(expect.any(String))
+    expect(json(command(dir, ["tokens", "revoke", issued.id, "--json"])).revoked_at).toEqual(expect.any(String))
   })
 
   it("data generate / export / import print JSON on stdout, progress on stderr", () => {
     const data = tempDataDir()
-    const generated = runHcc(data, ["data", "generate", "--patients", "200", "--seed", "3", "--json"])
+    const generated = command(data, ["data", "generate", "--patients", "200", "--seed", "3", "--json"])
     expect(generated.status).toBe(0)
     expect(json(generated)).toMatchObject({ patients: 200, seed: 3, seconds: expect.any(Number) })
     expect(generated.stderr).toMatch(/generating 200 patients: writing 100%/)
     const out = join(tempDataDir(), "export")
-    expect(json(runHcc(data, ["data", "export", out, "--json"]))).toEqual({ format: "csv", folder: out })
+    expect(json(command(data, ["data", "export", out, "--json"]))).toEqual({ format: "csv", folder: out })
     expect(readdirSync(out)).toContain("patients.csv")
-    expect(json(runHcc(tempDataDir(), ["data", "import", out, "--json"]))).toMatchObject({ format: "csv", folder: out, patients: 200, rows: { patients: 200 }, seconds: expect.any(Number), phases: { reading: expect.any(Number) } })
+    expect(json(command(tempDataDir(), ["data", "import", out, "--json"]))).toMatchObject({ format: "csv", folder: out, patients: 200, rows: { patients: 200 }, seconds: expect.any(Number), phases: { reading: expect.any(Number) } })
   })
 
   it("data export shows each table as a phase, with its share done as its pages are written", () => {
     // 1,000 patients: their monthly scores take two pages of the export, so the share moves within the table.
     const data = tempDataDir()
-    expect(runHcc(data, ["data", "generate", "--patients", "1000", "--seed", "3"]).status).toBe(0)
-    const exported = runHcc(data, ["data", "export", join(tempDataDir(), "export")])
+    expect(command(data, ["data", "generate", "--patients", "1000", "--seed", "3"]).status).toBe(0)
+    const exported = command(data, ["data", "export", join(tempDataDir(), "export")])
     expect(exported.status).toBe(0)
     const lines = exported.stderr.split("\n").filter((l) => l.startsWith("exporting: writing axis_scores"))
     expect(lines[0]).toMatch(/^exporting: writing axis_scores \(\d+ of \d+\) 0% /)
@@ -113,12 +121,12 @@ describe("usage errors", () => {
     ["a bad --workers", ["serve", "--workers", "many"], /--workers must be auto or a whole number/, "hcc serve"],
     ["a bad --threads", ["serve", "--threads", "many"], /--threads must be auto or a whole number from 0 to 99/, "hcc serve"]
   ]
-  for (const [what, args, message, command] of cases) {
+  for (const [what, args, message, named] of cases) {
     it(`${what}: exit 2, one line and a hint, not the whole help`, () => {
-      const r = runHcc(dir, args)
+      const r = command(dir, args)
       expect(r.status).toBe(2)
       expect(r.stderr).toMatch(message)
-      expect(r.stderr).toContain(`Run '${command} --help' for usage.`)
+      expect(r.stderr).toContain(`Run '${named} --help' for usage.`)
       expect(r.stderr).not.toContain("USAGE")
       expect(r.stdout).not.toContain("USAGE")
       expect(r.stderr.trim().split("\n").length).toBeLessThanOrEqual(5)
@@ -131,7 +139,7 @@ describe("usage errors", () => {
       ["tokens", "issue"], ["tokens", "list"], ["tokens", "revoke"], ["data", "generate"], ["data", "import"], ["data", "export"]
     ]
     for (const c of commands) {
-      const r = runHcc(dir, [...c, "--help"])
+      const r = command(dir, [...c, "--help"])
       expect(r.status, c.join(" ")).toBe(0)
       expect(r.stdout, c.join(" ")).toContain("EXAMPLES")
       expect(r.stdout, c.join(" ")).toContain(`hcc ${c.join(" ")}`)
@@ -142,17 +150,17 @@ describe("usage errors", () => {
 describe("duplicate account names", () => {
   it("are refused on create and on rename, whatever their case", () => {
     const dir = tempDataDir()
-    const first = JSON.parse(runHcc(dir, ["accounts", "create", "--name", "Acme", "--tier", "starter", "--json"]).stdout) as { id: string }
-    const again = runHcc(dir, ["accounts", "create", "--name", "acme", "--tier", "starter"])
+    const first = JSON.parse(command(dir, ["accounts", "create", "--name", "Acme", "--tier", "starter", "--json"]).stdout) as { id: string }
+    const again = command(dir, ["accounts", "create", "--name", "acme", "--tier", "starter"])
     expect(again.status).toBe(1)
     expect(again.stderr).toContain(`an account named "acme" already exists (${first.id})`)
-    const other = JSON.parse(runHcc(dir, ["accounts", "create", "--name", "Other", "--tier", "starter", "--json"]).stdout) as { id: string }
-    const rename = runHcc(dir, ["accounts", "update", other.id, "--name", "ACME", "--json"])
+    const other = JSON.parse(command(dir, ["accounts", "create", "--name", "Other", "--tier", "starter", "--json"]).stdout) as { id: string }
+    const rename = command(dir, ["accounts", "update", other.id, "--name", "ACME", "--json"])
     expect(rename.status).toBe(1)
     expect(JSON.parse(rename.stderr.trim())).toMatchObject({ code: "duplicate_account_name", exit_code: 1 })
     // Renaming an account to its own name in another case is allowed.
-    expect(runHcc(dir, ["accounts", "update", first.id, "--name", "ACME"]).status).toBe(0)
-    expect((JSON.parse(runHcc(dir, ["accounts", "list", "--json"]).stdout) as Array<{ name: string }>).map((a) => a.name)).toEqual(["ACME", "Other"])
+    expect(command(dir, ["accounts", "update", first.id, "--name", "ACME"]).status).toBe(0)
+    expect((JSON.parse(command(dir, ["accounts", "list", "--json"]).stdout) as Array<{ name: string }>).map((a) => a.name)).toEqual(["ACME", "Other"])
   })
 })
 
@@ -169,11 +177,11 @@ describe("changes reach a running server", () => {
   it("accounts disable: its tokens get 401 at once; enable: they work again", async () => {
     const { accountId, token } = newAccount(server, { tier: "starter" })
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
-    expect(runHcc(server, ["accounts", "disable", accountId]).status).toBe(0)
+    expect(command(server, ["accounts", "disable", accountId]).status).toBe(0)
     const refused = await call(server, "/v1/catalog", { token })
     expect(refused.status).toBe(401)
     expect(((await refused.json()) as { code: string; detail: string })).toMatchObject({ code: "invalid_token", detail: expect.stringContaining("disabled") })
-    expect(runHcc(server, ["accounts", "enable", accountId]).status).toBe(0)
+    expect(command(server, ["accounts", "enable", accountId]).status).toBe(0)
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
   })
 
@@ -181,7 +189,7 @@ describe("changes reach a running server", () => {
     const { accountId, token } = newAccount(server, { tier: "starter" })
     const before = await (await call(server, "/v1/usage", { token })).json() as { tier: string; limits: { burst: { limit: number } } }
     expect(before).toMatchObject({ tier: "Starter", limits: { burst: { limit: 10 } } })
-    expect(runHcc(server, ["accounts", "update", accountId, "--tier", "enterprise", "--burst-limit", "3"]).status).toBe(0)
+    expect(command(server, ["accounts", "update", accountId, "--tier", "enterprise", "--burst-limit", "3"]).status).toBe(0)
     const after = await (await call(server, "/v1/usage", { token })).json() as { tier: string; limits: { burst: { limit: number }; daily: { limit: number } } }
     expect(after).toMatchObject({ tier: "Enterprise", limits: { burst: { limit: 3 }, daily: { limit: 10_000 } } })
     // The burst override binds: the window already holds two requests; the fourth is refused.
@@ -192,17 +200,17 @@ describe("changes reach a running server", () => {
 
   it("tokens list says when a token was last used", async () => {
     const { accountId, token, tokenId } = newAccount(server, { tier: "starter" })
-    const unused = JSON.parse(runHcc(server, ["tokens", "list", "--account", accountId, "--json"]).stdout) as Array<{ id: string; last_used_at: string | null }>
+    const unused = JSON.parse(command(server, ["tokens", "list", "--account", accountId, "--json"]).stdout) as Array<{ id: string; last_used_at: string | null }>
     expect(unused).toEqual([expect.objectContaining({ id: tokenId, last_used_at: null })])
     const sent = Date.now()
     expect((await call(server, "/v1/catalog", { token })).status).toBe(200)
     let lastUsed: string | null = null
     for (let i = 0; i < 50 && lastUsed === null; i++) {
       await new Promise((r) => setTimeout(r, 100))
-      lastUsed = (JSON.parse(runHcc(server, ["tokens", "list", "--account", accountId, "--json"]).stdout) as Array<{ last_used_at: string | null }>)[0]!.last_used_at
+      lastUsed = (JSON.parse(command(server, ["tokens", "list", "--account", accountId, "--json"]).stdout) as Array<{ last_used_at: string | null }>)[0]!.last_used_at
     }
     expect(Math.abs(Date.parse(lastUsed!) - sent)).toBeLessThan(10_000)
-    expect(runHcc(server, ["tokens", "list", "--account", accountId]).stdout).toMatch(/LAST USED[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d/)
+    expect(command(server, ["tokens", "list", "--account", accountId]).stdout).toMatch(/LAST USED[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d/)
   })
 })
 
