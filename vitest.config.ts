@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config"
 import { SERVER_NODE_FLAGS } from "./src/nodeFlags.ts"
+import SlowFirstSequencer from "./test/support/sequencer.ts"
 
 export default defineConfig({
   test: {
@@ -19,6 +20,8 @@ export default defineConfig({
     // with the server's node flags, as `npm start` does, so those servers run as a served process does.
     execArgv: [...SERVER_NODE_FLAGS],
     globalSetup: ["test/support/globalSetup.ts"],
+    // The slow files first when vitest has no times from an earlier run (a fresh clone, as CI's).
+    sequence: { sequencer: SlowFirstSequencer },
     reporters: ["default"]
   }
 })
