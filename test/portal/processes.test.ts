@@ -1,9 +1,11 @@
 /**
  * The portal across processes: a session begun on one server is valid on another sharing its
  * PostgreSQL database (and a token issued there answers on the first, and its revocation there is
- * seen here); `hcc serve --workers 2` answers one session from both workers.
+ * seen here); `hcc serve --workers 2` answers one session from both workers, and hashes its
+ * password at OWASP's cost.
  */
 import { afterAll, describe, expect, it } from "vitest"
+import { query } from "../support/db.ts"
 import { testDatabase } from "../support/postgres.ts"
 import { hcc, newAccount, startServer, type TestServer, waitReady } from "../support/server.ts"
 
@@ -46,6 +48,9 @@ describe("the portal across processes", () => {
     const databaseUrl = await testDatabase()
     const [a, b] = [await start({ databaseUrl }), await start({ databaseUrl, env: { HCC_AUTH_CACHE_MS: "0" } })]
     const me = await owner(a!, "pg@example.org")
+    // On the test's server thread, a lower cost than a process's (below).
+    const [person] = await query<{ password_hash: string }>(a!, "SELECT password_hash FROM people WHERE email = 'pg@example.org'")
+    expect(person?.password_hash).toMatch(/^scrypt\$12\$8\$1\$/)
     expect((await portal(b!, "account", { cookie: me.cookie })).status).toBe(200)
     const issued = await portal(b!, "tokens/issue", { body: { label: "on b" }, cookie: me.cookie, csrf: me.csrf })
     expect(issued.status).toBe(201)
@@ -65,5 +70,8 @@ describe("the portal across processes", () => {
     for (let i = 0; i < 12; i++) statuses.push((await portal(s, "account", { cookie: me.cookie })).status)
     expect(statuses.every((x) => x === 200)).toBe(true)
     await expect.poll(() => new Set(s.logLines().filter((l) => l.path === "/portal/api/account" && l.status === 200).map((l) => l.pid)).size, { timeout: 10_000 }).toBe(2)
+    // A served process hashes at OWASP's cost (a test server on the thread hashes at less, serverThread.ts).
+    const [person] = await query<{ password_hash: string }>(s, "SELECT password_hash FROM people WHERE email = 'workers@example.org'")
+    expect(person?.password_hash).toMatch(/^scrypt\$17\$8\$1\$/)
   }, 180_000)
 })

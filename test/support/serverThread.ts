@@ -4,6 +4,8 @@
  * each in its own fiber. A server process loads the whole module graph and warms up anew at every
  * start; here the graph is loaded once, and each later start costs only the server's own start-up.
  *
+ * One thing differs from a served process: passwords are hashed at a lower cost (TEST_PASSWORD_WORK).
+ *
  * What stays per process, and so makes a test start a process instead (server.ts decides): node
  * flags, signals other than SIGTERM and SIGINT, `--workers`, compute threads, the metrics registry
  * and its listener, OpenTelemetry export (read from the process's environment), and two servers on
@@ -26,10 +28,19 @@ type Report =
 /** Marks the server thread (workerData). */
 const SERVER_THREAD = "hcc-server-thread"
 
+/**
+ * scrypt's cost exponent for the passwords these servers hash: 2^12 (4 MiB, 1/32 of the work)
+ * instead of OWASP's 2^17 (128 MiB), the portal's tests signing up and in
+ * dozens of times. A hash carries its parameters, so nothing else changes; a server process hashes
+ * at 2^17, and clock.test holds hashPassword's default to it.
+ */
+const TEST_PASSWORD_WORK = 12
+
 if (workerData === SERVER_THREAD && parentPort !== null) {
   const port = parentPort
-  const [{ serveWith, teardown }, ConfigProvider, Effect, Fiber] = await Promise.all([
+  const [{ serveWith, teardown }, { PasswordWork }, ConfigProvider, Effect, Fiber] = await Promise.all([
     import("../../src/main.ts"),
+    import("../../src/portal/passwords.ts"),
     import("effect/ConfigProvider"),
     import("effect/Effect"),
     import("effect/Fiber")
@@ -52,7 +63,10 @@ if (workerData === SERVER_THREAD && parentPort !== null) {
       if (pending === "") setImmediate(flush)
       pending += line + "\n"
     }
-    const fiber = Effect.runFork(serveWith({ write }).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))))
+    const fiber = Effect.runFork(serveWith({ write }).pipe(
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })),
+      Effect.provideService(PasswordWork, TEST_PASSWORD_WORK)
+    ))
     running.set(id, { interrupt: () => void Effect.runFork(Fiber.interrupt(fiber)) })
     fiber.addObserver((exit) => {
       running.delete(id)
