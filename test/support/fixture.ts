@@ -13,15 +13,22 @@ import { Kernels, type KernelsService } from "../../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { fixtureDataDir, startServer, type TestServer, waitReady } from "./server.ts"
 
+/**
+ * The run's dataset loaded in this process, once per worker: the files that use it only read it
+ * (and the kernels it is resident in), and a worker runs file after file (vitest's `isolate: false`).
+ */
+let loaded: Promise<readonly [Dataset, KernelsService]> | undefined
+
 /** The dataset, the WASM kernels it is resident in, and a ready server on a copy of it. */
 export const fixtureServerAndData = async (): Promise<{ readonly server: TestServer; readonly data: Dataset; readonly kernels: KernelsService }> => {
   const dir = fixtureDataDir(inject("fixtureDir"))
-  const [data, kernels] = await Effect.runPromise(
+  loaded ??= Effect.runPromise(
     Effect.gen(function*() {
       const k = yield* Kernels
       return [yield* loadDataset(k), k] as const
     }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
   )
+  const [data, kernels] = await loaded
   const server = await startServer({ dataDir: dir })
   await waitReady(server)
   return { server, data, kernels }
