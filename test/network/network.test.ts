@@ -53,17 +53,19 @@ beforeAll(async () => {
     hcc(dir, ["data", "import", folder])
     return dir
   })
+  // Copies of the sites' data, to serve with the rule on: made before a server opens a folder, whose
+  // files (SQLite's journal, a snapshot being written) come and go while it runs.
+  const copies = dirs.map((dir) => {
+    const copy = tempDataDir()
+    cpSync(dir, copy, { recursive: true })
+    return copy
+  })
   const started = await Promise.all([original, ...dirs].map((dataDir) => startServer({ dataDir, env: OFF })))
   await Promise.all(started.map((s) => waitReady(s)))
   union = started[0]!
   sites = started.slice(1)
   const members = sites.map((s, i) => ({ name: `site-${i + 1}`, url: s.url, token: newAccount({ dataDir: s.dataDir }, { tier: "unlimited" }).token }))
-  // Copies of the sites' data, served with the rule on.
-  strictSites = await Promise.all(dirs.map((dir) => {
-    const copy = tempDataDir()
-    cpSync(dir, copy, { recursive: true })
-    return startServer({ dataDir: copy })
-  }))
+  strictSites = await Promise.all(copies.map((dataDir) => startServer({ dataDir })))
   await Promise.all(strictSites.map((s) => waitReady(s)))
   const strictMembers = strictSites.map((s, i) => ({ name: `site-${i + 1}`, url: s.url, token: newAccount({ dataDir: s.dataDir }, { tier: "unlimited" }).token }))
   const [drop, hang] = [await fakeSite("drop"), await fakeSite("hang")]
