@@ -77,8 +77,8 @@ const derive = (password: string, salt: Buffer, logN: number, r: number, p: numb
 /**
  * The cost exponent of new hashes (N = 2^it): OWASP's 17. There is no setting for it: a served
  * process always hashes at 17. Only a program that runs the service inside its own process can
- * provide a lower one — the test suite's server thread does, so that its many sign-ups and sign-ins
- * do not each spend most of a CPU second (hashPassword's own test holds the default to 17).
+ * provide a lower one — the test suite's server thread does, for its many sign-ups and sign-ins
+ * (hashPassword's own test holds the default to 17).
  */
 export const PasswordWork = Context.Reference<number>("hcc/PasswordWork", { defaultValue: () => LOG_N })
 

@@ -1,8 +1,10 @@
 /**
  * The portal across processes: a session begun on one server is valid on another sharing its
  * PostgreSQL database (and a token issued there answers on the first, and its revocation there is
- * seen here); `hcc serve --workers 2` answers one session from both workers, and hashes its
- * password at OWASP's cost.
+ * seen here); `hcc serve --workers 2` answers one session from both workers.
+ *
+ * A served process stores a password at OWASP's scrypt cost; a server on the test's thread, at the
+ * lower one serverThread.ts gives it.
  */
 import { afterAll, describe, expect, it } from "vitest"
 import { query } from "../support/db.ts"

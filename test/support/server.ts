@@ -134,17 +134,16 @@ export interface ServerOptions {
 }
 
 /**
- * Why a server must be a process of its own rather than run on the server thread (serverThread.ts),
- * or undefined when the thread will do.
+ * Whether a server must be a process of its own rather than run on the server thread
+ * (serverThread.ts): asked for; a command line of its own; OpenTelemetry export, compute threads,
+ * workers or a metrics listener (per process); or a server on the thread already has its SQLite file.
  */
-const processNeeded = (options: ServerOptions, env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  if (options.process === true) return "asked"
-  if (options.serveArgs !== undefined || options.nodeArgs !== undefined) return "command line"
-  if (Object.keys(env).some((k) => k.startsWith("OTEL_") && env[k] !== undefined)) return "OpenTelemetry export"
-  if (env.HCC_THREADS !== "0" || (env.HCC_WORKERS ?? "1") !== "1" || env.HCC_METRICS_PORT !== undefined) return "threads, workers or metrics"
-  if (env.DATABASE_URL === undefined && threadDataDirs.has(resolve(env.HCC_DATA_DIR!))) return "a server on the thread has this SQLite file"
-  return undefined
-}
+const needsProcess = (options: ServerOptions, env: Readonly<Record<string, string | undefined>>): boolean =>
+  options.process === true ||
+  options.serveArgs !== undefined || options.nodeArgs !== undefined ||
+  Object.keys(env).some((k) => k.startsWith("OTEL_") && env[k] !== undefined) ||
+  env.HCC_THREADS !== "0" || (env.HCC_WORKERS ?? "1") !== "1" || env.HCC_METRICS_PORT !== undefined ||
+  (env.DATABASE_URL === undefined && threadDataDirs.has(resolve(env.HCC_DATA_DIR!)))
 
 /** The data folders of the servers running on the thread (SQLite ones). */
 const threadDataDirs = new Set<string>()
@@ -162,7 +161,7 @@ export const startServer = (options: ServerOptions = {}): Promise<TestServer> =>
   // when a core is free, so a thread's start would wait on the other test files. A test of the
   // default passes HCC_COMPUTE_PRIORITY: undefined.
   const env = { ...dbEnv(target, { PORT: "0", HOST: "127.0.0.1", HCC_LOG_LEVEL: "info", HCC_POPULATION: String(DEFAULT_PATIENTS), HCC_THREADS: "0", HCC_COMPUTE_PRIORITY: "nice" }), ...options.env }
-  if (processNeeded(options, env) === undefined) {
+  if (!needsProcess(options, env)) {
     const folder = env.DATABASE_URL === undefined ? resolve(env.HCC_DATA_DIR!) : undefined
     if (folder !== undefined) threadDataDirs.add(folder)
     const server = serveOnThread(env)

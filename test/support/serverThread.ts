@@ -30,9 +30,9 @@ const SERVER_THREAD = "hcc-server-thread"
 
 /**
  * scrypt's cost exponent for the passwords these servers hash: 2^12 (4 MiB, 1/32 of the work)
- * instead of OWASP's 2^17 (128 MiB), the portal's tests signing up and in
- * dozens of times. A hash carries its parameters, so nothing else changes; a server process hashes
- * at 2^17, and clock.test holds hashPassword's default to it.
+ * instead of OWASP's 2^17 (128 MiB), the portal's tests signing up and in dozens of times. A hash
+ * carries its parameters, so nothing else changes; a server process hashes at 2^17
+ * (processes.test), and clock.test holds hashPassword's default to it.
  */
 const TEST_PASSWORD_WORK = 12
 
