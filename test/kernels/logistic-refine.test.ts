@@ -26,29 +26,50 @@ const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e)
  */
 const LO = 0
 const HI = 10
+/** Scratch for logisticSse: b and u of the series (reused, as the dense grid calls it 150,000 times per series). */
+let bs = new Float64Array(64)
+let us = new Float64Array(64)
+
+/** Σ (y − d·u − e·b)², in index order; Infinity when (d, e) is off the scale's box. */
+const boxSse = (y: ReadonlyArray<number>, m: number, d: number, e: number): number => {
+  if (!(d >= LO && d <= HI && e >= LO && e <= HI)) return Infinity
+  let a = 0
+  for (let i = 0; i < m; i++) a += (y[i]! - d * us[i]! - e * bs[i]!) ** 2
+  return a
+}
+
+const clamp = (x: number) => Math.min(HI, Math.max(LO, x))
+
+/** The sums run in index order, as a reduce over arrays would: every value is the same to the last bit. */
 const logisticSse = (y: ReadonlyArray<number>, k: number, t0: number): number => {
-  const b = y.map((_, t) => 1 / (1 + Math.exp(k * (t - t0))))
-  const u = y.map((_, t) => 1 / (1 + Math.exp(-k * (t - t0))))
-  const sse = (d: number, e: number) => y.reduce((a, yi, i) => a + (yi - d * u[i]! - e * b[i]!) ** 2, 0)
-  const dot = (p: ReadonlyArray<number>, q: ReadonlyArray<number>) => p.reduce((a, x, i) => a + x * q[i]!, 0)
-  const clamp = (x: number) => Math.min(HI, Math.max(LO, x))
-  const candidates: Array<[number, number]> = []
-  const uu = dot(u, u)
-  const bb = dot(b, b)
-  const ub = dot(u, b)
-  const uy = dot(u, y)
-  const by = dot(b, y)
-  const det = uu * bb - ub * ub
-  if (det > 1e-12 * uu * bb) candidates.push([(bb * uy - ub * by) / det, (uu * by - ub * uy) / det])
-  for (const bound of [LO, HI]) {
-    // d at a bound: y − d·u ≈ e·b
-    candidates.push([bound, clamp((by - bound * ub) / bb)])
-    // e at a bound: y − e·b ≈ d·u
-    candidates.push([clamp((uy - bound * ub) / uu), bound])
-    for (const other of [LO, HI]) candidates.push([bound, other])
+  const m = y.length
+  if (bs.length < m) [bs, us] = [new Float64Array(m), new Float64Array(m)]
+  let uu = 0
+  let bb = 0
+  let ub = 0
+  let uy = 0
+  let by = 0
+  for (let t = 0; t < m; t++) {
+    bs[t] = 1 / (1 + Math.exp(k * (t - t0)))
+    us[t] = 1 / (1 + Math.exp(-k * (t - t0)))
   }
+  for (let t = 0; t < m; t++) uu += us[t]! * us[t]!
+  for (let t = 0; t < m; t++) bb += bs[t]! * bs[t]!
+  for (let t = 0; t < m; t++) ub += us[t]! * bs[t]!
+  for (let t = 0; t < m; t++) uy += us[t]! * y[t]!
+  for (let t = 0; t < m; t++) by += bs[t]! * y[t]!
   let best = Infinity
-  for (const [d, e] of candidates) if (d >= LO && d <= HI && e >= LO && e <= HI) best = Math.min(best, sse(d, e))
+  const det = uu * bb - ub * ub
+  if (det > 1e-12 * uu * bb) best = Math.min(best, boxSse(y, m, (bb * uy - ub * by) / det, (uu * by - ub * uy) / det))
+  for (let side = 0; side < 2; side++) {
+    const bound = side === 0 ? LO : HI
+    // d at a bound: y − d·u ≈ e·b
+    best = Math.min(best, boxSse(y, m, bound, clamp((by - bound * ub) / bb)))
+    // e at a bound: y − e·b ≈ d·u
+    best = Math.min(best, boxSse(y, m, clamp((uy - bound * ub) / uu), bound))
+    best = Math.min(best, boxSse(y, m, bound, LO))
+    best = Math.min(best, boxSse(y, m, bound, HI))
+  }
   return best
 }
 
