@@ -38,8 +38,19 @@ export const datasetDigest = (target: Target): string => {
     const db = new DatabaseSync(join(typeof target === "string" ? target : target.dataDir, DATABASE_FILE), { readOnly: true })
     try {
       for (const table of HEALTH_TABLES) {
-        const rows = db.prepare(`SELECT ${table.columns.map((c) => c.name).join(", ")} FROM ${table.name}`).all().map((r) => JSON.stringify(Object.values(r)))
-        h.update(table.name).update(rows.sort().join("\n"))
+        // Rows in the order of all their columns (SQLite sorts them): the same rows give the same text.
+        const statement = db.prepare(`SELECT ${table.columns.map((c) => c.name).join(", ")} FROM ${table.name} ORDER BY ${table.columns.map((_, i) => i + 1).join(", ")}`)
+        statement.setReturnArrays(true)
+        h.update(table.name)
+        let text = ""
+        for (const row of statement.iterate()) {
+          text += JSON.stringify(row) + "\n"
+          if (text.length > 1 << 20) {
+            h.update(text)
+            text = ""
+          }
+        }
+        h.update(text)
       }
     } finally {
       db.close()
