@@ -6,14 +6,11 @@
  * and a sparse one (rows skipped).
  */
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { join } from "node:path"
 import { describe, expect, inject, it } from "vitest"
-import { loadDataset } from "../../src/health/loader.ts"
-import * as SqliteClient from "../../src/db/SqliteClient.ts"
 import { Kernels } from "../../src/kernels/Kernels.ts"
 import * as KernelsLayer from "../../src/kernels/Kernels.ts"
 import { cohortMonthSums, preparePopulation } from "../../plugins/population/handler.ts"
+import { readFixture } from "../support/fixture.ts"
 
 describe("population's prepare", () => {
   it("on a thread that got the shared slopes from another, still has the core make everyone's histograms of the tenths panel", async () => {
@@ -21,7 +18,7 @@ describe("population's prepare", () => {
     const selected = await Effect.runPromise(
       Effect.gen(function*() {
         const kernels = yield* Kernels
-        const data = yield* loadDataset(kernels, undefined, undefined, "compact")
+        const data = yield* readFixture(dir)
         yield* preparePopulation(data)
         // A second thread: the shared value is there already; record the panelSums calls it makes.
         const calls: Array<number> = []
@@ -31,7 +28,7 @@ describe("population's prepare", () => {
         } }
         yield* Effect.provideService(preparePopulation(data), Kernels, spy)
         return calls
-      }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+      }).pipe(Effect.provide(KernelsLayer.layerWasm))
     )
     // The core makes them on the first panelSums over more than half of the patients (docs/core.md).
     expect(selected.some((share) => share > 0.5)).toBe(true)
@@ -44,7 +41,7 @@ describe("population's month sums", () => {
     const checked = await Effect.runPromise(
       Effect.gen(function*() {
         const kernels = yield* Kernels
-        const data = yield* loadDataset(kernels, undefined, undefined, storage)
+        const data = yield* readFixture(dir, storage)
         expect(data.panel.data).toBeInstanceOf(storage === "wide" ? Float32Array : Uint8Array)
         yield* preparePopulation(data)
         const n = data.patients.count
@@ -66,7 +63,7 @@ describe("population's month sums", () => {
           expect(ours.sum.every((v, i) => Object.is(v, trend.sum[i]))).toBe(true)
         }
         return Object.keys(cohorts).length
-      }).pipe(Effect.provide(Layer.mergeAll(KernelsLayer.layerWasm, SqliteClient.layer({ filename: join(dir, "hcc.db") }))))
+      }).pipe(Effect.provide(KernelsLayer.layerWasm))
     )
     expect(checked).toBe(4)
   })
