@@ -7,8 +7,8 @@ import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { datasetDigest, generatedFhirExport, servedDataset } from "../support/datasets.ts"
-import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
+import { datasetDigest, generatedDataDir, generatedFhirExport, servedDataset } from "../support/datasets.ts"
+import { dbEnv, hcc, ROOT } from "../support/server.ts"
 
 let bulk: string
 /** A small export for the import after the kill: any import removes what a killed one left. */
@@ -33,8 +33,7 @@ const killImportAt = (dataDir: string, phase: string, percent: number) =>
 
 describe("kill -9 during an import", () => {
   it.each([["while it reads the files", "reading", 30], ["while it writes the new dataset", "writing", 90]])("%s: nothing partial, the previous dataset served after restart", async (_, phase, percent) => {
-    const dataDir = tempDataDir()
-    hcc(dataDir, ["data", "generate", "--patients", "300", "--seed", "2"])
+    const dataDir = generatedDataDir(300, 2)
     const before = datasetDigest(dataDir)
     await killImportAt(dataDir, phase, percent)
     expect(datasetDigest(dataDir)).toBe(before)

@@ -8,7 +8,7 @@ import { parse } from "csv-parse/sync"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { readmeCalls } from "../support/datasets.ts"
+import { generatedDataDir, readmeCalls } from "../support/datasets.ts"
 import { call, hcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const csvExport = (dataDir: string) => {
@@ -26,8 +26,7 @@ const summaries: Record<string, Record<string, any>> = {}
 let servers: ReadonlyArray<TestServer> = []
 
 beforeAll(async () => {
-  original = tempDataDir()
-  hcc(original, ["data", "generate", "--patients", "3000", "--seed", "11"])
+  original = generatedDataDir(3000, 11)
   cdm = join(tempDataDir(), "cdm")
   parquet = join(tempDataDir(), "cdm-parquet")
   summaries.export = JSON.parse(hcc(original, ["data", "export", "--format", "omop", cdm, "--json"]))

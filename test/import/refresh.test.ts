@@ -6,23 +6,15 @@
 import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { readmeCalls } from "../support/datasets.ts"
-import { call, dbEnv, hcc, newAccount, ROOT, startServer, tempDataDir, waitForLog, waitReady } from "../support/server.ts"
+import { generatedDataDir, generatedFhirExport, readmeCalls } from "../support/datasets.ts"
+import { call, dbEnv, newAccount, ROOT, startServer, waitForLog, waitReady } from "../support/server.ts"
 
-/** A FHIR export of another population, to import while the server runs. */
-const otherExport = () => {
-  const dir = tempDataDir()
-  hcc(dir, ["data", "generate", "--patients", "2500", "--seed", "29"])
-  const bulk = join(tempDataDir(), "bulk")
-  hcc(dir, ["data", "export", "--format", "fhir", bulk])
-  return bulk
-}
 
 describe.each([["on the HTTP thread", "0"], ["on two compute threads", "2"]])("refresh without a restart, computing %s", (_, threads) => {
   it("serves the new import with zero failed requests while a client keeps asking", async () => {
-    const bulk = otherExport()
-    const dataDir = tempDataDir()
-    hcc(dataDir, ["data", "generate", "--patients", "2000", "--seed", "5"])
+    // A FHIR export of another population, to import while the server runs.
+    const bulk = generatedFhirExport(2500, 29)
+    const dataDir = generatedDataDir(2000, 5)
     // An account whose limits the client's stream of requests does not reach.
     const { token } = newAccount(dataDir, { tier: "unlimited", burstLimit: 100_000 })
     const server = await startServer({ dataDir, env: { HCC_DATASET_POLL_SECONDS: "1", HCC_THREADS: threads } })

@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { omopFromExport } from "../fixtures/omop/fromDataset.ts"
-import { datasetDigest, servedDataset } from "../support/datasets.ts"
+import { datasetDigest, generatedDataDir, servedDataset } from "../support/datasets.ts"
 import { dbEnv, hcc, ROOT, tempDataDir } from "../support/server.ts"
 
 let csv: string
@@ -39,8 +39,7 @@ beforeAll(() => {
   }
   appendFileSync(join(omopLongVocabulary, "concept.tsv"), concepts.join("\n") + "\n")
   appendFileSync(join(omopLongVocabulary, "concept_relationship.tsv"), "concept_id_1\tconcept_id_2\trelationship_id\tvalid_start_date\tvalid_end_date\tinvalid_reason\n" + relationships.join("\n") + "\n")
-  dataDir = tempDataDir()
-  hcc(dataDir, ["data", "generate", "--patients", "300", "--seed", "2"])
+  dataDir = generatedDataDir(300, 2)
   before = datasetDigest(dataDir)
 }, 240_000)
 
@@ -86,8 +85,7 @@ describe("stopping an import", () => {
   )
 
   it("a signal once the new dataset is in place (its summary printed) no longer stops the import: exit 0, the new dataset", async () => {
-    const target = tempDataDir()
-    hcc(target, ["data", "generate", "--patients", "300", "--seed", "2"])
+    const target = generatedDataDir(300, 2)
     const code = await new Promise<number | null>((resolve) => {
       const child = spawn(process.execPath, [join(ROOT, "src/cli.ts"), "data", "import", csv, "--json"], { cwd: ROOT, env: dbEnv({ dataDir: target }), stdio: ["ignore", "pipe", "ignore"] })
       child.stdout!.once("data", () => child.kill("SIGINT"))

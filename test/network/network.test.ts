@@ -17,6 +17,7 @@ import { launchChromium } from "../../scripts/chromium.ts"
 import { askThroughForm, markCounts, signIn } from "../support/explorer.ts"
 import { networkFile, splitByPatient } from "../support/network.ts"
 import { mulberry32 } from "../support/random.ts"
+import { generatedDataDir } from "../support/datasets.ts"
 import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const OFF = { HCC_MIN_CELL_SIZE: "1" }
@@ -43,8 +44,7 @@ const fakeSite = async (behaviour: "drop" | "hang"): Promise<string> => {
 }
 
 beforeAll(async () => {
-  const original = tempDataDir()
-  hcc(original, ["data", "generate", "--patients", "3000", "--seed", "11"])
+  const original = generatedDataDir(3000, 11)
   const exported = `${tempDataDir()}/export`
   hcc(original, ["data", "export", exported])
   const parts = splitByPatient(exported, 3)

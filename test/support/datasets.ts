@@ -1,21 +1,56 @@
 /** Helpers for tests of the health dataset: its tables as the CSV export gives them, a digest of them, the README's sample calls. */
 import { parse } from "csv-parse/sync"
 import { createHash } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { DATABASE_FILE } from "../../src/db/Database.ts"
 import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
 import { call, hcc, ROOT, startServer, type Target, tempDataDir, waitReady } from "./server.ts"
 
-/** A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder. */
-export const generatedFhirExport = (patients: number, seed: number): string => {
-  const source = tempDataDir()
-  hcc(source, ["data", "generate", "--patients", String(patients), "--seed", String(seed)])
-  const bulk = join(tempDataDir(), "bulk")
-  hcc(source, ["data", "export", "--format", "fhir", bulk])
-  return bulk
+/**
+ * The folder `make` fills, made once per test run under `name` in the run's folder (TMPDIR, which
+ * every worker shares) and read-only afterwards: the first file to ask makes it in a folder of its
+ * own and renames it into place; a file asking at the same moment in another worker makes its own
+ * and keeps the one renamed first. For inputs several files read as they are (a generated
+ * population, its export), which a test never changes in place.
+ */
+const madeOnce = (name: string, make: (dir: string) => void): string => {
+  const dir = join(tmpdir(), "hcc-made-once", name)
+  if (existsSync(dir)) return dir
+  mkdirSync(join(tmpdir(), "hcc-made-once"), { recursive: true })
+  const own = mkdtempSync(join(tmpdir(), "hcc-made-once", `${name}-`))
+  make(own)
+  try {
+    renameSync(own, dir)
+  } catch (e) {
+    // Another worker's is in place (a rename onto a folder that is not empty fails).
+    rmSync(own, { recursive: true, force: true })
+    if (!existsSync(dir)) throw e
+  }
+  return dir
 }
+
+/** The data folder of `hcc data generate --patients <patients> --seed <seed>`, made once per run: read it, never write to it. */
+const generatedOnce = (patients: number, seed: number): string =>
+  madeOnce(`generated-${patients}-${seed}`, (dir) => void hcc(dir, ["data", "generate", "--patients", String(patients), "--seed", String(seed)]))
+
+/**
+ * A new data folder holding what `hcc data generate --patients <patients> --seed <seed>` writes
+ * into an empty one: a copy of the run's (the generator is deterministic: the same rows, the same
+ * dataset), for a test that needs the population, not the command.
+ */
+export const generatedDataDir = (patients: number, seed: number): string => {
+  const from = generatedOnce(patients, seed)
+  const dir = tempDataDir()
+  for (const file of readdirSync(from)) copyFileSync(join(from, file), join(dir, file))
+  return dir
+}
+
+/** A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder (made once per run; read it, never write to it). */
+export const generatedFhirExport = (patients: number, seed: number): string =>
+  join(madeOnce(`fhir-${patients}-${seed}`, (dir) => void hcc(generatedOnce(patients, seed), ["data", "export", "--format", "fhir", join(dir, "bulk")])), "bulk")
 
 /** Rows of one table, by column name. */
 export type Table = ReadonlyArray<Record<string, string>>
