@@ -40,24 +40,26 @@ const boxSse = (y: ReadonlyArray<number>, m: number, d: number, e: number): numb
 
 const clamp = (x: number) => Math.min(HI, Math.max(LO, x))
 
+/** Σ p·q over the first m, in index order. */
+const dot = (p: ArrayLike<number>, q: ArrayLike<number>, m: number): number => {
+  let a = 0
+  for (let i = 0; i < m; i++) a += p[i]! * q[i]!
+  return a
+}
+
 /** The sums run in index order, as a reduce over arrays would: every value is the same to the last bit. */
 const logisticSse = (y: ReadonlyArray<number>, k: number, t0: number): number => {
   const m = y.length
   if (bs.length < m) [bs, us] = [new Float64Array(m), new Float64Array(m)]
-  let uu = 0
-  let bb = 0
-  let ub = 0
-  let uy = 0
-  let by = 0
   for (let t = 0; t < m; t++) {
     bs[t] = 1 / (1 + Math.exp(k * (t - t0)))
     us[t] = 1 / (1 + Math.exp(-k * (t - t0)))
   }
-  for (let t = 0; t < m; t++) uu += us[t]! * us[t]!
-  for (let t = 0; t < m; t++) bb += bs[t]! * bs[t]!
-  for (let t = 0; t < m; t++) ub += us[t]! * bs[t]!
-  for (let t = 0; t < m; t++) uy += us[t]! * y[t]!
-  for (let t = 0; t < m; t++) by += bs[t]! * y[t]!
+  const uu = dot(us, us, m)
+  const bb = dot(bs, bs, m)
+  const ub = dot(us, bs, m)
+  const uy = dot(us, y, m)
+  const by = dot(bs, y, m)
   let best = Infinity
   const det = uu * bb - ub * ub
   if (det > 1e-12 * uu * bb) best = Math.min(best, boxSse(y, m, (bb * uy - ub * by) / det, (uu * by - ub * uy) / det))
