@@ -48,9 +48,13 @@ export const generatedDataDir = (patients: number, seed: number): string => {
   return dir
 }
 
-/** A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder (made once per run; read it, never write to it). */
+/**
+ * A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder (made
+ * once per run; read it, never write to it). Exported from a copy: a database opened by SQLite
+ * gains and loses files beside it (its journal), which a copy made meanwhile would trip on.
+ */
 export const generatedFhirExport = (patients: number, seed: number): string =>
-  join(madeOnce(`fhir-${patients}-${seed}`, (dir) => void hcc(generatedOnce(patients, seed), ["data", "export", "--format", "fhir", join(dir, "bulk")])), "bulk")
+  join(madeOnce(`fhir-${patients}-${seed}`, (dir) => void hcc(generatedDataDir(patients, seed), ["data", "export", "--format", "fhir", join(dir, "bulk")])), "bulk")
 
 /** Rows of one table, by column name. */
 export type Table = ReadonlyArray<Record<string, string>>
