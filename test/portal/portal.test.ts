@@ -81,7 +81,8 @@ describe("the account portal in Chromium", () => {
     await page.click("text=Create my sign-in")
     await page.waitForSelector("#signed-in:not([hidden])")
     expect(await page.textContent("#you")).toContain("owner@example.org, owner of")
-    expect(await page.textContent("#account")).toContain("Professional")
+    // The account's details come from their own request after the signed-in view shows.
+    await expect.poll(() => page.textContent("#account"), { timeout: POLL_MS }).toContain("Professional")
     // Signed out, then in again with the password.
     await page.click("#sign-out")
     await page.waitForSelector("#sign-in:not([hidden])")
