@@ -1,13 +1,13 @@
 /** Helpers for tests of the health dataset: its tables as the CSV export gives them, a digest of them, the README's sample calls. */
 import { parse } from "csv-parse/sync"
 import { createHash } from "node:crypto"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { DATABASE_FILE } from "../../src/db/Database.ts"
 import { HEALTH_TABLES } from "../../src/health/healthTables.ts"
-import { call, hcc, ROOT, startServer, type Target, tempDataDir, waitReady } from "./server.ts"
+import { call, fixtureDataDir, hcc, ROOT, startServer, type Target, tempDataDir, waitReady } from "./server.ts"
 
 /**
  * The folder `make` fills, made once per test run under `name` in the run's folder (TMPDIR, which
@@ -41,12 +41,7 @@ const generatedOnce = (patients: number, seed: number): string =>
  * into an empty one: a copy of the run's (the generator is deterministic: the same rows, the same
  * dataset), for a test that needs the population, not the command.
  */
-export const generatedDataDir = (patients: number, seed: number): string => {
-  const from = generatedOnce(patients, seed)
-  const dir = tempDataDir()
-  for (const file of readdirSync(from)) copyFileSync(join(from, file), join(dir, file))
-  return dir
-}
+export const generatedDataDir = (patients: number, seed: number): string => fixtureDataDir(generatedOnce(patients, seed))
 
 /**
  * A generated population of `patients` (seed `seed`) exported as FHIR Bulk Data: the folder (made

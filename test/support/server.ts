@@ -73,7 +73,7 @@ const copyTemplate = (template: string, dir: string): string => {
   return dir
 }
 
-/** A fresh data folder holding a copy of the run's generated 30,000-patient dataset and its snapshot (globalSetup.ts). */
+/** A fresh data folder holding a copy of a template folder's dataset and snapshot: the run's 30,000-patient fixture (globalSetup.ts), or a population made once (datasets.ts). */
 export const fixtureDataDir = (fixtureDir: string): string => copyTemplate(fixtureDir, tempDataDir())
 
 /** The service's own default population (HCC_POPULATION unset), on which the documented examples are recorded. */
