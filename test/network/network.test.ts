@@ -18,10 +18,10 @@ import { askThroughForm, markCounts, signIn } from "../support/explorer.ts"
 import { networkFile, splitByPatient } from "../support/network.ts"
 import { mulberry32 } from "../support/random.ts"
 import { generatedDataDir } from "../support/datasets.ts"
+import { metaReference } from "../support/metaReference.ts"
 import { call, hcc, newAccount, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const OFF = { HCC_MIN_CELL_SIZE: "1" }
-const META_REFERENCE = new URL("../fixtures/meta/meta_reference.py", import.meta.url).pathname
 let union: TestServer
 let sites: Array<TestServer> = []
 let coordinator: TestServer
@@ -167,9 +167,6 @@ describe("population across the network", () => {
   })
 })
 
-/** The reference meta-analysis (test/fixtures/meta/meta_reference.py, written from the papers) of estimates with variances. */
-const reference = (studies: ReadonlyArray<{ estimate: number; variance: number }>) =>
-  JSON.parse(execFileSync("python3", [META_REFERENCE], { input: JSON.stringify({ studies }), encoding: "utf8" }))
 
 describe("drug outcomes across the network", () => {
   const DRUG = { drug: "metformin", outcome_type: "efficacy" }
@@ -189,7 +186,7 @@ describe("drug outcomes across the network", () => {
     // Each site's d and standard error, as it publishes them, pooled by the reference.
     const partials = await Promise.all(sites.map(async (s) => (await (await call(s, "/v1/drug-outcomes", { body: DRUG, headers: { accept: PARTIAL_MEDIA_TYPE } })).json()).partial))
     const axes: Array<string> = partials[0].axes.map((a: any) => a.axis)
-    const estimates = axes.map((_, k) => reference(partials.map((p) => ({ estimate: p.axes[k].d, variance: p.axes[k].se ** 2 }))).reml.estimate as number)
+    const estimates = metaReference(axes.map((_, k) => partials.map((p) => ({ estimate: p.axes[k].d, variance: p.axes[k].se ** 2 })))).map((r) => r.reml.estimate as number)
     expect(pooled.efficacy_score).toBe(Math.round((estimates.reduce((a, b) => a + b, 0) / estimates.length) * 1000) / 1000)
     expect(pooled.network.members.every((m: any) => m.status === "answered")).toBe(true)
   })
@@ -198,8 +195,10 @@ describe("drug outcomes across the network", () => {
     const { view_data } = await (await call(coordinator, "/v1/network/drug-outcomes", { body: DRUG, headers: { accept: "application/vnd.hcc.view+json" } })).json()
     const partials = await Promise.all(sites.map(async (s) => (await (await call(s, "/v1/drug-outcomes", { body: DRUG, headers: { accept: PARTIAL_MEDIA_TYPE } })).json()).partial))
     const close = (a: number, b: number, places: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(0.5 * 10 ** -places + 1e-9)
-    for (const [k, row] of (view_data.network as Array<any>).entries()) {
-      const ref = reference(partials.map((p) => ({ estimate: p.axes[k].d, variance: p.axes[k].se ** 2 })))
+    const rows = view_data.network as Array<any>
+    const refs = metaReference(rows.map((_, k) => partials.map((p) => ({ estimate: p.axes[k].d, variance: p.axes[k].se ** 2 }))))
+    for (const [k, row] of rows.entries()) {
+      const ref = refs[k]
       expect(row.sites.map((s: any) => s.site)).toEqual(["site-1", "site-2", "site-3"])
       close(row.fixed.d, ref.fixed.estimate, 3)
       close(row.dersimonian_laird.d, ref.dl.estimate, 3)
