@@ -8,8 +8,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Most of a test file's time is spent waiting for the servers it starts (child processes), not
-    // in its own worker: three files at a time keep a 2-core machine busy without oversubscribing it.
+    // Three files at a time on a 2-core machine. A file's servers and `hcc` commands run on threads
+    // of its own worker (serverThread.ts, cliThread.ts), yet files also wait (a deadline, a child
+    // process, Chromium): with two at a time a core idles about as long as a third makes them
+    // preempt one another; four make the run longer (docs/benchmarks.md, "Start-up").
     maxWorkers: 3,
     // A worker runs file after file without loading its modules anew: a worker per file would start
     // a process and load the modules the files share (the command thread's among them) each time.
