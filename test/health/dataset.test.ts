@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_PATIENTS } from "../../src/config/limits.ts"
 import { HEALTH_TABLE_NAMES } from "../../src/health/healthTables.ts"
-import { datasetDigest } from "../support/datasets.ts"
+import { datasetDigest, generatedDataDir } from "../support/datasets.ts"
 import { call, hcc, tryHcc, startServer, tempDataDir, type TestServer, waitReady } from "../support/server.ts"
 
 const PATIENTS = "3000"
@@ -105,10 +105,16 @@ describe("export → import", () => {
 })
 
 describe("hcc data import refuses bad files and writes nothing", () => {
+  /**
+   * The good files a case breaks one line of: the export of another, small population (every file
+   * is checked whole before a problem is reported, whatever its size), so a write would show.
+   */
+  let good: string | undefined
   /** A copy of the good export with `edit` applied to one file. */
   const broken = (file: string, edit: (lines: Array<string>) => void) => {
+    good ??= exportOf(generatedDataDir(300, 2))
     const folder = join(tempDataDir(), "broken")
-    cpSync(originalExport, folder, { recursive: true })
+    cpSync(good, folder, { recursive: true })
     const lines = readFileSync(join(folder, file), "utf8").split("\n")
     edit(lines)
     writeFileSync(join(folder, file), lines.join("\n"))
