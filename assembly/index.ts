@@ -21,16 +21,27 @@ export const ABI_VERSION: i32 = 11
 let top: usize = (__heap_base + 15) & ~15
 let limit: usize = <usize>-1
 
-/** Allocates `bytes` (16-byte aligned), growing memory when needed; returns 0 if it cannot grow or leaves the region. */
+/** The memory's size in bytes, as a u64: at the maximum of 65,536 pages it is 2^32, which a 32-bit usize would read as 0. */
+function memoryBytes(): u64 {
+  return <u64>memory.size() << 16
+}
+
+/**
+ * Allocates `bytes` (16-byte aligned), growing memory when needed; returns 0 if it cannot grow or
+ * leaves the region. `memory.grow` adds pages to whatever size the memory has when it runs, and
+ * other threads grow the shared memory too: a request sized from a size read before theirs can
+ * reach past the maximum and fail although the memory could still cover `end`. So a failed grow
+ * is asked again from the size now, until the memory covers `end` or cannot.
+ */
 export function alloc(bytes: usize): usize {
   const ptr = top
   const end = (ptr + bytes + 15) & ~15
   if (end > limit || end < ptr) return 0
-  const have = <usize>memory.size() << 16
-  if (end > have) {
-    const pages = <i32>((end - have + 0xffff) >> 16)
-    // Another thread may have grown the shared memory meanwhile: only fail if it is still short.
-    if (memory.grow(pages) < 0 && (<usize>memory.size() << 16) < end) return 0
+  for (let attempt = 0; <u64>end > memoryBytes(); attempt++) {
+    const have = memoryBytes()
+    if (memory.grow(<i32>((<u64>end - have + 0xffff) >> 16)) >= 0) break
+    // No other thread grew it since: the maximum is reached, or the host refused.
+    if (memoryBytes() == have || attempt == 8) return 0
   }
   top = end
   return ptr
