@@ -167,7 +167,6 @@ describe("population across the network", () => {
   })
 })
 
-
 describe("drug outcomes across the network", () => {
   const DRUG = { drug: "metformin", outcome_type: "efficacy" }
 
