@@ -8,10 +8,11 @@
  * test file makes its own database (postgres.ts). Everything temporary lives under one folder
  * (TMPDIR for the run), removed when the run ends.
  */
-import { spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { promisify } from "node:util"
 import type { TestProject } from "vitest/node"
 import { SNAPSHOT_FILE } from "../../src/health/snapshot.ts"
 import { startPostgres } from "./postgres.ts"
@@ -30,8 +31,12 @@ const ROOT = resolve(import.meta.dirname, "../..")
  */
 const datasetTemplate = async (args: ReadonlyArray<string>, env: Record<string, string>): Promise<string> => {
   const dir = mkdtempSync(join(tmpdir(), "hcc-template-"))
-  const r = spawnSync(process.execPath, [join(ROOT, "src/cli.ts"), "data", "generate", ...args], { cwd: ROOT, env: { ...process.env, ...env, HCC_DATA_DIR: dir }, encoding: "utf8" })
-  if (r.status !== 0) throw new Error(`dataset generation failed: ${r.stderr}`)
+  // Not spawnSync: the run's templates are made side by side, and a blocked event loop would hold
+  // the other generations and the servers writing their snapshots until this one ended.
+  await promisify(execFile)(process.execPath, [join(ROOT, "src/cli.ts"), "data", "generate", ...args], { cwd: ROOT, env: { ...process.env, ...env, HCC_DATA_DIR: dir }, maxBuffer: 1 << 24 })
+    .catch((e: { readonly stderr?: string }) => {
+      throw new Error(`dataset generation failed: ${e.stderr ?? String(e)}`)
+    })
   const copy = mkdtempSync(join(tmpdir(), "hcc-template-"))
   for (const file of readdirSync(dir)) copyFileSync(join(dir, file), join(copy, file))
   // A process: the run's own process keeps no server thread (it would hold the run open at its end).
