@@ -10,6 +10,7 @@
  * study's own proportion then sets its weight, and the pooled value is biased (see docs/analytics.md
  * for the coverage of each method under the generator's process).
  */
+import { maximise } from "./maximise.ts"
 
 /** One study's events among its implants. */
 export interface StudyCount {
@@ -39,13 +40,14 @@ const HALF_CHI2_95 = 1.920729410347062
 const MU_LIMIT = 30
 /** The largest between-study SD considered on the logit scale (rates spanning e^±8 around the median). */
 const TAU_MAX = 4
-const GOLDEN = (Math.sqrt(5) - 1) / 2
 /** The integrand is neglected where its log is more than this below its maximum (e^−30 ≈ 1e−13). */
 const DROP = 30
 /** The integration interval's ends are placed within this of where g crosses top − DROP. */
 const END_STEP = 0.01
 /** The trapezoid rule's step is halved until the integral changes by less than this, relative. */
 const QUADRATURE_TOLERANCE = 1e-8
+/** The quadrature's nodes between two exponentials of e^{−|η|} (the others follow by a factor). */
+const ANCHOR = 16
 /** The τ grid searched before Brent's method refines the best cell: 0, 0.2, …, TAU_MAX. */
 const TAU_GRID_STEP = 0.2
 /** Brent's tolerance on τ; Newton on μ stops when a step is below MU_TOLERANCE. */
@@ -136,30 +138,44 @@ const addStudy = (x: number, n: number, mu: number, tau: number, into: LogLik): 
   const a = end(-1)
   const b = end(1)
   const sums: Sums = { s0: 0, s1: 0, s2: 0, spread: 0 }
-  // The integrand's nodes are where the fit spends its time, on transcendentals: softplus(η) and
-  // p = expit(η) share one exponential, e = e^{−|η|}, so a node costs three (two exp, one log1p).
-  // softplus = max(η, 0) + log1p(e) is softplus above to the last bit;
-  // p = 1/(1 + e) or e/(1 + e), and p(1 − p) = e/(1 + e)², without the cancellation of 1 − p near 1.
-  const add = (at: number) => {
-    const eta = mu + tau * at
-    const e = Math.exp(-Math.abs(eta))
-    const sp = (eta > 0 ? eta : 0) + Math.log1p(e)
-    const q = 1 / (1 + e)
-    const p = eta > 0 ? q : e * q
-    const w = Math.exp(x * eta - n * sp - 0.5 * at * at - top)
-    const r = x - n * p
-    sums.s0 += w
-    sums.s1 += w * r
-    sums.s2 += w * r * r
-    sums.spread += w * n * e * q * q
-  }
   // A first step of 1 / √curvature: on a normal integrand the trapezoid rule's error is then about
   // e^{−2π²} ≈ 3e−9 (it is e^{−2π²σ²/h²}), below the tolerance, so one halving usually confirms it.
   let intervals = Math.max(8, Math.ceil(((b - a) * Math.sqrt(curvature))))
   let h = (b - a) / intervals
-  for (let i = 0; i <= intervals; i++) add(a + i * h)
+  // The nodes a + (i + offset)·h, i < count. They are where the fit spends its time, on
+  // transcendentals. softplus(η) and p = expit(η) share e = e^{−|η|}: softplus = max(η, 0) + log1p(e),
+  // p = 1/(1 + e) or e/(1 + e), p(1 − p) = e/(1 + e)² (no cancellation in 1 − p near 1). And η is
+  // linear in u, so from one node to the next e moves by the factor e^{±τh}: a multiplication, not an
+  // exponential, anchored anew by exp where η changes sign and every ANCHOR nodes, which keeps its
+  // rounding within about ANCHOR ulps. A node costs two transcendentals, the weight's exp and log1p.
+  const addNodes = (offset: number, count: number) => {
+    const rise = Math.exp(tau * h)
+    const fall = Math.exp(-tau * h)
+    let e = 0
+    let below = false
+    for (let i = 0; i < count; i++) {
+      const at = a + (i + offset) * h
+      const eta = mu + tau * at
+      if (i % ANCHOR === 0 || (eta < 0) !== below) {
+        below = eta < 0
+        e = Math.exp(-Math.abs(eta))
+      }
+      const sp = (eta > 0 ? eta : 0) + Math.log1p(e)
+      const q = 1 / (1 + e)
+      const p = eta > 0 ? q : e * q
+      const w = Math.exp(x * eta - n * sp - 0.5 * at * at - top)
+      const r = x - n * p
+      sums.s0 += w
+      sums.s1 += w * r
+      sums.s2 += w * r * r
+      sums.spread += w * n * e * q * q
+      // Nodes rise in u and τ > 0: below zero |η| falls and e grows; above, e falls.
+      e *= below ? rise : fall
+    }
+  }
+  addNodes(0, intervals + 1)
   for (let previous = sums.s0 * h, previousMean = sums.s1 / sums.s0; intervals < 1 << 16; ) {
-    for (let i = 0; i < intervals; i++) add(a + (i + 0.5) * h)
+    addNodes(0.5, intervals)
     intervals *= 2
     h /= 2
     const integral = sums.s0 * h
@@ -183,80 +199,6 @@ const evaluate = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): 
 
 /** The log-likelihood at (μ, τ), summed over studies, without the binomial coefficients. */
 const logLik = (studies: ReadonlyArray<StudyCount>, mu: number, tau: number): number => evaluate(studies, mu, tau).value
-
-/** Brent's bounded maximisation of f on [lo, hi] (golden section with parabolic steps; Brent 1973, ch. 5); the ends are candidates too. */
-const maximise = (f: (x: number) => number, lo: number, hi: number, tolerance: number): { readonly x: number; readonly value: number } => {
-  if (hi <= lo) return { x: lo, value: f(lo) }
-  const c = 1 - GOLDEN
-  let a = lo
-  let b = hi
-  let x = a + c * (b - a)
-  let w = x
-  let v = x
-  let fx = -f(x)
-  let fw = fx
-  let fv = fx
-  let d = 0
-  let e = 0
-  for (let iter = 0; iter < 100; iter++) {
-    const middle = (a + b) / 2
-    const tol1 = 1e-10 * Math.abs(x) + tolerance / 3
-    const tol2 = 2 * tol1
-    if (Math.abs(x - middle) <= tol2 - (b - a) / 2) break
-    let golden = true
-    if (Math.abs(e) > tol1) {
-      // Parabola through x, w, v.
-      let r = (x - w) * (fx - fv)
-      let q = (x - v) * (fx - fw)
-      let p = (x - v) * q - (x - w) * r
-      q = 2 * (q - r)
-      if (q > 0) p = -p
-      else q = -q
-      r = e
-      e = d
-      if (Math.abs(p) < Math.abs(0.5 * q * r) && p > q * (a - x) && p < q * (b - x)) {
-        d = p / q
-        const u = x + d
-        if (u - a < tol2 || b - u < tol2) d = middle >= x ? tol1 : -tol1
-        golden = false
-      }
-    }
-    if (golden) {
-      e = (x >= middle ? a : b) - x
-      d = c * e
-    }
-    const u = Math.abs(d) >= tol1 ? x + d : x + (d > 0 ? tol1 : -tol1)
-    const fu = -f(u)
-    if (fu <= fx) {
-      if (u >= x) a = x
-      else b = x
-      v = w
-      fv = fw
-      w = x
-      fw = fx
-      x = u
-      fx = fu
-    } else {
-      if (u < x) a = u
-      else b = u
-      if (fu <= fw || w === x) {
-        v = w
-        fv = fw
-        w = u
-        fw = fu
-      } else if (fu <= fv || v === x || v === w) {
-        v = u
-        fv = fu
-      }
-    }
-  }
-  let best = { x, value: -fx }
-  for (const end of [lo, hi]) {
-    const value = f(end)
-    if (value > best.value) best = { x: end, value }
-  }
-  return best
-}
 
 /** The between-study SD's range: none to identify with a single study. */
 const tauMax = (studies: ReadonlyArray<StudyCount>) => (studies.length > 1 ? TAU_MAX : 0)
