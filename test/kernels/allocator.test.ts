@@ -2,9 +2,11 @@
  * The core's allocator (assembly/index.ts `alloc`) over its shared memory, at the memory's limits:
  * at the maximum of 65,536 pages (4 GiB, reserved and made accessible, none of it touched) it
  * still hands out what the memory covers, and refuses only what lies past the region or the memory;
- * a memory another instance grew meanwhile is not grown again.
+ * a memory another instance grew meanwhile is not grown again. The arena's error says which of
+ * the two refused.
  */
 import { describe, expect, it } from "vitest"
+import { Arena } from "../../src/kernels/Arena.ts"
 import { instantiateCore, MAX_PAGES, newCoreMemory, WASM_PATH } from "../../src/kernels/WasmModule.ts"
 
 const PAGE = 65_536
@@ -41,5 +43,17 @@ describe("the core's allocator", () => {
     // Past its region: refused, the memory as it was.
     expect(a.alloc(40 * PAGE)).toBe(0)
     expect(pages(memory)).toBe(grown)
+  })
+
+  it("a refused allocation says whether the arena's region or the memory ran out", () => {
+    const memory = newCoreMemory()
+    const core = instantiateCore(WASM_PATH, memory)
+    const arena = new Arena(core)
+    core.setArena(core.heapBase(), core.heapBase() + PAGE)
+    memory.grow(4)
+    expect(() => arena.batch((s) => s.alloc(2 * PAGE))).toThrow(/^WASM arena full: 131072 bytes do not fit in its region \(it is at byte \d+ of 1310720; its region ends before\)$/)
+    // Past the memory's 4 GiB: no region limit, and the memory cannot grow that far.
+    core.setArena(2 ** 32 - 2 * PAGE, 0)
+    expect(() => arena.batch((s) => s.alloc(4 * PAGE))).toThrow(/^WASM memory could not grow by 262144 bytes \(the arena is at byte 4294836224; the memory holds 1310720\)$/)
   })
 })
