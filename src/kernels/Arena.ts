@@ -33,13 +33,15 @@ export class Arena {
 
   private allocOrThrow(bytes: number): number {
     // Addresses past 2 GiB come back from an i32 as negative numbers: read them unsigned.
-    const ptr = this.core.alloc(Math.max(16, bytes)) >>> 0
+    const asked = Math.max(16, bytes)
+    const ptr = this.core.alloc(asked) >>> 0
     if (ptr !== 0) return ptr
     // The core returns 0 for two reasons, told apart by the memory's size: the arena's region
-    // (setArena) ends before the allocation would, or the memory could not grow to hold it.
+    // (setArena) ends before the allocation would, or the memory could not grow to hold it. The
+    // allocation ends where the core's would, on a 16-byte boundary.
     const top = this.core.mark() >>> 0
     const size = this.core.memory.buffer.byteLength
-    throw new Error(top + bytes <= size
+    throw new Error(Math.ceil((top + asked) / 16) * 16 <= size
       ? `WASM arena full: ${bytes} bytes do not fit in its region (it is at byte ${top} of ${size}; its region ends before)`
       : `WASM memory could not grow by ${bytes} bytes (the arena is at byte ${top}; the memory holds ${size})`)
   }
